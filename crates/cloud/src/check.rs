@@ -1,0 +1,322 @@
+//! Checks a cloud for the defects that make the solver fail or give wrong
+//! answers, point by point.
+
+use std::fmt;
+
+use crate::geometry::{self, moments};
+use crate::legacy::IndexProblem;
+use crate::{Cloud, PointKind, NO_POINT};
+
+/// How bad a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    /// Worth knowing; the solver runs.
+    Warning,
+    /// The solver refuses the cloud.
+    Error,
+}
+
+/// One defect of one point.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Problem {
+    /// Another point has exactly the same coordinates.
+    Duplicate {
+        /// The other point (0-based).
+        other: usize,
+    },
+    /// A point index in the file is out of range.
+    IndexOutOfRange {
+        /// The field (`left`, `right`, `neighbour 3`).
+        field: String,
+        /// The value in the file.
+        value: i64,
+    },
+    /// The point is listed as its own neighbour.
+    SelfNeighbour,
+    /// A neighbour is listed more than once.
+    RepeatedNeighbour {
+        /// The repeated neighbour (0-based).
+        other: usize,
+    },
+    /// The point has no neighbours at all.
+    NoNeighbours,
+    /// A split stencil that the point's kind needs is empty.
+    EmptySplitStencil {
+        /// `xpos`, `xneg`, `ypos` or `yneg`.
+        which: &'static str,
+    },
+    /// A least-squares system (the full stencil in x-y, or a split stencil in
+    /// the point's s-n frame) is singular: fewer than two neighbours, or all
+    /// in one line.
+    SingularLeastSquares {
+        /// `full`, `xpos`, `xneg`, `ypos` or `yneg`.
+        which: &'static str,
+        /// `det / (saa sbb)`, the relative determinant.
+        relative_det: f64,
+    },
+    /// A wall or outer point lacks a usable left or right boundary neighbour.
+    BadBoundaryNeighbours {
+        /// What is wrong.
+        what: String,
+    },
+    /// `min_dist` is not positive.
+    BadMinDist {
+        /// The stored value.
+        value: f64,
+    },
+}
+
+/// A problem at a point.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finding {
+    /// The point, 0-based (shown 1-based).
+    pub point: usize,
+    /// What is wrong.
+    pub problem: Problem,
+}
+
+impl Finding {
+    /// How bad it is.
+    pub fn severity(&self) -> Severity {
+        match self.problem {
+            Problem::RepeatedNeighbour { .. } => Severity::Warning,
+            _ => Severity::Error,
+        }
+    }
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sev = match self.severity() {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        write!(f, "{sev}: point {}: ", self.point + 1)?;
+        match &self.problem {
+            Problem::Duplicate { other } => {
+                write!(f, "same coordinates as point {}", other + 1)
+            }
+            Problem::IndexOutOfRange { field, value } => {
+                write!(f, "{field} is {value}, out of range")
+            }
+            Problem::SelfNeighbour => write!(f, "listed as its own neighbour"),
+            Problem::RepeatedNeighbour { other } => {
+                write!(f, "neighbour {} is listed more than once", other + 1)
+            }
+            Problem::NoNeighbours => write!(f, "has no neighbours"),
+            Problem::EmptySplitStencil { which } => {
+                write!(f, "empty {which} split stencil")
+            }
+            Problem::SingularLeastSquares { which, relative_det } => write!(
+                f,
+                "singular least-squares system on the {which} stencil (relative determinant {relative_det:.3e})"
+            ),
+            Problem::BadBoundaryNeighbours { what } => write!(f, "{what}"),
+            Problem::BadMinDist { value } => write!(f, "min_dist is {value}, must be positive"),
+        }
+    }
+}
+
+/// Everything found in a cloud.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    /// The findings, ordered by point.
+    pub findings: Vec<Finding>,
+}
+
+impl Report {
+    /// Number of findings of each severity: (errors, warnings).
+    pub fn counts(&self) -> (usize, usize) {
+        let e = self.findings.iter().filter(|f| f.severity() == Severity::Error).count();
+        (e, self.findings.len() - e)
+    }
+
+    /// Whether the solver can run on the cloud.
+    pub fn is_ok(&self) -> bool {
+        self.counts().0 == 0
+    }
+
+    /// The errors only.
+    pub fn errors(&self) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(|f| f.severity() == Severity::Error)
+    }
+}
+
+/// Checks `cloud`. `index_problems` are the out-of-range indices a lenient
+/// read found (see [`crate::legacy::parse_lenient`]); pass `&[]` otherwise.
+pub fn check(cloud: &Cloud, index_problems: &[IndexProblem]) -> Report {
+    let n = cloud.len();
+    let mut findings: Vec<Finding> = index_problems
+        .iter()
+        .map(|p| Finding {
+            point: p.point,
+            problem: Problem::IndexOutOfRange { field: p.field.clone(), value: p.value },
+        })
+        .collect();
+
+    // Duplicates: sort by coordinates and compare neighbours in that order.
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    order.sort_unstable_by(|&a, &b| {
+        let (a, b) = (a as usize, b as usize);
+        cloud.x[a].total_cmp(&cloud.x[b]).then(cloud.y[a].total_cmp(&cloud.y[b]))
+    });
+    for w in order.windows(2) {
+        let (a, b) = (w[0] as usize, w[1] as usize);
+        if cloud.x[a] == cloud.x[b] && cloud.y[a] == cloud.y[b] {
+            let (lo, hi) = (a.min(b), a.max(b));
+            findings.push(Finding { point: hi, problem: Problem::Duplicate { other: lo } });
+        }
+    }
+
+    let (nx, ny) = geometry::boundary_normals(cloud);
+    let split = geometry::split_stencils(cloud, &nx, &ny);
+    let mut seen: Vec<u32> = Vec::with_capacity(32);
+    for i in 0..n {
+        let mut push = |problem| findings.push(Finding { point: i, problem });
+        let nb = cloud.neighbours(i);
+        if !(cloud.min_dist[i] > 0.0) {
+            push(Problem::BadMinDist { value: cloud.min_dist[i] });
+        }
+        if nb.is_empty() {
+            push(Problem::NoNeighbours);
+        }
+        if nb.iter().any(|&k| k as usize == i) {
+            push(Problem::SelfNeighbour);
+        }
+        seen.clear();
+        seen.extend_from_slice(nb);
+        seen.sort_unstable();
+        for w in seen.windows(2) {
+            if w[0] == w[1] {
+                push(Problem::RepeatedNeighbour { other: w[0] as usize });
+            }
+        }
+        let kind = cloud.kind[i];
+        if kind.is_boundary() {
+            let (l, r) = (cloud.left[i], cloud.right[i]);
+            let what = if l == NO_POINT || r == NO_POINT {
+                Some(format!(
+                    "{} point without a {} boundary neighbour",
+                    kind.name(),
+                    if l == NO_POINT { "left" } else { "right" }
+                ))
+            } else if l as usize == i || r as usize == i {
+                Some(format!("{} point is its own boundary neighbour", kind.name()))
+            } else if l == r {
+                Some(format!("{} point has the same left and right neighbour", kind.name()))
+            } else if !(nx[i].is_finite() && ny[i].is_finite()) {
+                Some(format!(
+                    "{} point's left and right neighbours give no normal (they coincide)",
+                    kind.name()
+                ))
+            } else {
+                None
+            };
+            if let Some(what) = what {
+                push(Problem::BadBoundaryNeighbours { what });
+            }
+        }
+        if !nb.is_empty() {
+            let m = moments(cloud, i, nb, None);
+            if m.is_singular() {
+                push(Problem::SingularLeastSquares { which: "full", relative_det: rel(&m) });
+            }
+        }
+        if !(nx[i].is_finite() && ny[i].is_finite()) {
+            continue;
+        }
+        let needed: &[(&'static str, &geometry::Csr)] = match kind {
+            PointKind::Interior => {
+                &[("xpos", &split.xpos), ("xneg", &split.xneg), ("ypos", &split.ypos), ("yneg", &split.yneg)]
+            }
+            PointKind::Wall => &[("xpos", &split.xpos), ("xneg", &split.xneg), ("yneg", &split.yneg)],
+            PointKind::Outer => &[("xpos", &split.xpos), ("xneg", &split.xneg), ("ypos", &split.ypos)],
+        };
+        for &(which, csr) in needed {
+            let row = csr.row(i);
+            if row.is_empty() {
+                push(Problem::EmptySplitStencil { which });
+            } else {
+                let m = moments(cloud, i, row, Some((nx[i], ny[i])));
+                if m.is_singular() {
+                    push(Problem::SingularLeastSquares { which, relative_det: rel(&m) });
+                }
+            }
+        }
+    }
+    findings.sort_by_key(|f| f.point);
+    Report { findings }
+}
+
+fn rel(m: &geometry::Moments) -> f64 {
+    let scale = m.saa * m.sbb;
+    if scale > 0.0 {
+        m.det() / scale
+    } else {
+        0.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::legacy;
+    use std::path::Path;
+
+    /// A 3x3 block of interior points with a full 8-point stencil at the
+    /// centre and the rest of the block as neighbours elsewhere.
+    fn grid_text() -> String {
+        let mut s = String::from("9\n");
+        let pts: Vec<(f64, f64)> =
+            (0..9).map(|k| ((k % 3) as f64, (k / 3) as f64)).collect();
+        for (i, &(x, y)) in pts.iter().enumerate() {
+            let nb: Vec<usize> = (0..9).filter(|&k| k != i).map(|k| k + 1).collect();
+            s += &format!("{x} {y} 0 0 1 0 1.0 {} {}\n", nb.len(), nb.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(" "));
+        }
+        s
+    }
+
+    fn run(text: &str) -> Report {
+        let (c, p) = legacy::parse_lenient(text.as_bytes(), Path::new("g"), None).unwrap();
+        check(&c, &p)
+    }
+
+    #[test]
+    fn a_corner_point_has_empty_split_stencils() {
+        // the corner (0,0) has every neighbour at ds >= 0 and dn >= 0 in the
+        // interior frame: xpos and ypos contain only neighbours with ds == 0 /
+        // dn == 0, i.e. the ones on the same line -- singular.
+        let r = run(&grid_text());
+        assert!(r.findings.iter().any(|f| f.point == 0
+            && matches!(f.problem, Problem::SingularLeastSquares { .. })));
+        // the centre is fine
+        assert!(!r.findings.iter().any(|f| f.point == 4));
+    }
+
+    #[test]
+    fn reports_each_listed_defect_by_point_number() {
+        let mut t = grid_text();
+        // point 5 (the centre) lists itself; point 9 gets a bad index
+        t = t.replacen("1 1 0 0 1 0 1.0 8 1 2 3 4 6", "1 1 0 0 1 0 1.0 8 1 2 3 5 6", 1);
+        t = t.replacen("2 2 0 0 1 0 1.0 8 1 2", "2 2 0 0 1 0 1.0 8 1 99", 1);
+        // point 8 duplicates point 7
+        t = t.replacen("1 2 0 0 1", "0 2 0 0 1", 1);
+        let r = run(&t);
+        let shown: Vec<String> = r.findings.iter().map(|f| f.to_string()).filter(|s| !s.contains("least-squares")).collect();
+        let has = |p: &str| shown.iter().any(|s| s.contains(p));
+        assert!(has("point 5: listed as its own neighbour"), "{shown:#?}");
+        assert!(has("point 9: neighbour 2 is 99, out of range"), "{shown:#?}");
+        assert!(has("point 8: same coordinates as point 7"), "{shown:#?}");
+        assert!(!r.is_ok());
+    }
+
+    #[test]
+    fn boundary_points_need_left_and_right() {
+        let t = grid_text().replacen("1 0 0 0 1 0", "1 0 0 3 0 0", 1);
+        let r = run(&t);
+        assert!(r
+            .findings
+            .iter()
+            .any(|f| f.point == 1 && f.to_string().contains("without a left boundary neighbour")));
+    }
+}

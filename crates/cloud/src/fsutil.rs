@@ -1,0 +1,39 @@
+//! File-system helpers shared by every writer in qflow.
+
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use crate::CloudError;
+
+/// The temporary name used while `path` is being written: same folder (so
+/// the final rename stays on one file system), hidden, and unique per process.
+pub fn temporary_path(path: &Path) -> PathBuf {
+    let name = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
+}
+
+/// Writes a file atomically: `fill` writes into a buffered temporary file
+/// beside `path`, which is flushed, synced and then renamed over `path`. A
+/// crash at any moment leaves either the old file or the complete new one
+/// under the final name, never a partial file. On error the temporary file is
+/// removed.
+pub fn write_atomically(
+    path: &Path,
+    fill: impl FnOnce(&mut BufWriter<std::fs::File>) -> std::io::Result<()>,
+) -> Result<(), CloudError> {
+    let tmp = temporary_path(path);
+    let result = (|| {
+        let f = std::fs::File::create(&tmp)?;
+        let mut w = BufWriter::with_capacity(1 << 20, f);
+        fill(&mut w)?;
+        w.flush()?;
+        let f = w.into_inner().map_err(|e| e.into_error())?;
+        f.sync_all()?;
+        drop(f);
+        std::fs::rename(&tmp, path)
+    })();
+    result.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        CloudError::io(path, e)
+    })
+}

@@ -1,0 +1,1 @@
+//! Point-cloud generators (NACA 4-digit O-grids).

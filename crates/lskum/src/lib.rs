@@ -1,0 +1,1 @@
+//! The q-LSKUM method.
