@@ -1,0 +1,156 @@
+//! Settings of the method and their reference defaults (`LSKUM.md` section 6).
+
+use serde::{Deserialize, Serialize};
+
+use crate::gas::FreeStream;
+
+/// The time-marching scheme.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scheme {
+    /// Four-stage strong-stability-preserving Runge-Kutta in the reference's
+    /// form: `U <- U - R/2` at each stage, the third stage averaging with the
+    /// state at the start of the iteration.
+    Ssprk43,
+    /// Forward Euler, one stage, `U <- U - R`.
+    Euler,
+}
+
+impl Scheme {
+    /// Number of stages per iteration.
+    pub fn stages(self) -> usize {
+        match self {
+            Scheme::Ssprk43 => 4,
+            Scheme::Euler => 1,
+        }
+    }
+
+    /// The factor of the flux residual in the update (`U <- U - f R`).
+    pub fn residual_factor(self) -> f64 {
+        // The reference writes 0.5 * euler with euler = 1 (ssprk43) or 2.
+        match self {
+            Scheme::Ssprk43 => 0.5,
+            Scheme::Euler => 0.5 * 2.0,
+        }
+    }
+
+    /// A lower-case name, as in case files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Scheme::Ssprk43 => "ssprk43",
+            Scheme::Euler => "euler",
+        }
+    }
+}
+
+/// The reconstruction limiter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Limiter {
+    /// Venkatakrishnan's limiter with constant `vl_const`.
+    Venkatakrishnan,
+    /// No limiting.
+    None,
+}
+
+/// Which normal the force sum uses at shape points that are not wall points
+/// (the trailing-edge point of the usual NACA clouds is an interior point
+/// with a shape id).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ForceNormals {
+    /// The normal from the left and right boundary neighbours at every shape
+    /// point: the surface integral of the pressure over the body's polygon.
+    Boundary,
+    /// The solver's normal, `(0, 1)` at interior points, as the reference
+    /// C++ code sums its forces.
+    Solver,
+}
+
+/// Settings of the method. Every field has the reference's default.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Settings {
+    /// Free-stream Mach number.
+    pub mach: f64,
+    /// Angle of attack, degrees.
+    pub aoa: f64,
+    /// CFL number of the local time step.
+    pub cfl: f64,
+    /// Jacobi sweeps of the q-derivative fit after the first one (0: first
+    /// order gradients).
+    pub inner_iterations: u32,
+    /// Venkatakrishnan's constant.
+    pub vl_const: f64,
+    /// Exponent of the least-squares weights `w = d^power`.
+    pub power: f64,
+    /// The limiter.
+    pub limiter: Limiter,
+    /// The time-marching scheme.
+    pub scheme: Scheme,
+    /// The normals of the force sum.
+    pub force_normals: ForceNormals,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            mach: 0.63,
+            aoa: 2.0,
+            cfl: 0.2,
+            inner_iterations: 3,
+            vl_const: 50.0,
+            power: 0.0,
+            limiter: Limiter::Venkatakrishnan,
+            scheme: Scheme::Ssprk43,
+            force_normals: ForceNormals::Boundary,
+        }
+    }
+}
+
+/// A setting with a value the method cannot use.
+#[derive(Debug, thiserror::Error)]
+#[error("setting `{key}` = {value}: {reason}")]
+pub struct SettingsError {
+    /// The setting's name.
+    pub key: &'static str,
+    /// The value given.
+    pub value: String,
+    /// Why it cannot be used.
+    pub reason: &'static str,
+}
+
+impl Settings {
+    /// Checks that every value is usable; the error names the setting.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        let bad = |key, value: f64, reason| Err(SettingsError { key, value: value.to_string(), reason });
+        if !(self.mach.is_finite() && self.mach >= 0.0) {
+            return bad("mach", self.mach, "must be a finite number >= 0");
+        }
+        if !(self.aoa.is_finite() && self.aoa.abs() <= 90.0) {
+            return bad("aoa", self.aoa, "must be an angle in degrees between -90 and 90");
+        }
+        if !(self.cfl.is_finite() && self.cfl > 0.0) {
+            return bad("cfl", self.cfl, "must be a finite number > 0");
+        }
+        if !(self.vl_const.is_finite() && self.vl_const >= 0.0) {
+            return bad("vl_const", self.vl_const, "must be a finite number >= 0");
+        }
+        if !(self.power.is_finite() && self.power.abs() <= 16.0) {
+            return bad("power", self.power, "must be a finite exponent between -16 and 16");
+        }
+        if self.inner_iterations > 100 {
+            return Err(SettingsError {
+                key: "inner_iterations",
+                value: self.inner_iterations.to_string(),
+                reason: "more than 100 sweeps is surely a mistake",
+            });
+        }
+        Ok(())
+    }
+
+    /// The free stream of these settings.
+    pub fn free_stream(&self) -> FreeStream {
+        FreeStream::new(self.mach, self.aoa)
+    }
+}
