@@ -1,1 +1,166 @@
-fn main() {}
+//! `qflow`: a parallel meshfree q-LSKUM solver for 2D inviscid compressible
+//! flow.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+
+use qflow::runner::{run_case, RunOptions};
+use qflow_cloud::generate::{Naca4, NacaOGrid, Stretching};
+use qflow_cloud::{check, legacy};
+use qflow_exec::BackendKind;
+
+#[derive(Parser)]
+#[command(
+    name = "qflow",
+    version,
+    about = "Meshfree q-LSKUM solver for 2D inviscid compressible flow"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a case file to its stopping rule; writes history.csv, solution.dat
+    /// and summary.toml in the output folder.
+    Run {
+        /// The case file (TOML).
+        case: PathBuf,
+        /// Backend: serial or threads.
+        #[arg(long, default_value = "threads")]
+        backend: BackendKind,
+        /// Threads of the threads backend (default: all cores).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+        /// Output folder (overrides the case's).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Iteration limit (overrides the case's).
+        #[arg(long)]
+        max_iters: Option<u64>,
+        /// Print only the summary.
+        #[arg(short, long)]
+        quiet: bool,
+    },
+    /// Check a cloud file and report its defects by point number.
+    Check {
+        /// The cloud file (legacy text format, either variant).
+        cloud: PathBuf,
+    },
+    /// Generate a NACA 4-digit O-grid point cloud.
+    Generate {
+        /// The section, e.g. naca0012 or naca2412.
+        section: String,
+        /// Points on the body.
+        #[arg(long, default_value_t = 160)]
+        wall_points: usize,
+        /// Rings of points from the body to the far field, both included.
+        #[arg(long, default_value_t = 60)]
+        rings: usize,
+        /// Far-field radius in chords, about (0.5, 0).
+        #[arg(long, default_value_t = 10.0)]
+        far_field: f64,
+        /// Spacing of the first ring off the body (chords).
+        #[arg(long, conflicts_with = "growth")]
+        first_spacing: Option<f64>,
+        /// Growth ratio of successive ring spacings.
+        #[arg(long)]
+        growth: Option<f64>,
+        /// Output file (legacy text format).
+        #[arg(short, long)]
+        output: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Run {
+            case,
+            backend,
+            threads,
+            output,
+            max_iters,
+            quiet,
+        } => {
+            let opts = RunOptions {
+                backend,
+                threads,
+                output,
+                max_iters,
+                quiet,
+            };
+            let summary = run_case(&case, &opts)?;
+            print!("{}", summary.render());
+            Ok(())
+        }
+        Command::Check { cloud } => {
+            let bytes = std::fs::read(&cloud)
+                .with_context(|| format!("cannot read cloud file {}", cloud.display()))?;
+            let (c, problems) = legacy::parse_lenient(&bytes, &cloud, None)?;
+            let report = check::check(&c, &problems);
+            for f in &report.findings {
+                println!("{f}");
+            }
+            let (e, w) = report.counts();
+            let (nw, ni, no) = c.kind_counts();
+            println!(
+                "{}: {} points ({nw} wall, {ni} interior, {no} outer), {} neighbours; {e} error(s), {w} warning(s)",
+                cloud.display(),
+                c.len(),
+                c.nbr.len()
+            );
+            if e > 0 {
+                anyhow::bail!("{} has {e} error(s)", cloud.display());
+            }
+            Ok(())
+        }
+        Command::Generate {
+            section,
+            wall_points,
+            rings,
+            far_field,
+            first_spacing,
+            growth,
+            output,
+        } => {
+            let section: Naca4 = section.parse()?;
+            let stretching = first_spacing
+                .map(Stretching::FirstSpacing)
+                .or(growth.map(Stretching::GrowthRatio));
+            let g = NacaOGrid {
+                section,
+                wall_points,
+                rings,
+                far_field,
+                stretching,
+            };
+            let t = std::time::Instant::now();
+            let cloud = g.generate()?;
+            let secs = t.elapsed().as_secs_f64();
+            legacy::write(&cloud, &output, legacy::Variant::Plain)?;
+            println!(
+                "{}: {} points in {:.3} s ({:.3e} points per second)",
+                output.display(),
+                cloud.len(),
+                secs,
+                cloud.len() as f64 / secs.max(1e-9)
+            );
+            Ok(())
+        }
+    }
+}

@@ -127,7 +127,11 @@ pub struct Report {
 impl Report {
     /// Number of findings of each severity: (errors, warnings).
     pub fn counts(&self) -> (usize, usize) {
-        let e = self.findings.iter().filter(|f| f.severity() == Severity::Error).count();
+        let e = self
+            .findings
+            .iter()
+            .filter(|f| f.severity() == Severity::Error)
+            .count();
         (e, self.findings.len() - e)
     }
 
@@ -138,7 +142,9 @@ impl Report {
 
     /// The errors only.
     pub fn errors(&self) -> impl Iterator<Item = &Finding> {
-        self.findings.iter().filter(|f| f.severity() == Severity::Error)
+        self.findings
+            .iter()
+            .filter(|f| f.severity() == Severity::Error)
     }
 }
 
@@ -150,7 +156,10 @@ pub fn check(cloud: &Cloud, index_problems: &[IndexProblem]) -> Report {
         .iter()
         .map(|p| Finding {
             point: p.point,
-            problem: Problem::IndexOutOfRange { field: p.field.clone(), value: p.value },
+            problem: Problem::IndexOutOfRange {
+                field: p.field.clone(),
+                value: p.value,
+            },
         })
         .collect();
 
@@ -158,13 +167,18 @@ pub fn check(cloud: &Cloud, index_problems: &[IndexProblem]) -> Report {
     let mut order: Vec<u32> = (0..n as u32).collect();
     order.sort_unstable_by(|&a, &b| {
         let (a, b) = (a as usize, b as usize);
-        cloud.x[a].total_cmp(&cloud.x[b]).then(cloud.y[a].total_cmp(&cloud.y[b]))
+        cloud.x[a]
+            .total_cmp(&cloud.x[b])
+            .then(cloud.y[a].total_cmp(&cloud.y[b]))
     });
     for w in order.windows(2) {
         let (a, b) = (w[0] as usize, w[1] as usize);
         if cloud.x[a] == cloud.x[b] && cloud.y[a] == cloud.y[b] {
             let (lo, hi) = (a.min(b), a.max(b));
-            findings.push(Finding { point: hi, problem: Problem::Duplicate { other: lo } });
+            findings.push(Finding {
+                point: hi,
+                problem: Problem::Duplicate { other: lo },
+            });
         }
     }
 
@@ -174,8 +188,10 @@ pub fn check(cloud: &Cloud, index_problems: &[IndexProblem]) -> Report {
     for i in 0..n {
         let mut push = |problem| findings.push(Finding { point: i, problem });
         let nb = cloud.neighbours(i);
-        if !(cloud.min_dist[i] > 0.0) {
-            push(Problem::BadMinDist { value: cloud.min_dist[i] });
+        if cloud.min_dist[i].is_nan() || cloud.min_dist[i] <= 0.0 {
+            push(Problem::BadMinDist {
+                value: cloud.min_dist[i],
+            });
         }
         if nb.is_empty() {
             push(Problem::NoNeighbours);
@@ -188,7 +204,9 @@ pub fn check(cloud: &Cloud, index_problems: &[IndexProblem]) -> Report {
         seen.sort_unstable();
         for w in seen.windows(2) {
             if w[0] == w[1] {
-                push(Problem::RepeatedNeighbour { other: w[0] as usize });
+                push(Problem::RepeatedNeighbour {
+                    other: w[0] as usize,
+                });
             }
         }
         let kind = cloud.kind[i];
@@ -201,9 +219,15 @@ pub fn check(cloud: &Cloud, index_problems: &[IndexProblem]) -> Report {
                     if l == NO_POINT { "left" } else { "right" }
                 ))
             } else if l as usize == i || r as usize == i {
-                Some(format!("{} point is its own boundary neighbour", kind.name()))
+                Some(format!(
+                    "{} point is its own boundary neighbour",
+                    kind.name()
+                ))
             } else if l == r {
-                Some(format!("{} point has the same left and right neighbour", kind.name()))
+                Some(format!(
+                    "{} point has the same left and right neighbour",
+                    kind.name()
+                ))
             } else if !(nx[i].is_finite() && ny[i].is_finite()) {
                 Some(format!(
                     "{} point's left and right neighbours give no normal (they coincide)",
@@ -219,18 +243,32 @@ pub fn check(cloud: &Cloud, index_problems: &[IndexProblem]) -> Report {
         if !nb.is_empty() {
             let m = moments(cloud, i, nb, None);
             if m.is_singular() {
-                push(Problem::SingularLeastSquares { which: "full", relative_det: rel(&m) });
+                push(Problem::SingularLeastSquares {
+                    which: "full",
+                    relative_det: rel(&m),
+                });
             }
         }
         if !(nx[i].is_finite() && ny[i].is_finite()) {
             continue;
         }
         let needed: &[(&'static str, &geometry::Csr)] = match kind {
-            PointKind::Interior => {
-                &[("xpos", &split.xpos), ("xneg", &split.xneg), ("ypos", &split.ypos), ("yneg", &split.yneg)]
-            }
-            PointKind::Wall => &[("xpos", &split.xpos), ("xneg", &split.xneg), ("yneg", &split.yneg)],
-            PointKind::Outer => &[("xpos", &split.xpos), ("xneg", &split.xneg), ("ypos", &split.ypos)],
+            PointKind::Interior => &[
+                ("xpos", &split.xpos),
+                ("xneg", &split.xneg),
+                ("ypos", &split.ypos),
+                ("yneg", &split.yneg),
+            ],
+            PointKind::Wall => &[
+                ("xpos", &split.xpos),
+                ("xneg", &split.xneg),
+                ("yneg", &split.yneg),
+            ],
+            PointKind::Outer => &[
+                ("xpos", &split.xpos),
+                ("xneg", &split.xneg),
+                ("ypos", &split.ypos),
+            ],
         };
         for &(which, csr) in needed {
             let row = csr.row(i);
@@ -239,7 +277,10 @@ pub fn check(cloud: &Cloud, index_problems: &[IndexProblem]) -> Report {
             } else {
                 let m = moments(cloud, i, row, Some((nx[i], ny[i])));
                 if m.is_singular() {
-                    push(Problem::SingularLeastSquares { which, relative_det: rel(&m) });
+                    push(Problem::SingularLeastSquares {
+                        which,
+                        relative_det: rel(&m),
+                    });
                 }
             }
         }
@@ -267,11 +308,17 @@ mod tests {
     /// centre and the rest of the block as neighbours elsewhere.
     fn grid_text() -> String {
         let mut s = String::from("9\n");
-        let pts: Vec<(f64, f64)> =
-            (0..9).map(|k| ((k % 3) as f64, (k / 3) as f64)).collect();
+        let pts: Vec<(f64, f64)> = (0..9).map(|k| ((k % 3) as f64, (k / 3) as f64)).collect();
         for (i, &(x, y)) in pts.iter().enumerate() {
             let nb: Vec<usize> = (0..9).filter(|&k| k != i).map(|k| k + 1).collect();
-            s += &format!("{x} {y} 0 0 1 0 1.0 {} {}\n", nb.len(), nb.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(" "));
+            s += &format!(
+                "{x} {y} 0 0 1 0 1.0 {} {}\n",
+                nb.len(),
+                nb.iter()
+                    .map(|v| v.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            );
         }
         s
     }
@@ -287,8 +334,10 @@ mod tests {
         // interior frame: xpos and ypos contain only neighbours with ds == 0 /
         // dn == 0, i.e. the ones on the same line -- singular.
         let r = run(&grid_text());
-        assert!(r.findings.iter().any(|f| f.point == 0
-            && matches!(f.problem, Problem::SingularLeastSquares { .. })));
+        assert!(r
+            .findings
+            .iter()
+            .any(|f| f.point == 0 && matches!(f.problem, Problem::SingularLeastSquares { .. })));
         // the centre is fine
         assert!(!r.findings.iter().any(|f| f.point == 4));
     }
@@ -297,15 +346,27 @@ mod tests {
     fn reports_each_listed_defect_by_point_number() {
         let mut t = grid_text();
         // point 5 (the centre) lists itself; point 9 gets a bad index
-        t = t.replacen("1 1 0 0 1 0 1.0 8 1 2 3 4 6", "1 1 0 0 1 0 1.0 8 1 2 3 5 6", 1);
+        t = t.replacen(
+            "1 1 0 0 1 0 1.0 8 1 2 3 4 6",
+            "1 1 0 0 1 0 1.0 8 1 2 3 5 6",
+            1,
+        );
         t = t.replacen("2 2 0 0 1 0 1.0 8 1 2", "2 2 0 0 1 0 1.0 8 1 99", 1);
         // point 8 duplicates point 7
         t = t.replacen("1 2 0 0 1", "0 2 0 0 1", 1);
         let r = run(&t);
-        let shown: Vec<String> = r.findings.iter().map(|f| f.to_string()).filter(|s| !s.contains("least-squares")).collect();
+        let shown: Vec<String> = r
+            .findings
+            .iter()
+            .map(|f| f.to_string())
+            .filter(|s| !s.contains("least-squares"))
+            .collect();
         let has = |p: &str| shown.iter().any(|s| s.contains(p));
         assert!(has("point 5: listed as its own neighbour"), "{shown:#?}");
-        assert!(has("point 9: neighbour 2 is 99, out of range"), "{shown:#?}");
+        assert!(
+            has("point 9: neighbour 2 is 99, out of range"),
+            "{shown:#?}"
+        );
         assert!(has("point 8: same coordinates as point 7"), "{shown:#?}");
         assert!(!r.is_ok());
     }

@@ -203,21 +203,42 @@ impl Cloud {
             );
             old_of_new[new as usize] = old as u32;
         }
-        let map = |v: u32| if v == NO_POINT { NO_POINT } else { new_of_old[v as usize] };
-        let gather_f = |a: &[f64]| old_of_new.iter().map(|&o| a[o as usize]).collect::<Vec<_>>();
+        let map = |v: u32| {
+            if v == NO_POINT {
+                NO_POINT
+            } else {
+                new_of_old[v as usize]
+            }
+        };
+        let gather_f = |a: &[f64]| {
+            old_of_new
+                .iter()
+                .map(|&o| a[o as usize])
+                .collect::<Vec<_>>()
+        };
         let mut nbr_start = Vec::with_capacity(n + 1);
         let mut nbr = Vec::with_capacity(self.nbr.len());
         nbr_start.push(0u32);
         for &o in &old_of_new {
-            nbr.extend(self.neighbours(o as usize).iter().map(|&k| new_of_old[k as usize]));
+            nbr.extend(
+                self.neighbours(o as usize)
+                    .iter()
+                    .map(|&k| new_of_old[k as usize]),
+            );
             nbr_start.push(nbr.len() as u32);
         }
         Cloud {
             x: gather_f(&self.x),
             y: gather_f(&self.y),
             kind: old_of_new.iter().map(|&o| self.kind[o as usize]).collect(),
-            left: old_of_new.iter().map(|&o| map(self.left[o as usize])).collect(),
-            right: old_of_new.iter().map(|&o| map(self.right[o as usize])).collect(),
+            left: old_of_new
+                .iter()
+                .map(|&o| map(self.left[o as usize]))
+                .collect(),
+            right: old_of_new
+                .iter()
+                .map(|&o| map(self.right[o as usize]))
+                .collect(),
             shape: old_of_new.iter().map(|&o| self.shape[o as usize]).collect(),
             min_dist: gather_f(&self.min_dist),
             nbr_start,

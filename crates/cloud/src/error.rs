@@ -47,6 +47,9 @@ pub enum CloudError {
 impl CloudError {
     /// An I/O error for `path`.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        Self::Io { path: path.into(), source }
+        Self::Io {
+            path: path.into(),
+            source,
+        }
     }
 }

@@ -8,7 +8,10 @@ use crate::CloudError;
 /// The temporary name used while `path` is being written: same folder (so
 /// the final rename stays on one file system), hidden, and unique per process.
 pub fn temporary_path(path: &Path) -> PathBuf {
-    let name = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     path.with_file_name(format!(".{name}.tmp-{}", std::process::id()))
 }
 

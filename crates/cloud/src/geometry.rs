@@ -27,7 +27,10 @@ impl Csr {
     fn with_capacity(rows: usize, entries: usize) -> Self {
         let mut start = Vec::with_capacity(rows + 1);
         start.push(0);
-        Csr { start, idx: Vec::with_capacity(entries) }
+        Csr {
+            start,
+            idx: Vec::with_capacity(entries),
+        }
     }
 
     fn close_row(&mut self) {
@@ -147,7 +150,9 @@ pub fn min_neighbour_distance(cloud: &Cloud) -> Vec<f64> {
             cloud
                 .neighbours(i)
                 .iter()
-                .map(|&k| (cloud.x[k as usize] - cloud.x[i]).hypot(cloud.y[k as usize] - cloud.y[i]))
+                .map(|&k| {
+                    (cloud.x[k as usize] - cloud.x[i]).hypot(cloud.y[k as usize] - cloud.y[i])
+                })
                 .fold(f64::INFINITY, f64::min)
         })
         .collect()
@@ -176,7 +181,7 @@ impl Moments {
     /// offsets are collinear, or there are fewer than two).
     pub fn is_singular(&self) -> bool {
         let d = self.det();
-        !(d > 1e-12 * self.saa * self.sbb) || !d.is_finite()
+        !d.is_finite() || d <= 1e-12 * self.saa * self.sbb
     }
 }
 
@@ -184,7 +189,11 @@ impl Moments {
 /// frame when `frame` is `Some((nx, ny))`, in global x-y otherwise, with unit
 /// weights (power 0).
 pub fn moments(cloud: &Cloud, i: usize, stencil: &[u32], frame: Option<(f64, f64)>) -> Moments {
-    let mut m = Moments { saa: 0.0, sbb: 0.0, sab: 0.0 };
+    let mut m = Moments {
+        saa: 0.0,
+        sbb: 0.0,
+        sab: 0.0,
+    };
     for &k in stencil {
         let dx = cloud.x[k as usize] - cloud.x[i];
         let dy = cloud.y[k as usize] - cloud.y[i];
@@ -224,7 +233,8 @@ mod tests {
         c.shape.push(0);
         c.nbr_start.push(0);
         for j in 0..m {
-            c.nbr.extend([((j + m - 1) % m) as u32, ((j + 1) % m) as u32, m as u32]);
+            c.nbr
+                .extend([((j + m - 1) % m) as u32, ((j + 1) % m) as u32, m as u32]);
             c.nbr_start.push(c.nbr.len() as u32);
         }
         c.nbr.extend(0..m as u32);

@@ -107,25 +107,52 @@ fn parse_inner(
     let n_tok = toks
         .next()
         .ok_or_else(|| perr(header_no, "point count", "missing".into()))?;
-    let n = parse_int(n_tok)
-        .filter(|&v| v >= 0)
-        .ok_or_else(|| {
-            perr(header_no, "point count", format!("'{}' is not a non-negative integer", show(n_tok)))
-        })? as usize;
+    let n = parse_int(n_tok).filter(|&v| v >= 0).ok_or_else(|| {
+        perr(
+            header_no,
+            "point count",
+            format!("'{}' is not a non-negative integer", show(n_tok)),
+        )
+    })? as usize;
     if let Some(extra) = toks.next() {
         return Err(perr(
             header_no,
             "point count",
-            format!("expected only the number of points, found also '{}'", show(extra)),
+            format!(
+                "expected only the number of points, found also '{}'",
+                show(extra)
+            ),
         ));
     }
     if n == 0 {
-        return Err(perr(header_no, "point count", "a cloud needs at least one point".into()));
+        return Err(perr(
+            header_no,
+            "point count",
+            "a cloud needs at least one point".into(),
+        ));
     }
     if n >= NO_POINT as usize {
-        return Err(perr(header_no, "point count", format!("{n} points is more than qflow can index")));
+        return Err(perr(
+            header_no,
+            "point count",
+            format!("{n} points is more than qflow can index"),
+        ));
     }
 
+    // A wrong point count in the header shows first as out-of-range indices;
+    // say so in those messages.
+    let count_hint = {
+        let lines = text
+            .split(|&b| b == b'\n')
+            .skip(header_no)
+            .filter(|l| !is_blank(l))
+            .count();
+        if lines != n {
+            format!(" (the header declares {n} points but the file has {lines} point lines)")
+        } else {
+            String::new()
+        }
+    };
     let mut c = Cloud {
         x: Vec::with_capacity(n),
         y: Vec::with_capacity(n),
@@ -163,7 +190,11 @@ fn parse_inner(
             if lines_remaining_blank(text, raw) {
                 break;
             }
-            return Err(perr(line_no, "point", "empty line where a point was expected".into()));
+            return Err(perr(
+                line_no,
+                "point",
+                "empty line where a point was expected".into(),
+            ));
         }
         fields.clear();
         fields.extend(tokens(raw));
@@ -196,9 +227,8 @@ fn parse_inner(
         let real = |k: usize, name: &str| -> Result<f64, CloudError> {
             let t = fields[k];
             let name = &format!("point {pno}, {name}");
-            let v = parse_real(t).ok_or_else(|| {
-                perr(line_no, name, format!("'{}' is not a number", show(t)))
-            })?;
+            let v = parse_real(t)
+                .ok_or_else(|| perr(line_no, name, format!("'{}' is not a number", show(t))))?;
             if !v.is_finite() {
                 return Err(perr(line_no, name, format!("'{}' is not finite", show(t))));
             }
@@ -217,14 +247,18 @@ fn parse_inner(
             } else if v >= 1 && v as usize <= n {
                 Ok((v - 1) as u32)
             } else if let Some(p) = problems.as_deref_mut() {
-                p.push(IndexProblem { point: pno - 1, field: name.to_string(), value: v });
+                p.push(IndexProblem {
+                    point: pno - 1,
+                    field: name.to_string(),
+                    value: v,
+                });
                 Ok(NO_POINT)
             } else {
                 Err(perr(
                     line_no,
                     &format!("point {pno}, {name}"),
                     format!(
-                        "point number {v} is out of range (1..={n}{})",
+                        "point number {v} is out of range (1..={n}{}){count_hint}",
                         if allow_none { ", or 0 for none" } else { "" }
                     ),
                 ))
@@ -236,11 +270,19 @@ fn parse_inner(
         c.right.push(point(3, "right", true)?);
         let kcode = int(4, "kind")?;
         c.kind.push(PointKind::from_code(kcode).ok_or_else(|| {
-            perr(line_no, &format!("point {pno}, {}", "kind"), format!("{kcode} is not a point kind (0 wall, 1 interior, 2 outer)"))
+            perr(
+                line_no,
+                &format!("point {pno}, {}", "kind"),
+                format!("{kcode} is not a point kind (0 wall, 1 interior, 2 outer)"),
+            )
         })?);
         let s = int(5, "shape")?;
         if s < 0 || s > u32::MAX as i64 {
-            return Err(perr(line_no, &format!("point {pno}, {}", "shape"), format!("{s} is not a shape id (0 or a positive integer)")));
+            return Err(perr(
+                line_no,
+                &format!("point {pno}, {}", "shape"),
+                format!("{s} is not a shape id (0 or a positive integer)"),
+            ));
         }
         c.shape.push(s as u32);
         let mut k = 6;
@@ -252,7 +294,11 @@ fn parse_inner(
         }
         let md = real(k, "min_dist")?;
         if md < 0.0 {
-            return Err(perr(line_no, &format!("point {pno}, {}", "min_dist"), format!("{md} is negative")));
+            return Err(perr(
+                line_no,
+                &format!("point {pno}, {}", "min_dist"),
+                format!("{md} is negative"),
+            ));
         }
         c.min_dist.push(md);
         let count = int(k + 1, "neighbour count")?;
@@ -272,13 +318,21 @@ fn parse_inner(
             }
         }
         if c.nbr.len() >= u32::MAX as usize {
-            return Err(perr(line_no, "neighbours", "too many neighbours in total".into()));
+            return Err(perr(
+                line_no,
+                "neighbours",
+                "too many neighbours in total".into(),
+            ));
         }
         c.nbr_start.push(c.nbr.len() as u32);
         found += 1;
     }
     if found < n {
-        return Err(CloudError::Truncated { path: path.to_path_buf(), expected: n, found });
+        return Err(CloudError::Truncated {
+            path: path.to_path_buf(),
+            expected: n,
+            found,
+        });
     }
     if variant == Some(Variant::Quadtree) {
         c.quadtree = Some(qt);
@@ -313,7 +367,8 @@ fn is_blank(l: &[u8]) -> bool {
 }
 
 fn tokens(l: &[u8]) -> impl Iterator<Item = &[u8]> {
-    l.split(|b| b.is_ascii_whitespace()).filter(|t| !t.is_empty())
+    l.split(|b| b.is_ascii_whitespace())
+        .filter(|t| !t.is_empty())
 }
 
 fn show(t: &[u8]) -> String {
@@ -349,7 +404,11 @@ pub fn write_to(cloud: &Cloud, variant: Variant, w: &mut impl Write) -> std::io:
         (Some(q), _) => Some(q),
         (None, Variant::Quadtree) => {
             let (nx, ny) = crate::geometry::boundary_normals(cloud);
-            normals = QuadtreeFields { nx, ny, depth: vec![0; n] };
+            normals = QuadtreeFields {
+                nx,
+                ny,
+                depth: vec![0; n],
+            };
             Some(&normals)
         }
         (None, Variant::Plain) => None,
@@ -439,13 +498,22 @@ mod tests {
     #[test]
     fn bad_inputs_name_line_and_field() {
         let e = err("3\n0.0 0.0 3 2 0 1 0.5 2 2 3\n1.0 0.0 1 3 0 1 0.5 2 1 3\n");
-        assert!(e.contains("truncated") && e.contains("declares 3") && e.contains("has 2"), "{e}");
+        assert!(
+            e.contains("truncated") && e.contains("declares 3") && e.contains("has 2"),
+            "{e}"
+        );
         let e = err(&GOOD.replace("1.0 0.0 1 3", "1.0x 0.0 1 3"));
         assert!(e.contains("t.cloud:3: point 2, x:"), "{e}");
         let e = err(&GOOD.replace("0.5 1.0 2 1", "0.5 NaN 2 1"));
-        assert!(e.contains(":4: point 3, y:") && e.contains("not finite"), "{e}");
+        assert!(
+            e.contains(":4: point 3, y:") && e.contains("not finite"),
+            "{e}"
+        );
         let e = err(&GOOD.replace("0.5 2 1 3\n", "0.5 2 1 4\n"));
-        assert!(e.contains(":3: point 2, neighbour 2:") && e.contains("out of range"), "{e}");
+        assert!(
+            e.contains(":3: point 2, neighbour 2:") && e.contains("out of range"),
+            "{e}"
+        );
         let e = err(&GOOD.replacen("3\n", "4\n", 1));
         assert!(e.contains("truncated"), "{e}");
         let e = err(&format!("{GOOD}0.5 1.0 2 1 2 0 0.5 2 1 2\n"));
@@ -453,7 +521,10 @@ mod tests {
         let e = err(&GOOD.replace("0.5 1.0 2 1 2 0", "0.5 1.0 2 1 7 0"));
         assert!(e.contains(":4: point 3, kind:"), "{e}");
         let e = err(&GOOD.replace("0.5 1.0 2 1 2 0 0.5 2 1 2", "0.5 1.0 2 1 2 0 0.5 3 1 2"));
-        assert!(e.contains(":4: point 3, neighbour count: declares 3 neighbours but the line lists 2"), "{e}");
+        assert!(
+            e.contains(":4: point 3, neighbour count: declares 3 neighbours but the line lists 2"),
+            "{e}"
+        );
         let e = err("1\n0 0 0 0 1 0 1.0 3 1\n");
         assert!(e.contains(":2: point 1, layout:"), "{e}");
         let e = err("");
@@ -464,7 +535,13 @@ mod tests {
 
     #[test]
     fn garbage_never_panics() {
-        let samples: [&[u8]; 5] = [b"\xff\xfe", b"2\n1 2 3", b"1\n\n\n", b"1\n1 1 1 1 1 1 1 -1", b"-3\n"];
+        let samples: [&[u8]; 5] = [
+            b"\xff\xfe",
+            b"2\n1 2 3",
+            b"1\n\n\n",
+            b"1\n1 1 1 1 1 1 1 -1",
+            b"-3\n",
+        ];
         for s in samples {
             let _ = parse(s, Path::new("g"), None);
         }

@@ -12,9 +12,9 @@
 #![deny(missing_docs)]
 
 pub mod check;
-pub mod fsutil;
 mod cloud;
 mod error;
+pub mod fsutil;
 pub mod generate;
 pub mod geometry;
 pub mod legacy;

@@ -90,7 +90,12 @@ impl CpuBackend {
     /// A backend running its chunks as `par` says.
     pub fn with_par(geom: Arc<Geometry>, params: Params, par: Par) -> Self {
         let s = CpuState::new(geom.len());
-        CpuBackend { geom, params, par, s }
+        CpuBackend {
+            geom,
+            params,
+            par,
+            s,
+        }
     }
 }
 
@@ -121,9 +126,11 @@ impl Backend for CpuBackend {
 
     fn local_time_step(&mut self) {
         let (g, cfl, prim) = (&*self.geom, self.params.cfl, &self.s.prim);
-        self.par.for2(&mut self.s.delta, &mut self.s.prim_old, |first, delta, old| {
-            kernels::local_time_step(g, cfl, prim, first, delta, old)
-        });
+        self.par.for2(
+            &mut self.s.delta,
+            &mut self.s.prim_old,
+            |first, delta, old| kernels::local_time_step(g, cfl, prim, first, delta, old),
+        );
     }
 
     fn q_variables(&mut self) {
@@ -137,18 +144,23 @@ impl Backend for CpuBackend {
         let (g, power) = (&*self.geom, self.params.power);
         let s = &mut self.s;
         let q = &s.q;
-        self.par.for4(&mut s.qx, &mut s.qy, &mut s.q_max, &mut s.q_min, |first, qx, qy, hi, lo| {
-            kernels::q_derivatives(g, power, q, first, qx, qy, hi, lo)
-        });
+        self.par.for4(
+            &mut s.qx,
+            &mut s.qy,
+            &mut s.q_max,
+            &mut s.q_min,
+            |first, qx, qy, hi, lo| kernels::q_derivatives(g, power, q, first, qx, qy, hi, lo),
+        );
     }
 
     fn q_inner_iteration(&mut self) {
         let (g, power) = (&*self.geom, self.params.power);
         let s = &mut self.s;
         let (q, qx, qy) = (&s.q, &s.qx, &s.qy);
-        self.par.for2(&mut s.qx_next, &mut s.qy_next, |first, qx_new, qy_new| {
-            kernels::q_inner_iteration(g, power, q, qx, qy, first, qx_new, qy_new)
-        });
+        self.par
+            .for2(&mut s.qx_next, &mut s.qy_next, |first, qx_new, qy_new| {
+                kernels::q_inner_iteration(g, power, q, qx, qy, first, qx_new, qy_new)
+            });
         std::mem::swap(&mut s.qx, &mut s.qx_next);
         std::mem::swap(&mut s.qy, &mut s.qy_next);
     }
@@ -164,7 +176,9 @@ impl Backend for CpuBackend {
             q_min: &s.q_min,
             delta: &s.delta,
         };
-        self.par.for1(&mut s.res, |first, res| kernels::flux_residual(g, p, &f, first, res));
+        self.par.for1(&mut s.res, |first, res| {
+            kernels::flux_residual(g, p, &f, first, res)
+        });
     }
 
     fn state_update(&mut self, stage: usize) -> UpdateOutcome {
@@ -185,7 +199,11 @@ impl Backend for CpuBackend {
     fn force_sums(&mut self) -> ForceSums {
         let mut sums = ForceSums::default();
         for sp in &self.geom.surface {
-            sums.add(sp, self.s.prim[sp.index as usize][3], &self.params.free_stream);
+            sums.add(
+                sp,
+                self.s.prim[sp.index as usize][3],
+                &self.params.free_stream,
+            );
         }
         sums
     }

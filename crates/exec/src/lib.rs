@@ -40,7 +40,9 @@ impl std::str::FromStr for BackendKind {
         match s {
             "serial" => Ok(Self::Serial),
             "threads" => Ok(Self::Threads),
-            other => Err(format!("unknown backend '{other}' (this build has: serial, threads)")),
+            other => Err(format!(
+                "unknown backend '{other}' (this build has: serial, threads)"
+            )),
         }
     }
 }

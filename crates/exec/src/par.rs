@@ -51,7 +51,9 @@ impl Par {
             Par::Rayon(pool) => {
                 let c = self.chunk(a.len());
                 pool.install(|| {
-                    a.par_chunks_mut(c).enumerate().for_each(|(k, a)| f(k * c, a));
+                    a.par_chunks_mut(c)
+                        .enumerate()
+                        .for_each(|(k, a)| f(k * c, a));
                 })
             }
         }

@@ -216,7 +216,11 @@ impl Solver {
         self.backend.force_sums().coefficients(&self.free_stream)
     }
 
-    fn timed<R>(backend: &mut dyn Backend, acc: &mut Duration, f: impl FnOnce(&mut dyn Backend) -> R) -> R {
+    fn timed<R>(
+        backend: &mut dyn Backend,
+        acc: &mut Duration,
+        f: impl FnOnce(&mut dyn Backend) -> R,
+    ) -> R {
         let t = Instant::now();
         let r = f(backend);
         backend.synchronize();
@@ -273,8 +277,7 @@ impl Solver {
             (residue / self.res_ref).log10()
         };
         let fs = self.free_stream;
-        let coefficients =
-            Self::timed(b, &mut t.residue, |b| b.force_sums().coefficients(&fs));
+        let coefficients = Self::timed(b, &mut t.residue, |b| b.force_sums().coefficients(&fs));
         self.iteration = iteration;
         self.timed_iterations += 1;
         Ok(IterationReport {

@@ -1,1 +1,9 @@
-//! Outputs.
+//! qflow's outputs. Every file is written atomically (a temporary file
+//! beside it, then a rename), so no half-written result ever stands under a
+//! final name.
+#![deny(missing_docs)]
+
+pub mod fields;
+pub mod history;
+
+pub use qflow_cloud::fsutil::write_atomically;

@@ -229,7 +229,9 @@ mod tests {
     }
 
     fn close(a: &Vec4, b: &Vec4) -> bool {
-        a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-13 * (1.0 + y.abs()))
+        a.iter()
+            .zip(b)
+            .all(|(x, y)| (x - y).abs() < 1e-13 * (1.0 + y.abs()))
     }
 
     fn add(a: Vec4, b: Vec4) -> Vec4 {
@@ -238,16 +240,30 @@ mod tests {
 
     #[test]
     fn split_fluxes_add_up_to_the_euler_fluxes() {
-        for (w, a) in [([1.0, 0.6, 0.1, 0.714], 0.3), ([0.5, -1.2, 0.7, 0.3], 2.0), ([2.0, 0.0, 0.0, 1.0], 5.0)] {
+        for (w, a) in [
+            ([1.0, 0.6, 0.1, 0.714], 0.3),
+            ([0.5, -1.2, 0.7, 0.3], 2.0),
+            ([2.0, 0.0, 0.0, 1.0], 5.0),
+        ] {
             let (nx, ny) = (f64::cos(a), f64::sin(a));
-            assert!(close(&add(gx_pos(nx, ny, &w), gx_neg(nx, ny, &w)), &euler_gx(nx, ny, &w)));
-            assert!(close(&add(gy_pos(nx, ny, &w), gy_neg(nx, ny, &w)), &euler_gy(nx, ny, &w)));
+            assert!(close(
+                &add(gx_pos(nx, ny, &w), gx_neg(nx, ny, &w)),
+                &euler_gx(nx, ny, &w)
+            ));
+            assert!(close(
+                &add(gy_pos(nx, ny, &w), gy_neg(nx, ny, &w)),
+                &euler_gy(nx, ny, &w)
+            ));
             // All four quadrants together make the full Euler flux Gx.
             let q = add(
                 add(gx_quad_1(nx, ny, &w), gx_quad_2(nx, ny, &w)),
                 add(gx_quad_3(nx, ny, &w), gx_quad_4(nx, ny, &w)),
             );
-            assert!(close(&q, &euler_gx(nx, ny, &w)), "{q:?} vs {:?}", euler_gx(nx, ny, &w));
+            assert!(
+                close(&q, &euler_gx(nx, ny, &w)),
+                "{q:?} vs {:?}",
+                euler_gx(nx, ny, &w)
+            );
             // quadrants I + IV (A1-) and II + III (A1+) are the x-split fluxes
             // up to the energy's n-coupling terms, which cancel in each pair
             let m = add(gx_quad_1(nx, ny, &w), gx_quad_4(nx, ny, &w));

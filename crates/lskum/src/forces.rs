@@ -48,7 +48,8 @@ impl ForceSums {
         let cp = minus_cp(p, fs);
         self.h.add(cp * s.nx * s.ds);
         self.v.add(cp * s.ny * s.ds);
-        self.m.add((-cp * s.ny * s.ds * (s.x - 0.25)) + (cp * s.nx * s.ds * s.y));
+        self.m
+            .add((-cp * s.ny * s.ds * (s.x - 0.25)) + (cp * s.nx * s.ds * s.y));
     }
 
     /// Merges another partial sum into this one.
@@ -62,7 +63,11 @@ impl ForceSums {
     pub fn coefficients(&self, fs: &FreeStream) -> Coefficients {
         let (h, v) = (self.h.value(), self.v.value());
         let (s, c) = fs.theta.sin_cos();
-        Coefficients { cl: v * c - h * s, cd: h * c + v * s, cm: self.m.value() }
+        Coefficients {
+            cl: v * c - h * s,
+            cd: h * c + v * s,
+            cm: self.m.value(),
+        }
     }
 }
 
@@ -93,7 +98,15 @@ mod tests {
         for j in 0..n {
             let x = (j as f64 + 0.5) / n as f64;
             for (ny, p) in [(-1.0, P_INF + q), (1.0, P_INF)] {
-                surface.push(SurfacePoint { index: prim.len() as u32, shape: 1, x, y: 0.0, nx: 0.0, ny, ds: 1.0 / n as f64 });
+                surface.push(SurfacePoint {
+                    index: prim.len() as u32,
+                    shape: 1,
+                    x,
+                    y: 0.0,
+                    nx: 0.0,
+                    ny,
+                    ds: 1.0 / n as f64,
+                });
                 prim.push([1.0, 0.5, 0.0, p]);
             }
         }

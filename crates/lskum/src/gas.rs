@@ -50,12 +50,20 @@ impl FreeStream {
     /// degrees. The angle is converted as the reference converts it,
     /// `aoa * pi / 180`.
     pub fn new(mach: f64, aoa_deg: f64) -> Self {
-        FreeStream { mach, theta: aoa_deg * std::f64::consts::PI / 180.0 }
+        FreeStream {
+            mach,
+            theta: aoa_deg * std::f64::consts::PI / 180.0,
+        }
     }
 
     /// The primitive state `[rho, u, v, p]` of the free stream.
     pub fn primitive(&self) -> Vec4 {
-        [RHO_INF, self.mach * self.theta.cos(), self.mach * self.theta.sin(), P_INF]
+        [
+            RHO_INF,
+            self.mach * self.theta.cos(),
+            self.mach * self.theta.sin(),
+            P_INF,
+        ]
     }
 
     /// Dynamic pressure `rho_inf M^2 / 2` (the reference's form).
@@ -119,7 +127,12 @@ pub fn conserved_in_frame(w: &Vec4, nx: f64, ny: f64) -> Vec4 {
 pub fn primitive_of_conserved(u: &Vec4) -> Vec4 {
     let rho = u[0];
     let temp = 1.0 / rho;
-    [rho, u[1] * temp, u[2] * temp, (0.4 * u[3]) - ((0.2 * temp) * (u[1] * u[1] + u[2] * u[2]))]
+    [
+        rho,
+        u[1] * temp,
+        u[2] * temp,
+        (0.4 * u[3]) - ((0.2 * temp) * (u[1] * u[1] + u[2] * u[2])),
+    ]
 }
 
 /// The kinetic far-field state at an outer point: the half-range moments of

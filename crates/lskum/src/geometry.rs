@@ -1,7 +1,9 @@
 //! The solver's view of a cloud: coordinates, normals, kinds, stencils and
 //! the force-integration data, built once before the iterations.
 
-use qflow_cloud::geometry::{boundary_normal, boundary_normals, split_stencils, Csr, SplitStencils};
+use qflow_cloud::geometry::{
+    boundary_normal, boundary_normals, split_stencils, Csr, SplitStencils,
+};
 use qflow_cloud::{Cloud, PointKind, NO_POINT};
 
 use crate::settings::ForceNormals;
@@ -87,7 +89,10 @@ impl Geometry {
             ny,
             kind: cloud.kind.clone(),
             min_dist: cloud.min_dist.clone(),
-            stencil: Csr { start: cloud.nbr_start.clone(), idx: cloud.nbr.clone() },
+            stencil: Csr {
+                start: cloud.nbr_start.clone(),
+                idx: cloud.nbr.clone(),
+            },
             split,
             surface,
         }

@@ -427,7 +427,10 @@ pub fn state_update(
                 gas::far_field_state(w, nx, ny, &p.free_stream),
                 gas::far_field_state(w_old, nx, ny, &p.free_stream),
             ),
-            _ => (gas::conserved_in_frame(w, nx, ny), gas::conserved_in_frame(w_old, nx, ny)),
+            _ => (
+                gas::conserved_in_frame(w, nx, ny),
+                gas::conserved_in_frame(w_old, nx, ny),
+            ),
         };
         let rho_before = u[0];
         for c in 0..4 {

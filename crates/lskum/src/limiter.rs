@@ -26,7 +26,11 @@ pub fn venkatakrishnan(qt: &Vec4, q: &Vec4, q_max: &Vec4, q_min: &Vec4, epsi: f6
     for i in 0..4 {
         let del_neg = qt[i] - q[i];
         if del_neg.abs() > 1e-5 {
-            let del_pos = if del_neg > 0.0 { q_max[i] - q[i] } else { q_min[i] - q[i] };
+            let del_pos = if del_neg > 0.0 {
+                q_max[i] - q[i]
+            } else {
+                q_min[i] - q[i]
+            };
             let num = (del_pos * del_pos) + eps2;
             let num = (num * del_neg) + 2.0 * (del_neg * del_neg * del_pos);
             let den = (del_pos * del_pos) + (2.0 * del_neg * del_neg);
@@ -47,7 +51,10 @@ mod tests {
     fn small_increments_are_not_limited() {
         let q = [1.0; 4];
         let qt = [1.0 + 1e-6, 1.0 - 1e-6, 1.0, 1.0];
-        assert_eq!(venkatakrishnan(&qt, &q, &[2.0; 4], &[0.0; 4], 0.0), [1.0; 4]);
+        assert_eq!(
+            venkatakrishnan(&qt, &q, &[2.0; 4], &[0.0; 4], 0.0),
+            [1.0; 4]
+        );
     }
 
     #[test]

@@ -123,12 +123,22 @@ pub struct SettingsError {
 impl Settings {
     /// Checks that every value is usable; the error names the setting.
     pub fn validate(&self) -> Result<(), SettingsError> {
-        let bad = |key, value: f64, reason| Err(SettingsError { key, value: value.to_string(), reason });
+        let bad = |key, value: f64, reason| {
+            Err(SettingsError {
+                key,
+                value: value.to_string(),
+                reason,
+            })
+        };
         if !(self.mach.is_finite() && self.mach >= 0.0) {
             return bad("mach", self.mach, "must be a finite number >= 0");
         }
         if !(self.aoa.is_finite() && self.aoa.abs() <= 90.0) {
-            return bad("aoa", self.aoa, "must be an angle in degrees between -90 and 90");
+            return bad(
+                "aoa",
+                self.aoa,
+                "must be an angle in degrees between -90 and 90",
+            );
         }
         if !(self.cfl.is_finite() && self.cfl > 0.0) {
             return bad("cfl", self.cfl, "must be a finite number > 0");
@@ -137,7 +147,11 @@ impl Settings {
             return bad("vl_const", self.vl_const, "must be a finite number >= 0");
         }
         if !(self.power.is_finite() && self.power.abs() <= 16.0) {
-            return bad("power", self.power, "must be a finite exponent between -16 and 16");
+            return bad(
+                "power",
+                self.power,
+                "must be a finite exponent between -16 and 16",
+            );
         }
         if self.inner_iterations > 100 {
             return Err(SettingsError {

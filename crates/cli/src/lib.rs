@@ -1,0 +1,6 @@
+//! The `qflow` command line: case files, the run pipeline, and the
+//! subcommands' work, as a library so that tests can drive it.
+#![deny(missing_docs)]
+
+pub mod case;
+pub mod runner;

@@ -1,0 +1,276 @@
+//! The `qflow` binary end to end: runs, outputs, and every kind of bad input
+//! giving a named error and a non-zero exit, never a panic.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn qflow(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_qflow"))
+        .args(args)
+        .output()
+        .expect("running qflow")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A fresh scratch folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("qflow-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Asserts a failed run with a message containing every one of `needles`.
+fn assert_fails_with(o: &Output, needles: &[&str]) {
+    let e = stderr(o);
+    assert!(
+        !o.status.success(),
+        "expected failure, got success; stderr:\n{e}"
+    );
+    assert!(!e.contains("panicked"), "qflow panicked:\n{e}");
+    for n in needles {
+        assert!(e.contains(n), "message lacks '{n}':\n{e}");
+    }
+}
+
+/// Generates a small cloud into `dir` and returns its path.
+fn small_cloud(dir: &Path) -> PathBuf {
+    let p = dir.join("small.cloud");
+    let o = qflow(&[
+        "generate",
+        "naca0012",
+        "--wall-points",
+        "48",
+        "--rings",
+        "16",
+        "--far-field",
+        "8",
+        "-o",
+        p.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    p
+}
+
+fn write_case(dir: &Path, cloud: &Path, extra: &str) -> PathBuf {
+    let p = dir.join("case.toml");
+    std::fs::write(
+        &p,
+        format!(
+            "[cloud]\nfile = \"{}\"\n[stop]\nmax_iters = 5\n{extra}",
+            cloud.display()
+        ),
+    )
+    .unwrap();
+    p
+}
+
+#[test]
+fn a_case_runs_and_writes_its_outputs() {
+    let d = scratch("run");
+    let cloud = small_cloud(&d);
+    let o = qflow(&["check", cloud.to_str().unwrap()]);
+    assert!(
+        o.status.success(),
+        "check failed: {}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let case = write_case(&d, &cloud, "");
+    let out = d.join("out");
+    let o = qflow(&[
+        "run",
+        case.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--threads",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary = String::from_utf8_lossy(&o.stdout);
+    for key in ["iterations", "Cl", "Cd", "Cm", "RDP", "flux_residual"] {
+        assert!(summary.contains(key), "summary lacks {key}:\n{summary}");
+    }
+    let history = std::fs::read_to_string(out.join("history.csv")).unwrap();
+    let mut lines = history.lines();
+    assert_eq!(
+        lines.next(),
+        Some("iteration,log10_residue,residue,cl,cd,cm,wall_seconds")
+    );
+    assert_eq!(lines.count(), 5);
+    let solution = std::fs::read_to_string(out.join("solution.dat")).unwrap();
+    assert_eq!(solution.lines().count(), 1 + 48 * 16);
+    assert!(out.join("summary.toml").exists());
+    // no temporary file is left behind
+    for e in std::fs::read_dir(&out).unwrap() {
+        let name = e.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(!name.starts_with('.'), "left over: {name}");
+    }
+}
+
+#[test]
+fn bad_cloud_files_are_named_with_their_line() {
+    let d = scratch("badcloud");
+    let cloud = small_cloud(&d);
+    let text = std::fs::read_to_string(&cloud).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let cases: Vec<(&str, String, Vec<&str>)> = vec![
+        (
+            "truncated",
+            lines[..100].join("\n"),
+            vec!["truncated", "declares 768", "has 99"],
+        ),
+        (
+            "non-numeric",
+            {
+                let f: Vec<&str> = lines[5].splitn(2, ' ').collect();
+                text.replacen(lines[5], &format!("1.5x {}", f[1]), 1)
+            },
+            vec![":6:", "point 5, x", "'1.5x' is not a number"],
+        ),
+        (
+            "wrong count",
+            text.replacen("768\n", "770\n", 1),
+            vec!["truncated", "declares 770"],
+        ),
+        (
+            "more points",
+            text.replacen("768\n", "700\n", 1),
+            vec!["declares 700 points but the file has 768 point lines"],
+        ),
+        (
+            "neighbour out of range",
+            {
+                let f: Vec<&str> = lines[10].split_whitespace().collect();
+                let mut g: Vec<String> = f.iter().map(|s| s.to_string()).collect();
+                let last = g.len() - 1;
+                g[last] = "99999".into();
+                text.replacen(lines[10], &g.join(" "), 1)
+            },
+            vec![":11:", "point 10", "out of range"],
+        ),
+        (
+            "NaN coordinate",
+            {
+                let f: Vec<&str> = lines[20].splitn(2, ' ').collect();
+                text.replacen(lines[20], &format!("NaN {}", f[1]), 1)
+            },
+            vec![":21:", "point 20, x", "not finite"],
+        ),
+    ];
+    for (what, bad, needles) in cases {
+        let p = d.join(format!("{}.cloud", what.replace(' ', "_")));
+        std::fs::write(&p, bad).unwrap();
+        let case = write_case(&d, &p, "");
+        let o = qflow(&[
+            "run",
+            case.to_str().unwrap(),
+            "-o",
+            d.join("o").to_str().unwrap(),
+        ]);
+        let mut n = needles.clone();
+        let shown = p.display().to_string();
+        n.push(&shown);
+        assert_fails_with(&o, &n);
+        // `check` reports the same file problems
+        let o = qflow(&["check", p.to_str().unwrap()]);
+        assert!(!o.status.success(), "{what}: check passed");
+        assert!(!stderr(&o).contains("panicked"));
+    }
+}
+
+#[test]
+fn bad_cases_and_paths_are_named() {
+    let d = scratch("badcase");
+    let cloud = small_cloud(&d);
+    let out = d.join("o");
+    let out = out.to_str().unwrap();
+
+    let case = write_case(&d, &cloud, "[flow]\nmach = 0.5\nangle = 3\n");
+    assert_fails_with(
+        &qflow(&["run", case.to_str().unwrap(), "-o", out]),
+        &["case.toml", "angle"],
+    );
+
+    let case = write_case(&d, &cloud, "[solver]\ncfl = 0\n");
+    assert_fails_with(
+        &qflow(&["run", case.to_str().unwrap(), "-o", out]),
+        &["case.toml", "cfl"],
+    );
+
+    let case = write_case(&d, &d.join("nowhere.cloud"), "");
+    assert_fails_with(
+        &qflow(&["run", case.to_str().unwrap(), "-o", out]),
+        &["nowhere.cloud", "does not exist"],
+    );
+
+    assert_fails_with(
+        &qflow(&["run", d.join("missing.toml").to_str().unwrap()]),
+        &["missing.toml"],
+    );
+
+    // an output folder that cannot be made: its parent is a file
+    let case = write_case(&d, &cloud, "");
+    let blocked = cloud.join("sub");
+    assert_fails_with(
+        &qflow(&[
+            "run",
+            case.to_str().unwrap(),
+            "-o",
+            blocked.to_str().unwrap(),
+        ]),
+        &["output folder", "small.cloud/sub"],
+    );
+}
+
+#[test]
+fn a_diverging_run_stops_with_the_point_and_keeps_the_last_good_state() {
+    let d = scratch("diverge");
+    let cloud = small_cloud(&d);
+    let case = d.join("case.toml");
+    let text = format!(
+        "[cloud]\nfile = \"{}\"\n[solver]\ncfl = 40.0\n[stop]\nmax_iters = 200\n",
+        cloud.display()
+    );
+    std::fs::write(&case, text).unwrap();
+    let out = d.join("o");
+    let o = qflow(&["run", case.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_fails_with(
+        &o,
+        &[
+            "non-physical state at point",
+            "iteration",
+            "x =",
+            "y =",
+            "last good",
+        ],
+    );
+    // outputs of the last good state are there and finite
+    let history = std::fs::read_to_string(out.join("history.csv")).unwrap();
+    let done = history.lines().count() - 1;
+    let solution = std::fs::read_to_string(out.join("solution.dat")).unwrap();
+    assert!(solution
+        .lines()
+        .skip(1)
+        .all(|l| !l.contains("NaN") && !l.contains("inf")));
+    let e = stderr(&o);
+    assert!(e.contains(&format!("after iteration {done} kept")), "{e}");
+}
+
+#[test]
+fn bad_generate_arguments_are_errors() {
+    let d = scratch("gen");
+    let o = d.join("g.cloud");
+    let o = o.to_str().unwrap();
+    assert_fails_with(&qflow(&["generate", "naca00x2", "-o", o]), &["naca00x2"]);
+    assert_fails_with(
+        &qflow(&["generate", "naca0012", "--rings", "0", "-o", o]),
+        &["ring"],
+    );
+    assert_fails_with(
+        &qflow(&["generate", "naca0012", "--far-field", "0.3", "-o", o]),
+        &["far"],
+    );
+}
