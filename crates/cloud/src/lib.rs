@@ -18,6 +18,7 @@ pub mod fsutil;
 pub mod generate;
 pub mod geometry;
 pub mod legacy;
+pub mod native;
 pub mod renumber;
 
 pub use cloud::{Cloud, PointKind, QuadtreeFields, NO_POINT};

@@ -5,5 +5,8 @@
 
 pub mod fields;
 pub mod history;
+pub mod plot;
+pub mod surface;
+pub mod vtk;
 
 pub use qflow_cloud::fsutil::write_atomically;
