@@ -36,6 +36,16 @@ pub enum CloudError {
         /// Point lines found.
         found: usize,
     },
+    /// A file in the native binary format (see [`crate::native`]) is not
+    /// one, is of another version, is truncated or corrupt, or holds an
+    /// invalid cloud.
+    #[error("{}: {message}", path.display())]
+    Native {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
     /// The in-memory cloud breaks an invariant (see [`crate::Cloud`]).
     #[error("invalid cloud: {0}")]
     Structure(String),
