@@ -1630,7 +1630,10 @@ mod tests {
     }
 
     /// The kinds of error `from_bytes` gives, by a part of their message.
+    /// (First match wins: a count mismatch of a section names the header's
+    /// count too.)
     const OUTCOMES: [&str; 23] = [
+        "elements, expected",
         "not a qflow cloud file",
         "unsupported format version",
         "truncated",
@@ -1645,7 +1648,6 @@ mod tests {
         "a quadtree section",
         "appears twice",
         "element type",
-        "elements, expected",
         "bytes, but",
         "is not a multiple",
         "overlap",

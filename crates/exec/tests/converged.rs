@@ -30,54 +30,91 @@ fn converged() -> Option<Vec<Vec4>> {
 }
 
 fn unlimited() -> Settings {
-    Settings { limiter: Limiter::None, force_normals: ForceNormals::Boundary, ..Settings::default() }
+    Settings {
+        limiter: Limiter::None,
+        force_normals: ForceNormals::Boundary,
+        ..Settings::default()
+    }
 }
 
 fn assert_matches_converged(state: &[Vec4], reference: &[Vec4], cl: f64, what: &str) {
-    let l2: Vec<f64> = (0..4).map(|k| rel_l2_component(state, reference, k)).collect();
+    let l2: Vec<f64> = (0..4)
+        .map(|k| rel_l2_component(state, reference, k))
+        .collect();
     let all = rel_l2(state, reference);
-    eprintln!("{what}: relative L2 rho {:.3e} u {:.3e} v {:.3e} p {:.3e} (all {all:.3e}); Cl {cl:.5}", l2[0], l2[1], l2[2], l2[3]);
+    eprintln!(
+        "{what}: relative L2 rho {:.3e} u {:.3e} v {:.3e} p {:.3e} (all {all:.3e}); Cl {cl:.5}",
+        l2[0], l2[1], l2[2], l2[3]
+    );
     for (k, name) in [(0, "rho"), (1, "u"), (2, "v"), (3, "p")] {
         assert!(l2[k] < 1e-3, "{what}: {name} differs by {:.3e}", l2[k]);
     }
     assert!(all < 1e-3, "{what}: fields differ by {all:.3e}");
-    assert!((cl - CL_REFERENCE).abs() < 0.002, "{what}: Cl {cl} vs {CL_REFERENCE}");
+    assert!(
+        (cl - CL_REFERENCE).abs() < 0.002,
+        "{what}: Cl {cl} vs {CL_REFERENCE}"
+    );
 }
 
 /// The forces of the stored solution, summed as the data README says (boundary
 /// normals at every shape point), are its stated Cl.
 #[test]
 fn the_converged_solution_has_the_stated_lift() {
-    let (Some(cloud), Some(reference)) = (cloud_9600(), converged()) else { return };
+    let (Some(cloud), Some(reference)) = (cloud_9600(), converged()) else {
+        return;
+    };
     let g = Geometry::new(&cloud, ForceNormals::Boundary);
     let c = qflow_lskum::forces::coefficients(&g.surface, &reference, &unlimited().free_stream());
-    eprintln!("stored solution: Cl {:.5} Cd {:.5} Cm {:.5}", c.cl, c.cd, c.cm);
+    eprintln!(
+        "stored solution: Cl {:.5} Cd {:.5} Cm {:.5}",
+        c.cl, c.cd, c.cm
+    );
     assert!((c.cl - CL_REFERENCE).abs() < 5e-5, "{c:?}");
-    assert!((c.cd + 0.0020).abs() < 5e-5 && (c.cm + 0.0049).abs() < 5e-5, "{c:?}");
+    assert!(
+        (c.cd + 0.0020).abs() < 5e-5 && (c.cm + 0.0049).abs() < 5e-5,
+        "{c:?}"
+    );
 }
 
 /// Started from the converged solution, 300 iterations keep it (the residue
 /// falls and the fields stay put).
 #[test]
 fn the_converged_solution_is_a_fixed_point() {
-    let (Some(cloud), Some(reference)) = (cloud_9600(), converged()) else { return };
-    let settings = Settings { cfl: 0.4, ..unlimited() };
+    let (Some(cloud), Some(reference)) = (cloud_9600(), converged()) else {
+        return;
+    };
+    let settings = Settings {
+        cfl: 0.4,
+        ..unlimited()
+    };
     let g = Arc::new(Geometry::new(&cloud, settings.force_normals));
     let b = create_backend(BackendKind::Threads, g.clone(), (&settings).into(), 0).unwrap();
     let mut s = Solver::new(b, g, settings);
     s.resume(0, 0.0, &reference);
     let mut residues = Vec::new();
-    s.run(&StopRule { max_iters: 300, residue_drop: None }, |r| {
-        residues.push(r.residue);
-        std::ops::ControlFlow::Continue(())
-    })
+    s.run(
+        &StopRule {
+            max_iters: 300,
+            residue_drop: None,
+        },
+        |r| {
+            residues.push(r.residue);
+            std::ops::ControlFlow::Continue(())
+        },
+    )
     .unwrap();
     let (first, last) = (residues[0], *residues.last().unwrap());
     eprintln!("residue {first:.3e} -> {last:.3e}");
     // From the free stream the first residue is 3.4e-6; from a state that is
     // not this scheme's steady state (e.g. with the limiter on) it is ~1e-6.
-    assert!(first < 3.4e-8, "not a steady state: first residue {first:.3e}");
-    assert!(last < first / 5.0, "the residue did not fall: {first:.3e} -> {last:.3e}");
+    assert!(
+        first < 3.4e-8,
+        "not a steady state: first residue {first:.3e}"
+    );
+    assert!(
+        last < first / 5.0,
+        "the residue did not fall: {first:.3e} -> {last:.3e}"
+    );
     let cl = s.coefficients().cl;
     assert_matches_converged(&s.state(), &reference, cl, "after 300 iterations from it");
 }
@@ -86,9 +123,17 @@ fn the_converged_solution_is_a_fixed_point() {
 #[test]
 #[ignore = "long: run by scripts/verify.sh"]
 fn converges_from_the_free_stream_to_the_reference_solution() {
-    let (Some(cloud), Some(reference)) = (cloud_9600(), converged()) else { return };
-    let iters: u64 = std::env::var("QFLOW_CONVERGE_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
-    let settings = Settings { cfl: 1.0, ..unlimited() };
+    let (Some(cloud), Some(reference)) = (cloud_9600(), converged()) else {
+        return;
+    };
+    let iters: u64 = std::env::var("QFLOW_CONVERGE_ITERS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20_000);
+    let settings = Settings {
+        cfl: 1.0,
+        ..unlimited()
+    };
     let t = std::time::Instant::now();
     let (mut s, history) = run(&cloud, &settings, BackendKind::Threads, 0, iters);
     eprintln!(

@@ -22,9 +22,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::FontStyle;
-use plotters_backend::{
-    BackendColor, BackendCoord, BackendTextStyle, DrawingErrorKind,
-};
+use plotters_backend::{BackendColor, BackendCoord, BackendTextStyle, DrawingErrorKind};
 use qflow_cloud::{Cloud, CloudError};
 use qflow_lskum::gas::{FreeStream, GAMMA};
 use qflow_lskum::Vec4;
@@ -142,8 +140,8 @@ pub fn plot_history(path: &Path, rows: &[HistoryRow]) -> Result<(), PlotError> {
         let root = root.titled("Convergence history", (FONT, 30))?;
         let (top, bottom) = root.split_vertically(root.dim_in_pixel().1 / 2);
         let residue_desc = "log10(residue / residue at iteration 2)";
-        history_panel(&top, iterations.clone(), &residue, residue_desc, BLUE)?;
-        history_panel(&bottom, iterations, &cl, "Cl", RED)
+        history_panel(&top, iterations.clone(), &residue, residue_desc, None, BLUE)?;
+        history_panel(&bottom, iterations, &cl, "Cl", Some("iteration"), RED)
     })?;
     image.write_png()
 }
@@ -154,6 +152,7 @@ fn history_panel(
     iterations: Range<u64>,
     points: &[(u64, f64)],
     y_desc: &str,
+    x_desc: Option<&str>,
     colour: RGBColor,
 ) -> Drawn {
     let range = finite_range(points.iter().map(|p| p.1));
@@ -165,16 +164,17 @@ fn history_panel(
         .x_label_area_size(55)
         .y_label_area_size(95)
         .build_cartesian_2d(iterations, lo..hi)?;
-    chart
-        .configure_mesh()
-        .light_line_style(WHITE)
+    let mut mesh = chart.configure_mesh();
+    mesh.max_light_lines(0)
         .bold_line_style(BLACK.mix(0.12))
-        .x_desc("iteration")
         .y_desc(y_desc)
         .label_style((FONT, 18))
         .axis_desc_style((FONT, 20))
-        .y_label_formatter(&|v| tick_label(*v))
-        .draw()?;
+        .y_label_formatter(&|v| tick_label(*v));
+    if let Some(x_desc) = x_desc {
+        mesh.x_desc(x_desc);
+    }
+    mesh.draw()?;
     if range.is_none() {
         chart.draw_series(std::iter::once(Text::new(
             "no finite value",
@@ -229,7 +229,7 @@ pub fn plot_surface_cp(
             .build_cartesian_2d(-0.02..1.02, hi..lo)?;
         chart
             .configure_mesh()
-            .light_line_style(WHITE)
+            .max_light_lines(0)
             .bold_line_style(BLACK.mix(0.12))
             .x_desc("x/c")
             .y_desc("Cp")
@@ -248,7 +248,9 @@ pub fn plot_surface_cp(
                 .draw_series(dashes)?
                 .label(format!("sonic Cp* = {c:.3}"))
                 .legend(|(x, y)| {
-                    PathElement::new([(x, y), (x + 8, y), (x + 14, y), (x + 22, y)], BLACK)
+                    EmptyElement::at((x + 11, y))
+                        + PathElement::new([(-11, 0), (-3, 0)], BLACK)
+                        + PathElement::new([(3, 0), (11, 0)], BLACK)
                 });
         }
         let several = bodies.len() > 1;
@@ -279,7 +281,8 @@ pub fn plot_surface_cp(
         }
         chart
             .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
+            // Where aerofoil Cp curves rarely are: behind a suction peak.
+            .position(SeriesLabelPosition::UpperRight)
             .label_font((FONT, 18))
             .background_style(WHITE.mix(0.9))
             .border_style(BLACK.mix(0.5))
@@ -334,7 +337,9 @@ fn draw_curve<X: Ranged<ValueType = XV>, XV: Clone + 'static>(
             chart.draw_series(LineSeries::new(run.iter().cloned(), colour.stroke_width(2)))?;
         }
         if run.len() == 1 || run.len() <= 200 {
-            let dots = run.iter().map(|p| Circle::new(p.clone(), dot, colour.filled()));
+            let dots = run
+                .iter()
+                .map(|p| Circle::new(p.clone(), dot, colour.filled()));
             chart.draw_series(dots)?;
         }
     }
@@ -359,7 +364,9 @@ pub fn plot_mach_field(
     window: Option<Window>,
     size: (u32, u32),
 ) -> Result<(), PlotError> {
-    render_mach_field(path, cloud, prim, window, size)?.0.write_png()
+    render_mach_field(path, cloud, prim, window, size)?
+        .0
+        .write_png()
 }
 
 /// Where [`render_mach_field`] put the field: its pixels, the (widened)
@@ -381,6 +388,14 @@ impl FieldFrame {
             self.xs.start + (c as f64 + 0.5) * self.scale,
             self.ys.end - (r as f64 + 0.5) * self.scale,
         )
+    }
+
+    /// The pixel (in the whole image) whose square holds `(x, y)`.
+    #[cfg(test)]
+    fn pixel_of(&self, x: f64, y: f64) -> (usize, usize) {
+        let c = ((x - self.xs.start) / self.scale).floor() as usize;
+        let r = ((self.ys.end - y) / self.scale).floor() as usize;
+        (self.cols.start as usize + c, self.rows.start as usize + r)
     }
 
     /// The colour of Mach number `m`.
@@ -420,7 +435,9 @@ fn render_mach_field(
     {
         return Err(invalid(
             path,
-            format!("window x in [{x_min}, {x_max}], y in [{y_min}, {y_max}] is empty or not finite"),
+            format!(
+                "window x in [{x_min}, {x_max}], y in [{y_min}, {y_max}] is empty or not finite"
+            ),
         ));
     }
     if prim.len() != cloud.len() {
@@ -431,7 +448,9 @@ fn render_mach_field(
     }
 
     // Sizes scale with the image, so labels stay readable on large images.
-    let s = (f64::from(w) / 1000.0).min(f64::from(h) / 750.0).clamp(0.5, 4.0);
+    let s = (f64::from(w) / 1000.0)
+        .min(f64::from(h) / 750.0)
+        .clamp(0.5, 4.0);
     let px = |v: f64| (v * s).round() as u32;
     let layout = MachLayout {
         title: px(34.0),
@@ -475,7 +494,11 @@ fn render_mach_field(
         xs,
         ys,
         scale,
-        mach: if hi > lo { (lo, hi) } else { (lo - 0.05, hi + 0.05) },
+        mach: if hi > lo {
+            (lo, hi)
+        } else {
+            (lo - 0.05, hi + 0.05)
+        },
     };
 
     // The field, row by row from the top, at the pixel centres.
@@ -688,7 +711,11 @@ impl<'a> DrawingBackend for PlotBackend<'a> {
         self.bitmap.present()
     }
 
-    fn draw_pixel(&mut self, point: BackendCoord, color: BackendColor) -> Result<(), BackendError<'a>> {
+    fn draw_pixel(
+        &mut self,
+        point: BackendCoord,
+        color: BackendColor,
+    ) -> Result<(), BackendError<'a>> {
         self.bitmap.draw_pixel(point, color)
     }
 
@@ -752,7 +779,10 @@ impl<'a> DrawingBackend for PlotBackend<'a> {
         style: &S,
     ) -> Result<(u32, u32), BackendError<'a>> {
         let font = self.font.as_scaled(style.size() as f32);
-        Ok((advance(&font, text).ceil() as u32, style.size().ceil() as u32))
+        Ok((
+            advance(&font, text).ceil() as u32,
+            style.size().ceil() as u32,
+        ))
     }
 
     fn draw_text<S: BackendTextStyle>(
@@ -766,7 +796,10 @@ impl<'a> DrawingBackend for PlotBackend<'a> {
             return Ok(());
         }
         let font = self.font.as_scaled(style.size() as f32);
-        let (w, h) = (advance(&font, text).ceil() as i32, style.size().ceil() as i32);
+        let (w, h) = (
+            advance(&font, text).ceil() as i32,
+            style.size().ceil() as i32,
+        );
         let anchor = style.anchor();
         let dx = match anchor.h_pos {
             HPos::Left => 0,
@@ -796,10 +829,8 @@ impl<'a> DrawingBackend for PlotBackend<'a> {
             };
             let min = outline.px_bounds().min;
             outline.draw(|gx, gy, coverage| {
-                let (x, y) = transform.transform(
-                    min.x as i32 + gx as i32 + dx,
-                    min.y as i32 + gy as i32 + dy,
-                );
+                let (x, y) = transform
+                    .transform(min.x as i32 + gx as i32 + dx, min.y as i32 + gy as i32 + dy);
                 let (x, y) = (pos.0 + x, pos.1 + y);
                 let on_image = x >= 0 && y >= 0 && (x as u32) < width && (y as u32) < height;
                 if on_image && coverage > 0.0 && result.is_ok() {
@@ -842,12 +873,10 @@ fn invalid(path: &Path, message: impl Into<String>) -> PlotError {
 
 /// The least and greatest finite value, if any.
 fn finite_range(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
-    values
-        .filter(|v| v.is_finite())
-        .fold(None, |r, v| match r {
-            None => Some((v, v)),
-            Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
-        })
+    values.filter(|v| v.is_finite()).fold(None, |r, v| match r {
+        None => Some((v, v)),
+        Some((lo, hi)) => Some((lo.min(v), hi.max(v))),
+    })
 }
 
 /// `(lo, hi)` widened by 5% on each side, or by 0.5 (or 5% of the value)
@@ -920,9 +949,7 @@ impl NearestPoints {
     fn new(cloud: &Cloud, prim: &[Vec4], xs: &Range<f64>, ys: &Range<f64>, margin: f64) -> Self {
         let (x0, x1) = (xs.start - margin, xs.end + margin);
         let (y0, y1) = (ys.start - margin, ys.end + margin);
-        let near = |i: usize| {
-            (x0..=x1).contains(&cloud.x[i]) && (y0..=y1).contains(&cloud.y[i])
-        };
+        let near = |i: usize| (x0..=x1).contains(&cloud.x[i]) && (y0..=y1).contains(&cloud.y[i]);
         let selected: Vec<usize> = (0..cloud.len()).filter(|&i| near(i)).collect();
         // About two points a bucket, were they spread evenly.
         let buckets = (selected.len() / 2).max(1) as f64;
@@ -1063,37 +1090,373 @@ fn body_mask(cloud: &Cloud, frame: &FieldFrame) -> Vec<bool> {
 }
 
 #[cfg(test)]
-mod scratch {
+mod tests {
     use super::*;
     use crate::surface::test_case;
+    use qflow_cloud::{PointKind, NO_POINT};
     use qflow_exec::IterationReport;
     use qflow_lskum::forces::Coefficients;
 
-    pub(crate) fn history(n: u64) -> Vec<HistoryRow> {
+    /// A decoded PNG.
+    struct Png {
+        width: usize,
+        height: usize,
+        rgb: Vec<u8>,
+    }
+
+    impl Png {
+        fn read(path: &Path) -> Png {
+            let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
+            let mut reader = png::Decoder::new(file).read_info().unwrap();
+            let mut rgb = vec![0; reader.output_buffer_size().unwrap()];
+            let info = reader.next_frame(&mut rgb).unwrap();
+            assert_eq!(
+                (info.color_type, info.bit_depth),
+                (png::ColorType::Rgb, png::BitDepth::Eight)
+            );
+            rgb.truncate(info.buffer_size());
+            Png {
+                width: info.width as usize,
+                height: info.height as usize,
+                rgb,
+            }
+        }
+
+        fn pixel(&self, (x, y): (usize, usize)) -> [u8; 3] {
+            let k = 3 * (y * self.width + x);
+            [self.rgb[k], self.rgb[k + 1], self.rgb[k + 2]]
+        }
+
+        /// The pixels for which `f` holds, as (column, row).
+        fn find(&self, f: impl Fn([u8; 3]) -> bool) -> Vec<(usize, usize)> {
+            (0..self.height)
+                .flat_map(|y| (0..self.width).map(move |x| (x, y)))
+                .filter(|&p| f(self.pixel(p)))
+                .collect()
+        }
+    }
+
+    fn near(a: [u8; 3], b: [u8; 3], tolerance: u8) -> bool {
+        (0..3).all(|c| a[c].abs_diff(b[c]) <= tolerance)
+    }
+
+    fn blue(p: [u8; 3]) -> bool {
+        p[2] > 200 && p[0] < 60 && p[1] < 60
+    }
+
+    fn red(p: [u8; 3]) -> bool {
+        p[0] > 200 && p[1] < 60 && p[2] < 60
+    }
+
+    fn dark(p: [u8; 3]) -> bool {
+        p.iter().all(|&c| c < 80)
+    }
+
+    /// A history of `n` iterations: the residue falls six orders, Cl rises
+    /// to 0.33, both with damped oscillations.
+    fn history(n: u64) -> Vec<HistoryRow> {
         (1..=n)
             .map(|i| {
                 let t = i as f64;
+                let wave = |period: f64, decay: f64| (t / period).sin() * (-t / decay).exp();
                 HistoryRow {
                     report: IterationReport {
                         iteration: i,
-                        log_residue: if i <= 2 { 0.0 } else { -6.0 * (1.0 - (-t / 400.0).exp()) + 0.2 * (t / 15.0).sin() * (-t / 300.0).exp() },
+                        log_residue: if i <= 2 {
+                            0.0
+                        } else {
+                            -6.0 * (1.0 - (-t / 400.0).exp()) + 0.2 * wave(15.0, 300.0)
+                        },
                         residue: 1e-3,
-                        coefficients: Coefficients { cl: 0.33 * (1.0 - (-t / 150.0).exp()) + 0.05 * (t / 20.0).sin() * (-t / 200.0).exp(), cd: 0.001, cm: -0.01 },
+                        coefficients: Coefficients {
+                            cl: 0.33 * (1.0 - (-t / 150.0).exp()) + 0.05 * wave(20.0, 200.0),
+                            cd: 1e-3,
+                            cm: -0.01,
+                        },
                         seconds: 0.01,
                     },
-                    wall_seconds: t * 0.01,
+                    wall_seconds: 0.01 * t,
                 }
             })
             .collect()
     }
 
     #[test]
-    fn view() {
-        let dir = std::path::PathBuf::from("/tmp/plots");
-        std::fs::create_dir_all(&dir).unwrap();
+    fn history_plot_has_both_curves_and_text() {
+        let dir = test_case::temp_dir("plot-history");
+        let path = dir.join("history.png");
+        plot_history(&path, &history(2000)).unwrap();
+        let png = Png::read(&path);
+        assert_eq!((png.width as u32, png.height as u32), HISTORY_SIZE);
+        let (residue, cl) = (png.find(blue), png.find(red));
+        assert!(residue.len() > 1000 && cl.len() > 1000);
+        // The residue in the upper half, Cl in the lower.
+        assert!(residue.iter().all(|p| p.1 < png.height / 2));
+        assert!(cl.iter().all(|p| p.1 > png.height / 2));
+        assert!(png.find(dark).len() > 2000, "labels drawn");
+        // Only the plot is left in the folder: no temporary file.
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn history_plot_edge_cases() {
+        let dir = test_case::temp_dir("plot-history-edges");
+        let path = dir.join("history.png");
+        let e = plot_history(&path, &[]).unwrap_err();
+        assert!(matches!(e, PlotError::Invalid { .. }), "{e}");
+        assert!(e.to_string().contains("history.png"), "{e}");
+        assert!(!path.exists());
+
+        // One iteration: dots.
+        plot_history(&path, &history(1)).unwrap();
+        let png = Png::read(&path);
+        assert!(!png.find(blue).is_empty() && !png.find(red).is_empty());
+
+        // Non-finite values break the curves; a panel without a finite
+        // value says so.
+        let mut rows = history(50);
+        rows[10].report.log_residue = f64::NAN;
+        rows[20].report.log_residue = f64::INFINITY;
+        for r in &mut rows {
+            r.report.coefficients.cl = f64::NAN;
+        }
+        plot_history(&path, &rows).unwrap();
+        let png = Png::read(&path);
+        assert!(!png.find(blue).is_empty() && png.find(red).is_empty());
+
+        for r in &mut rows {
+            r.report.log_residue = f64::NEG_INFINITY;
+        }
+        let e = plot_history(&path, &rows).unwrap_err();
+        assert!(e.to_string().contains("no finite"), "{e}");
+
+        // The same iteration repeated (a resumed run): a zero-width range.
+        let mut rows = history(3);
+        for r in &mut rows {
+            r.report.iteration = 7;
+        }
+        plot_history(&path, &rows).unwrap();
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn surface_cp_plot_has_suction_up() {
         let (cloud, prim, fs) = test_case::naca0012();
-        plot_history(&dir.join("history.png"), &history(2000)).unwrap();
-        plot_surface_cp(&dir.join("cp.png"), &cloud, &prim, &fs).unwrap();
-        plot_mach_field(&dir.join("mach.png"), &cloud, &prim, None, (1200, 800)).unwrap();
+        let dir = test_case::temp_dir("plot-cp");
+        let path = dir.join("cp.png");
+        plot_surface_cp(&path, &cloud, &prim, &fs).unwrap();
+        let png = Png::read(&path);
+        assert_eq!((png.width as u32, png.height as u32), SURFACE_CP_SIZE);
+        let (upper, lower) = (png.find(blue), png.find(red));
+        assert!(upper.len() > 1000 && lower.len() > 1000);
+        // The upper surface, with the stronger suction (more negative Cp),
+        // is drawn higher in the image: the Cp axis points down.
+        let mean_row = |p: &[(usize, usize)]| p.iter().map(|q| q.1).sum::<usize>() / p.len();
+        assert!(mean_row(&upper) + 50 < mean_row(&lower));
+        assert!(png.find(dark).len() > 2000, "labels drawn");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn surface_cp_plot_edge_cases() {
+        let (mut cloud, mut prim, fs) = test_case::naca0012();
+        let dir = test_case::temp_dir("plot-cp-edges");
+        let path = dir.join("cp.png");
+        // Some non-finite states on the surface: the curves break there.
+        for k in [3, 17, 40] {
+            prim[k][3] = f64::NAN;
+        }
+        plot_surface_cp(&path, &cloud, &prim, &fs).unwrap();
+        // None finite.
+        for s in prim.iter_mut() {
+            s[3] = f64::NAN;
+        }
+        let e = plot_surface_cp(&path, &cloud, &prim, &fs).unwrap_err();
+        assert!(e.to_string().contains("no finite Cp"), "{e}");
+        // No body.
+        cloud.shape.iter_mut().for_each(|s| *s = 0);
+        let e = plot_surface_cp(&path, &cloud, &prim, &fs).unwrap_err();
+        assert!(e.to_string().contains("no body"), "{e}");
+        // A body of one point.
+        let one = Cloud {
+            x: vec![0.5],
+            y: vec![0.0],
+            kind: vec![PointKind::Wall],
+            left: vec![NO_POINT],
+            right: vec![NO_POINT],
+            shape: vec![1],
+            min_dist: vec![1.0],
+            nbr_start: vec![0, 0],
+            nbr: vec![],
+            quadtree: None,
+        };
+        std::fs::remove_file(&path).unwrap();
+        plot_surface_cp(&path, &one, &[fs.primitive()], &fs).unwrap();
+        assert!(!Png::read(&path).find(blue).is_empty());
+        // Wrong number of states.
+        let e = plot_surface_cp(&path, &one, &[], &fs).unwrap_err();
+        assert!(matches!(e, PlotError::Write(_)), "{e}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn mach_field_shows_free_stream_body_and_colour_bar() {
+        let (cloud, prim, fs) = test_case::naca0012();
+        let dir = test_case::temp_dir("plot-mach");
+        let path = dir.join("mach.png");
+        let size = (900, 600);
+        let (image, frame) = render_mach_field(&path, &cloud, &prim, None, size).unwrap();
+        image.write_png().unwrap();
+        let png = Png::read(&path);
+        assert_eq!((png.width as u32, png.height as u32), size);
+        // The requested window is inside the (widened) one.
+        let w = Window::default();
+        assert!(frame.xs.start <= w.x_min && frame.xs.end >= w.x_max);
+        assert!(frame.ys.start <= w.y_min && frame.ys.end >= w.y_max);
+        // Far from the body (the synthetic state is the free stream there
+        // to round-off), the free-stream colour.
+        let free = frame.colour(fs.mach);
+        for (x, y) in [(-0.45, 0.7), (1.45, -0.7), (-0.45, -0.7), (1.45, 0.1)] {
+            assert_eq!(png.pixel(frame.pixel_of(x, y)), free, "at ({x}, {y})");
+        }
+        // Inside the section, grey; just above the leading edge, fast flow.
+        for (x, y) in [(0.3, 0.0), (0.05, 0.0), (0.8, 0.0)] {
+            assert_eq!(png.pixel(frame.pixel_of(x, y)), BODY_GREY, "at ({x}, {y})");
+        }
+        let nose = png.pixel(frame.pixel_of(0.02, 0.04));
+        assert!(!near(nose, free, 30) && nose != BODY_GREY, "{nose:?}");
+        // The colour bar: both ends of the scale right of the field.
+        let right = |p: &(usize, usize)| p.0 > frame.cols.end as usize;
+        for end in [viridis(0.0), viridis(1.0)] {
+            assert!(
+                png.find(|p| near(p, end, 3))
+                    .iter()
+                    .filter(|p| right(p))
+                    .count()
+                    > 50
+            );
+        }
+        assert!(png.find(dark).len() > 500, "labels drawn");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn mach_field_window_and_size() {
+        let (cloud, mut prim, _) = test_case::naca0012();
+        let dir = test_case::temp_dir("plot-mach-window");
+        let path = dir.join("mach.png");
+        // The trailing edge, close up, in a small image.
+        let window = Window {
+            x_min: 0.9,
+            x_max: 1.1,
+            y_min: -0.05,
+            y_max: 0.05,
+        };
+        plot_mach_field(&path, &cloud, &prim, Some(window), MIN_SIZE).unwrap();
+        let png = Png::read(&path);
+        assert_eq!((png.width as u32, png.height as u32), MIN_SIZE);
+        assert!(png.find(|p| p == BODY_GREY).len() > 100);
+        // Non-finite states: white where they are nearest.
+        for s in prim.iter_mut().step_by(3) {
+            s[0] = f64::NAN;
+        }
+        plot_mach_field(&path, &cloud, &prim, None, (1000, 1000)).unwrap();
+        let png = Png::read(&path);
+        assert_eq!((png.width, png.height), (1000, 1000));
+        assert!(png.find(|p| p == [255, 255, 255]).len() > 10_000);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn mach_field_refuses_what_it_cannot_draw() {
+        let (cloud, prim, _) = test_case::naca0012();
+        let dir = test_case::temp_dir("plot-mach-errors");
+        let path = dir.join("mach.png");
+        let w = Window::default();
+        let windows = [
+            Window {
+                x_max: w.x_min,
+                ..w
+            },
+            Window { y_min: 1.0, ..w },
+            Window {
+                x_min: f64::NAN,
+                ..w
+            },
+            Window {
+                y_max: f64::INFINITY,
+                ..w
+            },
+            // No point of the cloud in it.
+            Window {
+                x_min: 100.0,
+                x_max: 101.0,
+                ..w
+            },
+        ];
+        for window in windows {
+            let e = plot_mach_field(&path, &cloud, &prim, Some(window), (800, 600)).unwrap_err();
+            assert!(matches!(e, PlotError::Invalid { .. }), "{e}");
+        }
+        for size in [(0, 0), (100, 600), (800, 10), (100_000, 100_000)] {
+            let e = plot_mach_field(&path, &cloud, &prim, None, size).unwrap_err();
+            assert!(e.to_string().contains("image size"), "{e}");
+        }
+        let e = plot_mach_field(&path, &cloud, &prim[1..], None, (800, 600)).unwrap_err();
+        assert!(e.to_string().contains("states for"), "{e}");
+        let empty = Cloud {
+            nbr_start: vec![0],
+            ..Cloud::default()
+        };
+        let e = plot_mach_field(&path, &empty, &[], None, (800, 600)).unwrap_err();
+        assert!(e.to_string().contains("no point"), "{e}");
+        assert_eq!(
+            std::fs::read_dir(&dir).unwrap().count(),
+            0,
+            "nothing written"
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// The time to paint a 1,000 x 1,000-point cloud (1 million points).
+    /// Run with `cargo test -p qflow-io --release -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn mach_field_of_a_million_points_timing() {
+        let start = std::time::Instant::now();
+        let cloud = qflow_cloud::generate::NacaOGrid {
+            section: "naca0012".parse().unwrap(),
+            wall_points: 1000,
+            rings: 1000,
+            far_field: 20.0,
+            stretching: None,
+        }
+        .generate()
+        .unwrap();
+        let fs = test_case::free_stream();
+        let prim: Vec<Vec4> = (0..cloud.len())
+            .map(|i| test_case::state_at(cloud.x[i], cloud.y[i], &fs))
+            .collect();
+        println!(
+            "{} points generated in {:.2?}",
+            cloud.len(),
+            start.elapsed()
+        );
+        let dir = test_case::temp_dir("plot-mach-timing");
+        for size in [(1200, 800), (2400, 1600)] {
+            let path = dir.join(format!("mach-{}x{}.png", size.0, size.1));
+            let start = std::time::Instant::now();
+            let (image, _) = render_mach_field(&path, &cloud, &prim, None, size).unwrap();
+            let rendered = start.elapsed();
+            image.write_png().unwrap();
+            println!(
+                "{} x {}: rendered in {rendered:.2?}, written in {:.2?} in all",
+                size.0,
+                size.1,
+                start.elapsed()
+            );
+        }
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }

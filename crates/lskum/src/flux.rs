@@ -1,8 +1,9 @@
 //! Kinetic split fluxes (KFVS) and quadrant-split fluxes in a point's frame.
 //!
-//! Every function takes the point's normal `(nx, ny)` (tangent `t = (ny, -nx)`)
-//! and a primitive state `[rho, u, v, p]` and returns a flux vector. The
-//! expressions are written in the reference implementation's order of
+//! A [`Kinetic`] holds a primitive state `[rho, u, v, p]` seen in a point's
+//! frame (normal `(nx, ny)`, tangent `t = (ny, -nx)`) with the error
+//! functions and exponentials of its two directions; each flux is a method.
+//! The expressions are written in the reference implementation's order of
 //! operations, so that results agree to the last bit; the constants 6 and 7
 //! are `2/(gamma-1) + 1` and `2/(gamma-1) + 2` for `gamma = 1.4` (the
 //! reference hard-wires them).
@@ -14,8 +15,11 @@ use std::f64::consts::PI;
 
 use crate::Vec4;
 
-/// The quantities every split flux needs at one state.
-struct Kinetic {
+/// A state seen in a point's frame, with the kinetic moments every split
+/// flux of that state needs: one `erf` and one `exp` per direction, shared by
+/// the x- and y-type fluxes (and by the quadrant fluxes) of the state.
+#[derive(Clone, Copy, Debug)]
+pub struct Kinetic {
     rho: f64,
     ut: f64,
     un: f64,
@@ -23,27 +27,154 @@ struct Kinetic {
     pr_by_rho: f64,
     /// `|u|^2`.
     u_sqr: f64,
-    /// `sqrt(beta)`.
-    sqrt_beta: f64,
-    /// `sqrt(pi beta)`.
-    sqrt_pi_beta: f64,
+    /// `erf(S1)`.
+    erf1: f64,
+    /// `B1`.
+    b1: f64,
+    /// `erf(S2)`.
+    erf2: f64,
+    /// `B2`.
+    b2: f64,
 }
 
-#[inline(always)]
-fn kinetic(nx: f64, ny: f64, w: &Vec4) -> Kinetic {
-    let (rho, u1, u2, pr) = (w[0], w[1], w[2], w[3]);
-    let (tx, ty) = (ny, -nx);
-    let ut = u1 * tx + u2 * ty;
-    let un = u1 * nx + u2 * ny;
-    let beta = 0.5 * rho / pr;
-    Kinetic {
-        rho,
-        ut,
-        un,
-        pr_by_rho: pr / rho,
-        u_sqr: ut * ut + un * un,
-        sqrt_beta: beta.sqrt(),
-        sqrt_pi_beta: (PI * beta).sqrt(),
+impl Kinetic {
+    /// The moments of primitive state `w` in the frame of normal `(nx, ny)`.
+    #[inline(always)]
+    pub fn new(nx: f64, ny: f64, w: &Vec4) -> Self {
+        let (rho, u1, u2, pr) = (w[0], w[1], w[2], w[3]);
+        let (tx, ty) = (ny, -nx);
+        let ut = u1 * tx + u2 * ty;
+        let un = u1 * nx + u2 * ny;
+        let beta = 0.5 * rho / pr;
+        let sqrt_beta = beta.sqrt();
+        let sqrt_pi_beta = (PI * beta).sqrt();
+        let s1 = ut * sqrt_beta;
+        let s2 = un * sqrt_beta;
+        Kinetic {
+            rho,
+            ut,
+            un,
+            pr_by_rho: pr / rho,
+            u_sqr: ut * ut + un * un,
+            erf1: libm::erf(s1),
+            b1: b_of(s1, sqrt_pi_beta),
+            erf2: libm::erf(s2),
+            b2: b_of(s2, sqrt_pi_beta),
+        }
+    }
+
+    /// `Gx+`: the flux of molecules moving in `+t`.
+    #[inline(always)]
+    pub fn gx_pos(&self) -> Vec4 {
+        self.gx(1.0)
+    }
+
+    /// `Gx-`: the flux of molecules moving in `-t`.
+    #[inline(always)]
+    pub fn gx_neg(&self) -> Vec4 {
+        self.gx(-1.0)
+    }
+
+    /// `Gy+`: the flux of molecules moving in `+n`.
+    #[inline(always)]
+    pub fn gy_pos(&self) -> Vec4 {
+        self.gy(1.0)
+    }
+
+    /// `Gy-`: the flux of molecules moving in `-n`.
+    #[inline(always)]
+    pub fn gy_neg(&self) -> Vec4 {
+        self.gy(-1.0)
+    }
+
+    /// Quadrant flux I: `(A1-, A2-)`.
+    #[inline(always)]
+    pub fn quad_1(&self) -> Vec4 {
+        self.quadrant(-1.0, -1.0)
+    }
+
+    /// Quadrant flux II: `(A1+, A2-)`.
+    #[inline(always)]
+    pub fn quad_2(&self) -> Vec4 {
+        self.quadrant(1.0, -1.0)
+    }
+
+    /// Quadrant flux III: `(A1+, A2+)`.
+    ///
+    /// One public C++ snapshot of the reference has `ut A1+ - B1` in this
+    /// flux's energy coupling term; the reference outputs qflow is verified
+    /// against (and the Fortran, Julia and Regent codes) have the half-range
+    /// moment `ut A1+ + B1` used here.
+    #[inline(always)]
+    pub fn quad_3(&self) -> Vec4 {
+        self.quadrant(1.0, 1.0)
+    }
+
+    /// Quadrant flux IV: `(A1-, A2+)`.
+    #[inline(always)]
+    pub fn quad_4(&self) -> Vec4 {
+        self.quadrant(-1.0, 1.0)
+    }
+
+    /// The x-split flux of half-range sign `st` (`x + st * y` with `st = +/-1`
+    /// is exactly `x + y` or `x - y`, the reference's two expressions).
+    #[inline(always)]
+    fn gx(&self, st: f64) -> Vec4 {
+        let (rho, ut, un) = (self.rho, self.ut, self.un);
+        let a1 = 0.5 * (1.0 + st * self.erf1);
+        let b1 = self.b1;
+        let temp2 = (self.pr_by_rho + ut * ut) * a1 + st * (ut * b1);
+        let g3 = ut * un * a1 + st * (un * b1);
+        let e7 = 7.0 * self.pr_by_rho + self.u_sqr;
+        let e6 = 6.0 * self.pr_by_rho + self.u_sqr;
+        [
+            rho * (ut * a1 + st * b1),
+            rho * temp2,
+            rho * g3,
+            rho * (0.5 * ut * e7 * a1 + st * (0.5 * e6 * b1)),
+        ]
+    }
+
+    /// The y-split flux of half-range sign `sn`.
+    #[inline(always)]
+    fn gy(&self, sn: f64) -> Vec4 {
+        let (rho, ut, un) = (self.rho, self.ut, self.un);
+        let a2 = 0.5 * (1.0 + sn * self.erf2);
+        let b2 = self.b2;
+        let temp2 = (self.pr_by_rho + un * un) * a2 + sn * (un * b2);
+        let g2 = ut * un * a2 + sn * (ut * b2);
+        let e7 = 7.0 * self.pr_by_rho + self.u_sqr;
+        let e6 = 6.0 * self.pr_by_rho + self.u_sqr;
+        [
+            rho * (un * a2 + sn * b2),
+            rho * g2,
+            rho * temp2,
+            rho * (0.5 * un * e7 * a2 + sn * (0.5 * e6 * b2)),
+        ]
+    }
+
+    /// A quadrant-split flux: half-range in `t` with sign `st` and in `n` with
+    /// sign `sn`; each `B` term takes the sign of its half-range.
+    #[inline(always)]
+    fn quadrant(&self, st: f64, sn: f64) -> Vec4 {
+        let (rho, ut, un) = (self.rho, self.ut, self.un);
+        let (b1, b2) = (self.b1, self.b2);
+        let a1 = 0.5 * (1.0 + st * self.erf1);
+        let a2 = 0.5 * (1.0 + sn * self.erf2);
+        let t_half = ut * a1 + st * b1;
+        let n_half = un * a2 + sn * b2;
+        let temp2 = (self.pr_by_rho + ut * ut) * a1 + st * (ut * b1);
+        let e7 = 7.0 * self.pr_by_rho + self.u_sqr;
+        let e6 = 6.0 * self.pr_by_rho + self.u_sqr;
+        let energy_t = 0.5 * ut * e7 * a1;
+        let energy_b = 0.5 * b1 * e6;
+        let temp4 = 0.5 * rho * un * b2 * t_half;
+        [
+            rho * a2 * t_half,
+            rho * a2 * temp2,
+            rho * t_half * n_half,
+            rho * a2 * (energy_t + st * energy_b) + sn * temp4,
+        ]
     }
 }
 
@@ -53,159 +184,44 @@ fn b_of(s: f64, sqrt_pi_beta: f64) -> f64 {
     0.5 * (-s * s).exp() / sqrt_pi_beta
 }
 
-/// `A+ = (1 + erf S)/2`.
-#[inline(always)]
-fn a_pos(s: f64) -> f64 {
-    0.5 * (1.0 + libm::erf(s))
-}
-
-/// `A- = (1 - erf S)/2`.
-#[inline(always)]
-fn a_neg(s: f64) -> f64 {
-    0.5 * (1.0 - libm::erf(s))
-}
-
-/// `Gx+`: the flux of molecules moving in `+t`.
-#[inline]
+/// `Gx+` of state `w` in the frame of `(nx, ny)`.
 pub fn gx_pos(nx: f64, ny: f64, w: &Vec4) -> Vec4 {
-    let k = kinetic(nx, ny, w);
-    let s1 = k.ut * k.sqrt_beta;
-    let b1 = b_of(s1, k.sqrt_pi_beta);
-    let a1 = a_pos(s1);
-    let (rho, ut, un) = (k.rho, k.ut, k.un);
-    let temp1 = k.pr_by_rho + ut * ut;
-    let temp2 = temp1 * a1 + ut * b1;
-    let g3 = ut * un * a1 + un * b1;
-    let e7 = 7.0 * k.pr_by_rho + k.u_sqr;
-    let e6 = 6.0 * k.pr_by_rho + k.u_sqr;
-    [
-        rho * (ut * a1 + b1),
-        rho * temp2,
-        rho * g3,
-        rho * (0.5 * ut * e7 * a1 + 0.5 * e6 * b1),
-    ]
+    Kinetic::new(nx, ny, w).gx_pos()
 }
 
-/// `Gx-`: the flux of molecules moving in `-t`.
-#[inline]
+/// `Gx-` of state `w` in the frame of `(nx, ny)`.
 pub fn gx_neg(nx: f64, ny: f64, w: &Vec4) -> Vec4 {
-    let k = kinetic(nx, ny, w);
-    let s1 = k.ut * k.sqrt_beta;
-    let b1 = b_of(s1, k.sqrt_pi_beta);
-    let a1 = a_neg(s1);
-    let (rho, ut, un) = (k.rho, k.ut, k.un);
-    let temp1 = k.pr_by_rho + ut * ut;
-    let temp2 = temp1 * a1 - ut * b1;
-    let g3 = ut * un * a1 - un * b1;
-    let e7 = 7.0 * k.pr_by_rho + k.u_sqr;
-    let e6 = 6.0 * k.pr_by_rho + k.u_sqr;
-    [
-        rho * (ut * a1 - b1),
-        rho * temp2,
-        rho * g3,
-        rho * (0.5 * ut * e7 * a1 - 0.5 * e6 * b1),
-    ]
+    Kinetic::new(nx, ny, w).gx_neg()
 }
 
-/// `Gy+`: the flux of molecules moving in `+n`.
-#[inline]
+/// `Gy+` of state `w` in the frame of `(nx, ny)`.
 pub fn gy_pos(nx: f64, ny: f64, w: &Vec4) -> Vec4 {
-    let k = kinetic(nx, ny, w);
-    let s2 = k.un * k.sqrt_beta;
-    let b2 = b_of(s2, k.sqrt_pi_beta);
-    let a2 = a_pos(s2);
-    let (rho, ut, un) = (k.rho, k.ut, k.un);
-    let temp1 = k.pr_by_rho + un * un;
-    let temp2 = temp1 * a2 + un * b2;
-    let g2 = ut * un * a2 + ut * b2;
-    let e7 = 7.0 * k.pr_by_rho + k.u_sqr;
-    let e6 = 6.0 * k.pr_by_rho + k.u_sqr;
-    [
-        rho * (un * a2 + b2),
-        rho * g2,
-        rho * temp2,
-        rho * (0.5 * un * e7 * a2 + 0.5 * e6 * b2),
-    ]
+    Kinetic::new(nx, ny, w).gy_pos()
 }
 
-/// `Gy-`: the flux of molecules moving in `-n`.
-#[inline]
+/// `Gy-` of state `w` in the frame of `(nx, ny)`.
 pub fn gy_neg(nx: f64, ny: f64, w: &Vec4) -> Vec4 {
-    let k = kinetic(nx, ny, w);
-    let s2 = k.un * k.sqrt_beta;
-    let b2 = b_of(s2, k.sqrt_pi_beta);
-    let a2 = a_neg(s2);
-    let (rho, ut, un) = (k.rho, k.ut, k.un);
-    let temp1 = k.pr_by_rho + un * un;
-    let temp2 = temp1 * a2 - un * b2;
-    let g2 = ut * un * a2 - ut * b2;
-    let e7 = 7.0 * k.pr_by_rho + k.u_sqr;
-    let e6 = 6.0 * k.pr_by_rho + k.u_sqr;
-    [
-        rho * (un * a2 - b2),
-        rho * g2,
-        rho * temp2,
-        rho * (0.5 * un * e7 * a2 - 0.5 * e6 * b2),
-    ]
+    Kinetic::new(nx, ny, w).gy_neg()
 }
 
-/// A quadrant-split flux: half-range in `t` with sign `st` (`+1` for `A1+`,
-/// `-1` for `A1-`) and in `n` with sign `sn`. Each `B` term takes the sign of
-/// its half-range.
-#[inline(always)]
-fn quadrant(nx: f64, ny: f64, w: &Vec4, st: f64, sn: f64) -> Vec4 {
-    let k = kinetic(nx, ny, w);
-    let s1 = k.ut * k.sqrt_beta;
-    let s2 = k.un * k.sqrt_beta;
-    let b1 = b_of(s1, k.sqrt_pi_beta);
-    let b2 = b_of(s2, k.sqrt_pi_beta);
-    let a1 = 0.5 * (1.0 + st * libm::erf(s1));
-    let a2 = 0.5 * (1.0 + sn * libm::erf(s2));
-    let (rho, ut, un) = (k.rho, k.ut, k.un);
-    // `x + s * y` with s = +/-1 is exactly `x + y` or `x - y`.
-    let t_half = ut * a1 + st * b1;
-    let n_half = un * a2 + sn * b2;
-    let temp2 = (k.pr_by_rho + ut * ut) * a1 + st * (ut * b1);
-    let e7 = 7.0 * k.pr_by_rho + k.u_sqr;
-    let e6 = 6.0 * k.pr_by_rho + k.u_sqr;
-    let energy_t = 0.5 * ut * e7 * a1;
-    let energy_b = 0.5 * b1 * e6;
-    let temp4 = 0.5 * rho * un * b2 * t_half;
-    [
-        rho * a2 * t_half,
-        rho * a2 * temp2,
-        rho * t_half * n_half,
-        rho * a2 * (energy_t + st * energy_b) + sn * temp4,
-    ]
-}
-
-/// Quadrant flux I: `(A1-, A2-)`.
-#[inline]
+/// Quadrant flux I of state `w` in the frame of `(nx, ny)`.
 pub fn gx_quad_1(nx: f64, ny: f64, w: &Vec4) -> Vec4 {
-    quadrant(nx, ny, w, -1.0, -1.0)
+    Kinetic::new(nx, ny, w).quad_1()
 }
 
-/// Quadrant flux II: `(A1+, A2-)`.
-#[inline]
+/// Quadrant flux II of state `w` in the frame of `(nx, ny)`.
 pub fn gx_quad_2(nx: f64, ny: f64, w: &Vec4) -> Vec4 {
-    quadrant(nx, ny, w, 1.0, -1.0)
+    Kinetic::new(nx, ny, w).quad_2()
 }
 
-/// Quadrant flux III: `(A1+, A2+)`.
-///
-/// One public C++ snapshot of the reference has `ut A1+ - B1` in this flux's
-/// energy coupling term; the reference outputs qflow is verified against
-/// (and the Fortran and Julia codes) have the half-range moment `ut A1+ + B1`
-/// used here.
-#[inline]
+/// Quadrant flux III of state `w` in the frame of `(nx, ny)`.
 pub fn gx_quad_3(nx: f64, ny: f64, w: &Vec4) -> Vec4 {
-    quadrant(nx, ny, w, 1.0, 1.0)
+    Kinetic::new(nx, ny, w).quad_3()
 }
 
-/// Quadrant flux IV: `(A1-, A2+)`.
-#[inline]
+/// Quadrant flux IV of state `w` in the frame of `(nx, ny)`.
 pub fn gx_quad_4(nx: f64, ny: f64, w: &Vec4) -> Vec4 {
-    quadrant(nx, ny, w, -1.0, 1.0)
+    Kinetic::new(nx, ny, w).quad_4()
 }
 
 #[cfg(test)]

@@ -1,9 +1,7 @@
 //! The solver's view of a cloud: coordinates, normals, kinds, stencils and
 //! the force-integration data, built once before the iterations.
 
-use qflow_cloud::geometry::{
-    boundary_normal, boundary_normals, split_stencils, Csr, SplitStencils,
-};
+use qflow_cloud::geometry::{boundary_normal, boundary_normals, Csr};
 use qflow_cloud::{Cloud, PointKind, NO_POINT};
 
 use crate::settings::ForceNormals;
@@ -24,10 +22,10 @@ pub struct Geometry {
     pub kind: Vec<PointKind>,
     /// The limiter's length scale per point.
     pub min_dist: Vec<f64>,
-    /// The full stencils.
+    /// The stencils (neighbour lists, in stencil order). The split stencils
+    /// are not stored: the flux kernel sorts each neighbour into them by the
+    /// signs of its offset as it goes.
     pub stencil: Csr,
-    /// The split stencils.
-    pub split: SplitStencils,
     /// The points that take part in the force sums.
     pub surface: Vec<SurfacePoint>,
 }
@@ -56,7 +54,6 @@ impl Geometry {
     /// [`qflow_cloud::check::check`] (boundary points with valid neighbours).
     pub fn new(cloud: &Cloud, force_normals: ForceNormals) -> Self {
         let (nx, ny) = boundary_normals(cloud);
-        let split = split_stencils(cloud, &nx, &ny);
         let mut surface = Vec::new();
         for i in 0..cloud.len() {
             let (l, r) = (cloud.left[i], cloud.right[i]);
@@ -93,7 +90,6 @@ impl Geometry {
                 start: cloud.nbr_start.clone(),
                 idx: cloud.nbr.clone(),
             },
-            split,
             surface,
         }
     }
@@ -114,10 +110,6 @@ impl Geometry {
         8 * 5 * self.len()
             + self.kind.len()
             + csr(&self.stencil)
-            + csr(&self.split.xpos)
-            + csr(&self.split.xneg)
-            + csr(&self.split.ypos)
-            + csr(&self.split.yneg)
             + self.surface.len() * std::mem::size_of::<SurfacePoint>()
     }
 }

@@ -23,7 +23,7 @@
 //! | [`flux_residual`] | `q`, `qx`, `qy` | `res` |
 //! | [`state_update`] | - | `prim` |
 
-use crate::flux;
+use crate::flux::Kinetic;
 use crate::gas::{self, FreeStream};
 use crate::geometry::Geometry;
 use crate::limiter::{venkat_epsilon, venkatakrishnan};
@@ -249,15 +249,6 @@ pub struct FluxInputs<'a> {
     pub delta: &'a [f64],
 }
 
-/// Which derivative of a split flux a split stencil gives.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Direction {
-    /// `dG/ds` (x-type fluxes).
-    S,
-    /// `dG/dn` (y-type fluxes).
-    N,
-}
-
 /// The reconstructed state at point `i` towards the offset `(dx, dy)`:
 /// `qt = q_i - phi/2 (dx qx_i + dy qy_i)`, limited per component, as a
 /// primitive state.
@@ -277,90 +268,137 @@ fn reconstruct(p: &Params, f: &FluxInputs, epsi: f64, i: usize, dx: f64, dy: f64
     gas::primitive_of_q(&qt)
 }
 
-/// The derivative of split flux `flux` along `dir` at point `i` over the
-/// split stencil `stencil` (eq. 11): least squares in the point's s-n frame
-/// on the differences `G(qt_k) - G(qt_i)` of the fluxes of the reconstructed
-/// states, both in the frame of point `i`.
-#[inline(always)]
-fn split_flux_derivative(
-    g: &Geometry,
-    p: &Params,
-    f: &FluxInputs,
-    i: usize,
-    stencil: &[u32],
-    dir: Direction,
-    flux: impl Fn(f64, f64, &Vec4) -> Vec4,
-) -> Vec4 {
+/// Least-squares sums of one split stencil in the point's s-n frame: the
+/// moments of the offsets and, per component, the weighted flux differences.
+#[derive(Default)]
+struct SplitSums {
+    sss: f64,
+    snn: f64,
+    ssn: f64,
+    sdf_s: Vec4,
+    sdf_n: Vec4,
+}
+
+impl SplitSums {
+    /// Adds a neighbour at `(ds, dn)` (weighted `(ds_w, dn_w)`) with flux
+    /// difference `g_k - g_i`.
+    #[inline(always)]
+    fn add(&mut self, ds: f64, dn: f64, ds_w: f64, dn_w: f64, g_k: &Vec4, g_i: &Vec4) {
+        self.sss += ds * ds_w;
+        self.snn += dn * dn_w;
+        self.ssn += ds * dn_w;
+        for c in 0..4 {
+            let d = g_k[c] - g_i[c];
+            self.sdf_s[c] += d * ds_w;
+            self.sdf_n[c] += d * dn_w;
+        }
+    }
+
+    /// `dG/ds` (x-type fluxes).
+    #[inline(always)]
+    fn d_ds(&self) -> Vec4 {
+        let one_by_det = 1.0 / (self.sss * self.snn - self.ssn * self.ssn);
+        let mut out = [0.0; 4];
+        for c in 0..4 {
+            out[c] = (self.sdf_s[c] * self.snn - self.sdf_n[c] * self.ssn) * one_by_det;
+        }
+        out
+    }
+
+    /// `dG/dn` (y-type fluxes).
+    #[inline(always)]
+    fn d_dn(&self) -> Vec4 {
+        let one_by_det = 1.0 / (self.sss * self.snn - self.ssn * self.ssn);
+        let mut out = [0.0; 4];
+        for c in 0..4 {
+            out[c] = (self.sdf_n[c] * self.sss - self.sdf_s[c] * self.ssn) * one_by_det;
+        }
+        out
+    }
+}
+
+/// The flux residual of point `i` for its kind.
+///
+/// One pass over the stencil does the four split-flux derivatives (eq. 11):
+/// each neighbour `k` is reconstructed once, `qt_i` and `qt_k` towards the
+/// same offset, and its flux differences `G(qt_k) - G(qt_i)` (both in the
+/// frame of point `i`) go to every split stencil it belongs to: `xpos` when
+/// `ds <= 0`, `xneg` when `ds >= 0`, and by `dn` likewise (all of them to
+/// `yneg` at a wall, to `ypos` at the far field). Sums run in stencil order,
+/// as over the precomputed split stencils, so the result is the same bits.
+#[inline]
+pub fn flux_residual_point(g: &Geometry, p: &Params, f: &FluxInputs, i: usize) -> Vec4 {
     let (xi, yi, nx, ny) = (g.x[i], g.y[i], g.nx[i], g.ny[i]);
+    let kind = g.kind[i];
     let eps_i = venkat_epsilon(p.vl_const, g.min_dist[i]);
-    let (mut sss, mut snn, mut ssn) = (0.0f64, 0.0f64, 0.0f64);
-    let mut sdf_s = [0.0f64; 4];
-    let mut sdf_n = [0.0f64; 4];
-    for &k in stencil {
+    let (mut xpos, mut xneg) = (SplitSums::default(), SplitSums::default());
+    let (mut ypos, mut yneg) = (SplitSums::default(), SplitSums::default());
+    for &k in g.stencil.row(i) {
         let k = k as usize;
         let dx = g.x[k] - xi;
         let dy = g.y[k] - yi;
         let ds = dx * ny - dy * nx;
         let dn = dx * nx + dy * ny;
         let w = weight(p.power, || (ds * ds + dn * dn).sqrt());
-        let ds_w = ds * w;
-        let dn_w = dn * w;
-        sss += ds * ds_w;
-        snn += dn * dn_w;
-        ssn += ds * dn_w;
+        let (ds_w, dn_w) = (ds * w, dn * w);
         let eps_k = venkat_epsilon(p.vl_const, g.min_dist[k]);
-        let g_i = flux(nx, ny, &reconstruct(p, f, eps_i, i, dx, dy));
-        let g_k = flux(nx, ny, &reconstruct(p, f, eps_k, k, dx, dy));
-        for c in 0..4 {
-            let d = g_k[c] - g_i[c];
-            sdf_s[c] += d * ds_w;
-            sdf_n[c] += d * dn_w;
+        let ki = Kinetic::new(nx, ny, &reconstruct(p, f, eps_i, i, dx, dy));
+        let kk = Kinetic::new(nx, ny, &reconstruct(p, f, eps_k, k, dx, dy));
+        match kind {
+            PointKind::Interior => {
+                if ds <= 0.0 {
+                    xpos.add(ds, dn, ds_w, dn_w, &kk.gx_pos(), &ki.gx_pos());
+                }
+                if ds >= 0.0 {
+                    xneg.add(ds, dn, ds_w, dn_w, &kk.gx_neg(), &ki.gx_neg());
+                }
+                if dn <= 0.0 {
+                    ypos.add(ds, dn, ds_w, dn_w, &kk.gy_pos(), &ki.gy_pos());
+                }
+                if dn >= 0.0 {
+                    yneg.add(ds, dn, ds_w, dn_w, &kk.gy_neg(), &ki.gy_neg());
+                }
+            }
+            PointKind::Wall => {
+                if ds <= 0.0 {
+                    xpos.add(ds, dn, ds_w, dn_w, &kk.quad_2(), &ki.quad_2());
+                }
+                if ds >= 0.0 {
+                    xneg.add(ds, dn, ds_w, dn_w, &kk.quad_1(), &ki.quad_1());
+                }
+                yneg.add(ds, dn, ds_w, dn_w, &kk.gy_neg(), &ki.gy_neg());
+            }
+            PointKind::Outer => {
+                if ds <= 0.0 {
+                    xpos.add(ds, dn, ds_w, dn_w, &kk.quad_3(), &ki.quad_3());
+                }
+                if ds >= 0.0 {
+                    xneg.add(ds, dn, ds_w, dn_w, &kk.quad_4(), &ki.quad_4());
+                }
+                ypos.add(ds, dn, ds_w, dn_w, &kk.gy_pos(), &ki.gy_pos());
+            }
         }
     }
-    let det = sss * snn - ssn * ssn;
-    let one_by_det = 1.0 / det;
-    let mut out = [0.0; 4];
-    for c in 0..4 {
-        out[c] = match dir {
-            Direction::S => (sdf_s[c] * snn - sdf_n[c] * ssn) * one_by_det,
-            Direction::N => (sdf_n[c] * sss - sdf_s[c] * ssn) * one_by_det,
-        };
-    }
-    out
-}
-
-/// The flux residual of point `i` for its kind.
-#[inline]
-pub fn flux_residual_point(g: &Geometry, p: &Params, f: &FluxInputs, i: usize) -> Vec4 {
-    use Direction::{N, S};
-    let s = &g.split;
     let delta = f.delta[i];
     let mut r = [0.0; 4];
-    match g.kind[i] {
+    match kind {
+        PointKind::Interior => {
+            let (a, b, c, d) = (xpos.d_ds(), xneg.d_ds(), ypos.d_dn(), yneg.d_dn());
+            for m in 0..4 {
+                r[m] = delta * (a[m] + b[m] + c[m] + d[m]);
+            }
+        }
         PointKind::Wall => {
-            let gxp = split_flux_derivative(g, p, f, i, s.xpos.row(i), S, flux::gx_quad_2);
-            let gxn = split_flux_derivative(g, p, f, i, s.xneg.row(i), S, flux::gx_quad_1);
-            let gyn = split_flux_derivative(g, p, f, i, s.yneg.row(i), N, flux::gy_neg);
-            for c in 0..4 {
+            let (a, b, d) = (xpos.d_ds(), xneg.d_ds(), yneg.d_dn());
+            for m in 0..4 {
                 // The reference's factor 2 at walls (the update halves R).
-                r[c] = delta * (gxp[c] + gxn[c] + gyn[c]) * 2.0;
+                r[m] = delta * (a[m] + b[m] + d[m]) * 2.0;
             }
         }
         PointKind::Outer => {
-            let gxp = split_flux_derivative(g, p, f, i, s.xpos.row(i), S, flux::gx_quad_3);
-            let gxn = split_flux_derivative(g, p, f, i, s.xneg.row(i), S, flux::gx_quad_4);
-            let gyp = split_flux_derivative(g, p, f, i, s.ypos.row(i), N, flux::gy_pos);
-            for c in 0..4 {
-                r[c] = delta * (gxp[c] + gxn[c] + gyp[c]);
-            }
-        }
-        PointKind::Interior => {
-            let gxp = split_flux_derivative(g, p, f, i, s.xpos.row(i), S, flux::gx_pos);
-            let gxn = split_flux_derivative(g, p, f, i, s.xneg.row(i), S, flux::gx_neg);
-            let gyp = split_flux_derivative(g, p, f, i, s.ypos.row(i), N, flux::gy_pos);
-            let gyn = split_flux_derivative(g, p, f, i, s.yneg.row(i), N, flux::gy_neg);
-            for c in 0..4 {
-                r[c] = delta * (gxp[c] + gxn[c] + gyp[c] + gyn[c]);
+            let (a, b, c) = (xpos.d_ds(), xneg.d_ds(), ypos.d_dn());
+            for m in 0..4 {
+                r[m] = delta * (a[m] + b[m] + c[m]);
             }
         }
     }
