@@ -141,28 +141,29 @@ fn parse_inner(
 
     // A wrong point count in the header shows first as out-of-range indices;
     // say so in those messages.
-    let count_hint = {
-        let lines = text
-            .split(|&b| b == b'\n')
-            .skip(header_no)
-            .filter(|l| !is_blank(l))
-            .count();
-        if lines != n {
-            format!(" (the header declares {n} points but the file has {lines} point lines)")
-        } else {
-            String::new()
-        }
+    let point_lines = text
+        .split(|&b| b == b'\n')
+        .skip(header_no)
+        .filter(|l| !is_blank(l))
+        .count();
+    let count_hint = if point_lines != n {
+        format!(" (the header declares {n} points but the file has {point_lines} point lines)")
+    } else {
+        String::new()
     };
+    // Reserve for the points the file can hold, not for what a (possibly
+    // corrupt) header claims.
+    let cap = n.min(point_lines);
     let mut c = Cloud {
-        x: Vec::with_capacity(n),
-        y: Vec::with_capacity(n),
-        kind: Vec::with_capacity(n),
-        left: Vec::with_capacity(n),
-        right: Vec::with_capacity(n),
-        shape: Vec::with_capacity(n),
-        min_dist: Vec::with_capacity(n),
-        nbr_start: Vec::with_capacity(n + 1),
-        nbr: Vec::with_capacity(n * 9),
+        x: Vec::with_capacity(cap),
+        y: Vec::with_capacity(cap),
+        kind: Vec::with_capacity(cap),
+        left: Vec::with_capacity(cap),
+        right: Vec::with_capacity(cap),
+        shape: Vec::with_capacity(cap),
+        min_dist: Vec::with_capacity(cap),
+        nbr_start: Vec::with_capacity(cap + 1),
+        nbr: Vec::with_capacity(cap * 9),
         quadtree: None,
     };
     c.nbr_start.push(0);
@@ -371,12 +372,12 @@ fn tokens(l: &[u8]) -> impl Iterator<Item = &[u8]> {
         .filter(|t| !t.is_empty())
 }
 
+/// A field as shown in messages: lossy UTF-8, cut after 40 characters.
 fn show(t: &[u8]) -> String {
     let s = String::from_utf8_lossy(t);
-    if s.len() > 40 {
-        format!("{}...", &s[..40])
-    } else {
-        s.into_owned()
+    match s.char_indices().nth(40) {
+        Some((cut, _)) => format!("{}...", &s[..cut]),
+        None => s.into_owned(),
     }
 }
 
@@ -535,12 +536,17 @@ mod tests {
 
     #[test]
     fn garbage_never_panics() {
-        let samples: [&[u8]; 5] = [
+        let long_utf8 = format!("1\n0 0 0 0 1 0 0.5 1 {}\n", "\u{20ac}".repeat(14));
+        let samples: [&[u8]; 8] = [
             b"\xff\xfe",
             b"2\n1 2 3",
             b"1\n\n\n",
             b"1\n1 1 1 1 1 1 1 -1",
             b"-3\n",
+            &[0xff; 15],
+            long_utf8.as_bytes(),
+            // a huge point count in a tiny file must not reserve memory for it
+            b"3000000000\n",
         ];
         for s in samples {
             let _ = parse(s, Path::new("g"), None);
