@@ -40,3 +40,9 @@ pub fn write_atomically(
         CloudError::io(path, e)
     })
 }
+
+/// CRC-32 (the zlib/PNG polynomial) of `bytes`: the checksum of qflow's
+/// binary files.
+pub fn crc32(bytes: &[u8]) -> u32 {
+    crc32fast::hash(bytes)
+}

@@ -3,6 +3,7 @@
 //! final name.
 #![deny(missing_docs)]
 
+pub mod checkpoint;
 pub mod fields;
 pub mod history;
 pub mod plot;
