@@ -2,5 +2,6 @@
 //! subcommands' work, as a library so that tests can drive it.
 #![deny(missing_docs)]
 
+pub mod bench;
 pub mod case;
 pub mod runner;

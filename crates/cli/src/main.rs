@@ -46,6 +46,33 @@ enum Command {
         #[arg(short, long)]
         quiet: bool,
     },
+    /// Measure RDP (seconds per iteration per point) per kernel.
+    Bench {
+        /// A case file (its cloud and settings); without one, a generated
+        /// NACA 0012 cloud of about --points points at the reference settings.
+        case: Option<PathBuf>,
+        /// Points of the generated cloud.
+        #[arg(long, default_value_t = 9600)]
+        points: usize,
+        /// Backend: serial or threads.
+        #[arg(long, default_value = "threads")]
+        backend: BackendKind,
+        /// Threads of the threads backend (default: all cores).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+        /// Iterations per timed run.
+        #[arg(long, default_value_t = 20)]
+        iterations: u64,
+        /// Untimed iterations before the timed runs.
+        #[arg(long, default_value_t = 5)]
+        warmup: u64,
+        /// Timed runs (the median is reported).
+        #[arg(long, default_value_t = 5)]
+        repeats: usize,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Check a cloud file and report its defects by point number.
     Check {
         /// The cloud file (legacy text format, either variant).
@@ -106,6 +133,44 @@ fn run(cli: Cli) -> Result<()> {
             };
             let summary = run_case(&case, &opts)?;
             print!("{}", summary.render());
+            Ok(())
+        }
+        Command::Bench {
+            case,
+            points,
+            backend,
+            threads,
+            iterations,
+            warmup,
+            repeats,
+            json,
+        } => {
+            let (cloud, name, settings) = match case {
+                Some(path) => {
+                    let c = qflow::case::Case::load(&path)?;
+                    let dir = path.parent().unwrap_or(std::path::Path::new("."));
+                    let (cloud, name) = qflow::runner::load_cloud(&c, dir)?;
+                    (cloud, name, c.settings())
+                }
+                None => {
+                    let g = qflow::bench::naca0012_of_size(points)?;
+                    let name = format!("generated naca0012 {} x {}", g.wall_points, g.rings);
+                    (g.generate()?, name, qflow_lskum::Settings::default())
+                }
+            };
+            let o = qflow::bench::BenchOptions {
+                backend,
+                threads,
+                iterations,
+                warmup,
+                repeats,
+            };
+            let report = qflow::bench::bench(&cloud, &name, &settings, &o)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&report)?);
+            } else {
+                print!("{}", report.render());
+            }
             Ok(())
         }
         Command::Check { cloud } => {

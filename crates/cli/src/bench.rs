@@ -1,0 +1,216 @@
+//! `qflow bench`: RDP (seconds per iteration per point) per kernel, as the
+//! paper's Table 3 reports it, measured as the median of repeated timed runs
+//! after a warm-up.
+
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use qflow_cloud::Cloud;
+use qflow_exec::{create_backend, BackendKind, KernelTimes, Solver, StopRule};
+use qflow_lskum::{Geometry, Settings};
+
+/// What to measure.
+#[derive(Clone, Debug)]
+pub struct BenchOptions {
+    /// Backend.
+    pub backend: BackendKind,
+    /// Threads (0: all cores).
+    pub threads: usize,
+    /// Iterations per timed run.
+    pub iterations: u64,
+    /// Untimed iterations first.
+    pub warmup: u64,
+    /// Timed runs; the median is reported.
+    pub repeats: usize,
+}
+
+/// One kernel's row.
+#[derive(Clone, Debug, Serialize)]
+pub struct KernelRow {
+    /// Kernel name.
+    pub kernel: String,
+    /// Median seconds per iteration per point.
+    pub rdp: f64,
+    /// Smallest over the repeats.
+    pub rdp_min: f64,
+    /// Largest over the repeats.
+    pub rdp_max: f64,
+    /// Share of the total (medians).
+    pub fraction: f64,
+}
+
+/// A benchmark report.
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchReport {
+    /// CPU model and core count.
+    pub machine: String,
+    /// What the cloud is.
+    pub cloud: String,
+    /// Points.
+    pub points: usize,
+    /// Backend with its thread count.
+    pub backend: String,
+    /// Scheme.
+    pub scheme: String,
+    /// Runge-Kutta stages.
+    pub stages: usize,
+    /// Inner iterations of the q-derivatives.
+    pub inner_iterations: u32,
+    /// Iterations per timed run.
+    pub iterations: u64,
+    /// Timed runs.
+    pub repeats: usize,
+    /// Per kernel, in iteration order.
+    pub kernels: Vec<KernelRow>,
+    /// All kernels: median over the repeats of the total.
+    pub total_rdp: f64,
+    /// Bytes of solver state and geometry per point.
+    pub bytes_per_point: f64,
+}
+
+/// The machine, for reports: CPU model and logical cores.
+pub fn machine() -> String {
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|s| s.trim().to_string())
+        })
+        .unwrap_or_else(|| std::env::consts::ARCH.to_string());
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    format!("{model}, {cores} logical cores")
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        0.5 * (v[n / 2 - 1] + v[n / 2])
+    }
+}
+
+/// Runs the benchmark on `cloud` with `settings`.
+pub fn bench(
+    cloud: &Cloud,
+    name: &str,
+    settings: &Settings,
+    o: &BenchOptions,
+) -> Result<BenchReport> {
+    let geom = Arc::new(Geometry::new(cloud, settings.force_normals));
+    let backend = create_backend(o.backend, geom.clone(), settings.into(), o.threads)
+        .map_err(anyhow::Error::msg)?;
+    let mut solver = Solver::new(backend, geom.clone(), settings.clone());
+    let n = cloud.len() as f64;
+    let run = |iters: u64, solver: &mut Solver| -> Result<KernelTimes> {
+        solver.reset_times();
+        let stop = StopRule {
+            max_iters: solver.iteration() + iters,
+            residue_drop: None,
+        };
+        solver
+            .run(&stop, |_| std::ops::ControlFlow::Continue(()))
+            .context("benchmark run")?;
+        Ok(solver.kernel_times().0)
+    };
+    if o.warmup > 0 {
+        run(o.warmup, &mut solver)?;
+    }
+    let mut samples: Vec<KernelTimes> = Vec::with_capacity(o.repeats);
+    for _ in 0..o.repeats.max(1) {
+        samples.push(run(o.iterations, &mut solver)?);
+    }
+    let per = |d: std::time::Duration| d.as_secs_f64() / (o.iterations as f64 * n);
+    let mut totals: Vec<f64> = samples.iter().map(|t| per(t.total())).collect();
+    let total_rdp = median(&mut totals);
+    let names = KernelTimes::default().named().map(|(k, _)| k);
+    let kernels = names
+        .iter()
+        .enumerate()
+        .map(|(k, name)| {
+            let mut v: Vec<f64> = samples.iter().map(|t| per(t.named()[k].1)).collect();
+            let med = median(&mut v);
+            KernelRow {
+                kernel: name.to_string(),
+                rdp: med,
+                rdp_min: v[0],
+                rdp_max: v[v.len() - 1],
+                fraction: if total_rdp > 0.0 {
+                    med / total_rdp
+                } else {
+                    0.0
+                },
+            }
+        })
+        .collect();
+    Ok(BenchReport {
+        machine: machine(),
+        cloud: name.to_string(),
+        points: cloud.len(),
+        backend: solver.backend_name(),
+        scheme: settings.scheme.name().to_string(),
+        stages: settings.scheme.stages(),
+        inner_iterations: settings.inner_iterations,
+        iterations: o.iterations,
+        repeats: samples.len(),
+        kernels,
+        total_rdp,
+        bytes_per_point: (solver.state_bytes() + geom.bytes()) as f64 / n,
+    })
+}
+
+impl BenchReport {
+    /// The table, as text.
+    pub fn render(&self) -> String {
+        let mut s = format!(
+            "machine     {}\ncloud       {} ({} points)\nbackend     {}\nscheme      {} ({} stages), {} inner iterations\n\
+             timing      median of {} runs of {} iterations after a warm-up\nmemory      {:.0} bytes per point\n\n",
+            self.machine,
+            self.cloud,
+            self.points,
+            self.backend,
+            self.scheme,
+            self.stages,
+            self.inner_iterations,
+            self.repeats,
+            self.iterations,
+            self.bytes_per_point
+        );
+        s += &format!(
+            "{:<16} {:>12} {:>12} {:>12} {:>7}\n",
+            "kernel", "RDP (s)", "min", "max", "share"
+        );
+        for k in &self.kernels {
+            s += &format!(
+                "{:<16} {:>12.4e} {:>12.4e} {:>12.4e} {:>6.1}%\n",
+                k.kernel,
+                k.rdp,
+                k.rdp_min,
+                k.rdp_max,
+                100.0 * k.fraction
+            );
+        }
+        s += &format!("{:<16} {:>12.4e}\n", "total", self.total_rdp);
+        s
+    }
+}
+
+/// A NACA 0012 O-grid of about `points` points with the 9,600-point cloud's
+/// proportions (8 wall points for every 3 rings).
+pub fn naca0012_of_size(points: usize) -> Result<qflow_cloud::generate::NacaOGrid> {
+    let wall = (((points as f64) * 8.0 / 3.0).sqrt() / 2.0).round() as usize * 2;
+    let wall = wall.max(qflow_cloud::generate::MIN_WALL_POINTS);
+    let rings = (points / wall).max(qflow_cloud::generate::MIN_RINGS);
+    Ok(qflow_cloud::generate::NacaOGrid {
+        section: "naca0012".parse()?,
+        wall_points: wall,
+        rings,
+        far_field: 10.0 * (rings as f64 / 60.0).max(1.0),
+        stretching: None,
+    })
+}
