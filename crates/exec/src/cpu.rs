@@ -25,7 +25,9 @@ pub struct CpuState {
     pub qx: Vec<Vec4>,
     /// y-derivatives of q.
     pub qy: Vec<Vec4>,
-    /// Inner-iteration output, swapped with `qx`.
+    /// Inner-iteration output, swapped with `qx`; between the last inner
+    /// sweep and the state update it holds the flux residual (the two are
+    /// never live at once, which saves 32 bytes per point).
     pub qx_next: Vec<Vec4>,
     /// Inner-iteration output, swapped with `qy`.
     pub qy_next: Vec<Vec4>,
@@ -33,8 +35,6 @@ pub struct CpuState {
     pub q_max: Vec<Vec4>,
     /// Stencil minima of q.
     pub q_min: Vec<Vec4>,
-    /// Flux residual.
-    pub res: Vec<Vec4>,
     /// Local time step.
     pub delta: Vec<f64>,
 }
@@ -53,14 +53,13 @@ impl CpuState {
             qy_next: v(),
             q_max: v(),
             q_min: v(),
-            res: v(),
             delta: vec![0.0; n],
         }
     }
 
     /// Bytes held.
     pub fn bytes(&self) -> usize {
-        self.prim.len() * (10 * 32 + 8)
+        self.prim.len() * (9 * 32 + 8)
     }
 }
 
@@ -176,7 +175,7 @@ impl Backend for CpuBackend {
             q_min: &s.q_min,
             delta: &s.delta,
         };
-        self.par.for1(&mut s.res, |first, res| {
+        self.par.for1(&mut s.qx_next, |first, res| {
             kernels::flux_residual(g, p, &f, first, res)
         });
     }
@@ -187,7 +186,7 @@ impl Backend for CpuBackend {
         self.par.map_reduce(
             &mut s.prim,
             &s.prim_old,
-            &s.res,
+            &s.qx_next,
             |first, prim, old, res| kernels::state_update(g, p, stage, first, prim, old, res),
             |mut a, b| {
                 a.merge(&b);
