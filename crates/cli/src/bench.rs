@@ -24,6 +24,8 @@ pub struct BenchOptions {
     pub warmup: u64,
     /// Timed runs; the median is reported.
     pub repeats: usize,
+    /// Renumbering applied before the run.
+    pub renumber: qflow_cloud::renumber::Renumbering,
 }
 
 /// One kernel's row.
@@ -68,6 +70,9 @@ pub struct BenchReport {
     pub total_rdp: f64,
     /// Bytes of solver state and geometry per point.
     pub bytes_per_point: f64,
+    /// Renumbering and the mean index gap between a point and its
+    /// neighbours after it.
+    pub renumbering: String,
 }
 
 /// The machine, for reports: CPU model and logical cores.
@@ -102,6 +107,13 @@ pub fn bench(
     settings: &Settings,
     o: &BenchOptions,
 ) -> Result<BenchReport> {
+    let renumbered;
+    let cloud = if o.renumber == qflow_cloud::renumber::Renumbering::None {
+        cloud
+    } else {
+        renumbered = cloud.permuted(&o.renumber.permutation(cloud));
+        &renumbered
+    };
     let geom = Arc::new(Geometry::new(cloud, settings.force_normals));
     let backend = create_backend(o.backend, geom.clone(), settings.into(), o.threads)
         .map_err(anyhow::Error::msg)?;
@@ -161,6 +173,11 @@ pub fn bench(
         kernels,
         total_rdp,
         bytes_per_point: (solver.state_bytes() + geom.bytes()) as f64 / n,
+        renumbering: format!(
+            "{:?} (mean neighbour index gap {:.1})",
+            o.renumber,
+            qflow_cloud::renumber::mean_neighbour_gap(cloud)
+        ),
     })
 }
 
@@ -169,7 +186,7 @@ impl BenchReport {
     pub fn render(&self) -> String {
         let mut s = format!(
             "machine     {}\ncloud       {} ({} points)\nbackend     {}\nscheme      {} ({} stages), {} inner iterations\n\
-             timing      median of {} runs of {} iterations after a warm-up\nmemory      {:.0} bytes per point\n\n",
+             timing      median of {} runs of {} iterations after a warm-up\nmemory      {:.0} bytes per point\nnumbering   {}\n\n",
             self.machine,
             self.cloud,
             self.points,
@@ -179,7 +196,8 @@ impl BenchReport {
             self.inner_iterations,
             self.repeats,
             self.iterations,
-            self.bytes_per_point
+            self.bytes_per_point,
+            self.renumbering
         );
         s += &format!(
             "{:<16} {:>12} {:>12} {:>12} {:>7}\n",

@@ -72,6 +72,9 @@ enum Command {
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// Renumber the points first: none, rcm, hilbert or random.
+        #[arg(long, default_value = "none")]
+        renumber: qflow_cloud::renumber::Renumbering,
     },
     /// Check a cloud file and report its defects by point number.
     Check {
@@ -144,6 +147,7 @@ fn run(cli: Cli) -> Result<()> {
             warmup,
             repeats,
             json,
+            renumber,
         } => {
             let (cloud, name, settings) = match case {
                 Some(path) => {
@@ -164,6 +168,7 @@ fn run(cli: Cli) -> Result<()> {
                 iterations,
                 warmup,
                 repeats,
+                renumber,
             };
             let report = qflow::bench::bench(&cloud, &name, &settings, &o)?;
             if json {
