@@ -18,6 +18,7 @@
 //! vl_const = 50.0
 //! power = 0.0
 //! force_normals = "boundary"   # or "solver"
+//! renumber = "auto"            # or "none", "rcm", "hilbert"
 //!
 //! [stop]
 //! max_iters = 1000
@@ -25,6 +26,9 @@
 //!
 //! [output]
 //! dir = "out"                  # relative to the case file's folder
+//! checkpoint_every = 1000      # iterations; 0: only at the end
+//! vtk = true                   # field.vtu for ParaView
+//! plots = true                 # history.png, cp.png, mach.png
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -142,6 +146,25 @@ pub struct SolverSection {
     pub power: f64,
     /// Normals of the force sum.
     pub force_normals: ForceNormals,
+    /// Renumbering of the points for memory locality: `auto` (reverse
+    /// Cuthill-McKee when it brings neighbours much closer in memory), `none`,
+    /// `rcm` or `hilbert`. Outputs are always in the cloud's own numbering.
+    pub renumber: RenumberChoice,
+}
+
+/// The `renumber` setting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RenumberChoice {
+    /// RCM when it at least halves the mean index gap between a point and its
+    /// neighbours.
+    Auto,
+    /// The cloud's numbering.
+    None,
+    /// Reverse Cuthill-McKee.
+    Rcm,
+    /// Hilbert curve.
+    Hilbert,
 }
 
 impl Default for SolverSection {
@@ -155,6 +178,7 @@ impl Default for SolverSection {
             vl_const: s.vl_const,
             power: s.power,
             force_normals: s.force_normals,
+            renumber: RenumberChoice::Auto,
         }
     }
 }
@@ -179,12 +203,29 @@ impl Default for Stop {
 }
 
 /// The `[output]` section.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Output {
     /// Output folder, relative to the case file's folder (default: `out/<case
     /// name>` in the current folder).
     pub dir: Option<PathBuf>,
+    /// Write a checkpoint every this many iterations (0: only at the end).
+    pub checkpoint_every: u64,
+    /// Write the field for ParaView (`field.vtu`).
+    pub vtk: bool,
+    /// Write PNG plots (convergence, surface Cp, Mach field).
+    pub plots: bool,
+}
+
+impl Default for Output {
+    fn default() -> Self {
+        Output {
+            dir: None,
+            checkpoint_every: 1000,
+            vtk: true,
+            plots: true,
+        }
+    }
 }
 
 impl Case {

@@ -45,6 +45,10 @@ enum Command {
         /// Print only the summary.
         #[arg(short, long)]
         quiet: bool,
+        /// Continue from the checkpoint in the output folder (the result is
+        /// bit-identical to an uninterrupted run).
+        #[arg(long)]
+        resume: bool,
     },
     /// Measure RDP (seconds per iteration per point) per kernel.
     Bench {
@@ -107,6 +111,14 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("QFLOW_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
@@ -126,6 +138,7 @@ fn run(cli: Cli) -> Result<()> {
             output,
             max_iters,
             quiet,
+            resume,
         } => {
             let opts = RunOptions {
                 backend,
@@ -133,6 +146,7 @@ fn run(cli: Cli) -> Result<()> {
                 output,
                 max_iters,
                 quiet,
+                resume,
             };
             let summary = run_case(&case, &opts)?;
             print!("{}", summary.render());

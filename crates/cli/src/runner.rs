@@ -1,21 +1,26 @@
 //! `qflow run`: a case from its file to its outputs.
 
-use std::ops::ControlFlow;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
-use qflow_cloud::{check, legacy, Cloud};
+use indicatif::{ProgressBar, ProgressStyle};
+use qflow_cloud::{check, native, renumber, Cloud};
 use qflow_exec::{
-    create_backend, BackendKind, KernelTimes, Solver, SolverError, StopReason, StopRule,
+    create_backend, BackendKind, IterationReport, KernelTimes, Solver, SolverError, StopReason,
+    StopRule,
 };
+use qflow_io::checkpoint::{self, Checkpoint};
 use qflow_io::history::{self, HistoryRow};
-use qflow_lskum::Geometry;
+use qflow_io::plot;
+use qflow_lskum::{Geometry, Settings, Vec4};
 
-use crate::case::Case;
+use crate::case::{Case, RenumberChoice};
 
 /// Command-line choices of `qflow run` that are not part of the case.
 #[derive(Clone, Debug)]
@@ -30,6 +35,8 @@ pub struct RunOptions {
     pub max_iters: Option<u64>,
     /// Print only the summary.
     pub quiet: bool,
+    /// Continue from the output folder's checkpoint.
+    pub resume: bool,
 }
 
 impl Default for RunOptions {
@@ -40,6 +47,7 @@ impl Default for RunOptions {
             output: None,
             max_iters: None,
             quiet: false,
+            resume: false,
         }
     }
 }
@@ -147,15 +155,15 @@ pub fn kernel_rdp(times: &KernelTimes, iterations: u64, points: usize) -> (f64, 
     (total / denom, kernels)
 }
 
-/// Reads or generates the cloud of a case and checks it; the error lists the
-/// cloud's defects.
+/// Reads (either format) or generates the cloud of a case and checks it; the
+/// error lists the cloud's defects.
 pub fn load_cloud(case: &Case, case_dir: &Path) -> Result<(Cloud, String)> {
     let (cloud, name) = if let Some(file) = &case.cloud.file {
         let path = case_dir.join(file);
         if !path.exists() {
             bail!("cloud file {} does not exist", path.display());
         }
-        (legacy::read(&path)?, path.display().to_string())
+        (native::read_any(&path)?, path.display().to_string())
     } else {
         let spec = case
             .cloud
@@ -215,82 +223,275 @@ pub fn output_dir(case_path: &Path, case: &Case, opts: &RunOptions) -> PathBuf {
     }
 }
 
-/// Runs a case file. Writes `history.csv`, `solution.dat` and `summary.toml`
-/// in the output folder; a run that goes non-physical writes them for the
-/// last good state and returns the error.
+/// The numbering the run uses: `new_of_old` for the cloud.
+pub fn choose_numbering(cloud: &Cloud, choice: RenumberChoice) -> (Vec<u32>, &'static str) {
+    match choice {
+        RenumberChoice::None => (renumber::identity(cloud.len()), "none"),
+        RenumberChoice::Rcm => (renumber::reverse_cuthill_mckee(cloud), "rcm"),
+        RenumberChoice::Hilbert => (renumber::hilbert(cloud), "hilbert"),
+        RenumberChoice::Auto => {
+            // Keep a numbering that already has neighbours close together
+            // (generated clouds do); renumber one that does not.
+            let rcm = renumber::reverse_cuthill_mckee(cloud);
+            let before = renumber::mean_neighbour_gap(cloud);
+            let after = renumber::mean_neighbour_gap(&cloud.permuted(&rcm));
+            if after < 0.5 * before {
+                (rcm, "rcm (auto)")
+            } else {
+                (renumber::identity(cloud.len()), "none (auto)")
+            }
+        }
+    }
+}
+
+/// The settings that define the discrete problem (a checkpoint of another
+/// problem cannot be resumed; CFL and scheme may change, since the steady
+/// state does not depend on them).
+fn problem_key(s: &Settings) -> String {
+    format!(
+        "mach = {:?}\naoa = {:?}\ninner_iterations = {}\nvl_const = {:?}\npower = {:?}\nlimiter = {:?}\n",
+        s.mach, s.aoa, s.inner_iterations, s.vl_const, s.power, s.limiter
+    )
+}
+
+/// Progress display: a bar on a terminal, periodic log lines otherwise.
+struct Progress {
+    bar: Option<ProgressBar>,
+    last_line: Instant,
+    quiet: bool,
+}
+
+impl Progress {
+    fn new(quiet: bool, first: u64, max_iters: u64) -> Self {
+        let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
+            let b = ProgressBar::new(max_iters);
+            b.set_style(
+                ProgressStyle::with_template(
+                    "{elapsed_precise} [{bar:30}] {pos}/{len} it  {msg}  (left ~{eta})",
+                )
+                .expect("a valid template")
+                .progress_chars("=> "),
+            );
+            b.set_position(first);
+            b
+        });
+        Progress {
+            bar,
+            last_line: Instant::now(),
+            quiet,
+        }
+    }
+
+    fn update(&mut self, r: &IterationReport, elapsed: f64) {
+        let c = &r.coefficients;
+        if let Some(b) = &self.bar {
+            b.set_position(r.iteration);
+            if r.iteration % 10 == 0 || r.iteration <= 2 {
+                b.set_message(format!(
+                    "log10 res {:.4}  Cl {:.6}  Cd {:.6}",
+                    r.log_residue, c.cl, c.cd
+                ));
+            }
+        } else if !self.quiet
+            && (r.iteration == 1 || self.last_line.elapsed() >= Duration::from_secs(10))
+        {
+            self.last_line = Instant::now();
+            tracing::info!(
+                "iteration {} log10 residue {:.5} Cl {:.8} Cd {:.8} ({:.1} s)",
+                r.iteration,
+                r.log_residue,
+                c.cl,
+                c.cd,
+                elapsed
+            );
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+/// Everything that stands between iterations and outputs.
+struct Run<'a> {
+    cloud: &'a Cloud,
+    new_of_old: Vec<u32>,
+    settings: Settings,
+    out_dir: PathBuf,
+    fingerprint: u64,
+}
+
+impl Run<'_> {
+    /// The solver's state in the cloud's own numbering.
+    fn user_state(&self, solver: &mut Solver) -> Vec<Vec4> {
+        let internal = solver.state();
+        self.new_of_old
+            .iter()
+            .map(|&new| internal[new as usize])
+            .collect()
+    }
+
+    fn checkpoint(&self, solver: &mut Solver, rows: &[HistoryRow]) -> Result<()> {
+        let cp = Checkpoint {
+            iteration: solver.iteration(),
+            reference_residue: solver.reference_residue(),
+            cloud_fingerprint: self.fingerprint,
+            settings: problem_key(&self.settings),
+            history: rows.to_vec(),
+            state: self.user_state(solver),
+        };
+        cp.write(&self.out_dir.join(CHECKPOINT))
+            .context("writing the checkpoint")
+    }
+
+    /// The final outputs, for the solver's current state.
+    fn outputs(&self, solver: &mut Solver, rows: &[HistoryRow], case: &Case) -> Result<()> {
+        let fs = self.settings.free_stream();
+        let prim = self.user_state(solver);
+        let d = &self.out_dir;
+        history::write(&d.join("history.csv"), rows)?;
+        qflow_io::fields::write_solution(&d.join("solution.dat"), self.cloud, &prim, &fs)?;
+        if self.cloud.shape.iter().any(|&s| s > 0) {
+            qflow_io::surface::write_surface(&d.join("surface.csv"), self.cloud, &prim, &fs)?;
+        }
+        if case.output.vtk {
+            qflow_io::vtk::write_vtu(&d.join("field.vtu"), self.cloud, &prim, &fs)?;
+        }
+        if case.output.plots {
+            plot::plot_history(&d.join("history.png"), rows).context("plotting the history")?;
+            if self.cloud.shape.iter().any(|&s| s > 0) {
+                plot::plot_surface_cp(&d.join("cp.png"), self.cloud, &prim, &fs)
+                    .context("plotting the surface Cp")?;
+                plot::plot_mach_field(&d.join("mach.png"), self.cloud, &prim, None, (1200, 900))
+                    .context("plotting the Mach field")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The checkpoint's file name in the output folder.
+pub const CHECKPOINT: &str = "checkpoint.qchk";
+
+/// Runs a case file. Writes `history.csv`, `solution.dat`, `surface.csv`,
+/// `field.vtu`, PNG plots, `checkpoint.qchk` and `summary.toml` in the output
+/// folder; a run that goes non-physical writes them for the last good state
+/// and returns the error.
 pub fn run_case(case_path: &Path, opts: &RunOptions) -> Result<Summary> {
     let case = Case::load(case_path)?;
     let case_dir = case_path.parent().unwrap_or(Path::new("."));
     let out_dir = output_dir(case_path, &case, opts);
     prepare_output_dir(&out_dir)?;
     let (cloud, _) = load_cloud(&case, case_dir)?;
-
     let settings = case.settings();
-    let geom = Arc::new(Geometry::new(&cloud, settings.force_normals));
+
+    let (new_of_old, numbering) = choose_numbering(&cloud, case.solver.renumber);
+    let internal = cloud.permuted(&new_of_old);
+    let geom = Arc::new(Geometry::new(&internal, settings.force_normals));
+    drop(internal);
     let backend = create_backend(opts.backend, geom.clone(), (&settings).into(), opts.threads)
         .map_err(anyhow::Error::msg)?;
     let mut solver = Solver::new(backend, geom, settings.clone());
+    solver.set_original_numbering(renumber::inverse(&new_of_old).into());
+    let run = Run {
+        cloud: &cloud,
+        new_of_old,
+        settings: settings.clone(),
+        out_dir: out_dir.clone(),
+        fingerprint: checkpoint::fingerprint(&cloud),
+    };
+
+    let mut rows: Vec<HistoryRow> = Vec::new();
+    let mut wall_offset = 0.0;
+    if opts.resume {
+        let path = out_dir.join(CHECKPOINT);
+        let cp = Checkpoint::read(&path).with_context(|| "cannot resume".to_string())?;
+        if cp.cloud_fingerprint != run.fingerprint || cp.state.len() != cloud.len() {
+            bail!(
+                "cannot resume from {}: it is a checkpoint of another cloud",
+                path.display()
+            );
+        }
+        let key = problem_key(&settings);
+        if cp.settings != key {
+            bail!(
+                "cannot resume from {}: the case's settings define another problem\n  checkpoint:\n{}  case:\n{}",
+                path.display(),
+                indent(&cp.settings),
+                indent(&key)
+            );
+        }
+        let mut state = vec![[0.0; 4]; cloud.len()];
+        for (old, &new) in run.new_of_old.iter().enumerate() {
+            state[new as usize] = cp.state[old];
+        }
+        solver.resume(cp.iteration, cp.reference_residue, &state);
+        wall_offset = cp.history.last().map_or(0.0, |r| r.wall_seconds);
+        rows = cp.history;
+    }
     let stop = StopRule {
         max_iters: opts.max_iters.unwrap_or(case.stop.max_iters),
         residue_drop: case.stop.residue_drop,
     };
     if !opts.quiet {
         eprintln!(
-            "qflow: {} points, {}, {} with {} inner iterations, M {} at {} deg, up to {} iterations",
+            "qflow: {} points (numbering {numbering}), {}, {} with {} inner iterations, M {} at {} deg, iterations {}..{}",
             cloud.len(),
             solver.backend_name(),
             settings.scheme.name(),
             settings.inner_iterations,
             settings.mach,
             settings.aoa,
+            solver.iteration() + 1,
             stop.max_iters
         );
     }
 
-    let history_path = out_dir.join("history.csv");
-    let mut rows: Vec<HistoryRow> = Vec::with_capacity(stop.max_iters.min(1 << 20) as usize);
-    let start = Instant::now();
-    let mut last_print = Instant::now();
-    let mut last_save = Instant::now();
-    let mut io_error: Option<anyhow::Error> = None;
-    let outcome = solver.run(&stop, |r| {
-        rows.push(HistoryRow {
-            report: *r,
-            wall_seconds: start.elapsed().as_secs_f64(),
-        });
-        if !opts.quiet && (r.iteration == 1 || last_print.elapsed() >= Duration::from_secs(2)) {
-            last_print = Instant::now();
-            eprintln!(
-                "iter {:>8}  log10 res {:>10.5}  Cl {:>12.8}  Cd {:>12.8}  {:.1} s",
-                r.iteration,
-                r.log_residue,
-                r.coefficients.cl,
-                r.coefficients.cd,
-                start.elapsed().as_secs_f64()
-            );
-        }
-        if last_save.elapsed() >= Duration::from_secs(30) {
-            last_save = Instant::now();
-            if let Err(e) = history::write(&history_path, &rows) {
-                io_error = Some(e.into());
-                return ControlFlow::Break(());
-            }
-        }
-        ControlFlow::Continue(())
-    });
-    let wall = start.elapsed().as_secs_f64();
-    if let Some(e) = io_error {
-        return Err(e.context("writing the history"));
+    let interrupted = Arc::new(AtomicBool::new(false));
+    {
+        let flag = interrupted.clone();
+        // A second handler cannot be installed (tests run several cases in
+        // one process): then Ctrl-C simply ends the process as usual.
+        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::SeqCst));
     }
 
-    history::write(&history_path, &rows)?;
-    let prim = solver.state();
-    qflow_io::fields::write_solution(
-        &out_dir.join("solution.dat"),
-        &cloud,
-        &prim,
-        &settings.free_stream(),
-    )?;
+    let start = Instant::now();
+    let mut progress = Progress::new(opts.quiet, solver.iteration(), stop.max_iters);
+    let every = case.output.checkpoint_every;
+    let outcome: Result<StopReason, SolverError> = loop {
+        if solver.iteration() >= stop.max_iters {
+            break Ok(StopReason::MaxIterations);
+        }
+        if interrupted.load(Ordering::SeqCst) {
+            break Ok(StopReason::Interrupted);
+        }
+        let r = match solver.step() {
+            Ok(r) => r,
+            Err(e) => break Err(e),
+        };
+        let elapsed = wall_offset + start.elapsed().as_secs_f64();
+        rows.push(HistoryRow {
+            report: r,
+            wall_seconds: elapsed,
+        });
+        progress.update(&r, elapsed);
+        if every > 0 && r.iteration % every == 0 && r.iteration < stop.max_iters {
+            run.checkpoint(&mut solver, &rows)?;
+            history::write(&out_dir.join("history.csv"), &rows)?;
+        }
+        if let Some(drop) = stop.residue_drop {
+            if r.iteration > 2 && r.log_residue <= -drop {
+                break Ok(StopReason::Converged);
+            }
+        }
+    };
+    progress.finish();
+    let wall = start.elapsed().as_secs_f64();
+
+    run.checkpoint(&mut solver, &rows)?;
+    run.outputs(&mut solver, &rows, &case)?;
 
     let last = rows.last().map(|r| r.report);
     let (times, timed) = solver.kernel_times();
@@ -330,8 +531,12 @@ pub fn run_case(case_path: &Path, opts: &RunOptions) -> Result<Summary> {
     match outcome {
         Ok(_) => Ok(summary),
         Err(e @ SolverError::NonPhysical { .. }) => Err(anyhow::Error::new(e).context(format!(
-            "the run stopped; outputs of the last good state are in {}",
+            "the run stopped; outputs and checkpoint of the last good state are in {}",
             out_dir.display()
         ))),
     }
+}
+
+fn indent(s: &str) -> String {
+    s.lines().map(|l| format!("    {l}\n")).collect()
 }

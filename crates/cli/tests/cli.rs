@@ -257,6 +257,13 @@ fn a_diverging_run_stops_with_the_point_and_keeps_the_last_good_state() {
         .all(|l| !l.contains("NaN") && !l.contains("inf")));
     let e = stderr(&o);
     assert!(e.contains(&format!("after iteration {done} kept")), "{e}");
+    // the checkpoint holds the last good state
+    let cp = qflow_io::checkpoint::Checkpoint::read(&out.join("checkpoint.qchk")).unwrap();
+    assert_eq!(cp.iteration, done as u64);
+    assert!(cp
+        .state
+        .iter()
+        .all(|w| w[0] > 0.0 && w[3] > 0.0 && w.iter().all(|v| v.is_finite())));
 }
 
 #[test]
@@ -272,5 +279,162 @@ fn bad_generate_arguments_are_errors() {
     assert_fails_with(
         &qflow(&["generate", "naca0012", "--far-field", "0.3", "-o", o]),
         &["far"],
+    );
+}
+
+/// Every file under a final name in `dir` is whole: the checkpoint reads
+/// back, history.csv has complete rows.
+fn assert_outputs_whole(dir: &Path) {
+    let cp = dir.join("checkpoint.qchk");
+    if cp.exists() {
+        qflow_io::checkpoint::Checkpoint::read(&cp).expect("a whole checkpoint");
+    }
+    let h = dir.join("history.csv");
+    if h.exists() {
+        let text = std::fs::read_to_string(&h).unwrap();
+        assert!(text.ends_with('\n'));
+        for l in text.lines().skip(1) {
+            assert_eq!(l.split(',').count(), 7, "partial row: {l}");
+        }
+    }
+}
+
+#[test]
+fn a_killed_run_resumes_to_the_same_bits() {
+    let d = scratch("resume");
+    let cloud = small_cloud(&d);
+    let case = d.join("case.toml");
+    std::fs::write(
+        &case,
+        format!(
+            "[cloud]\nfile = \"{}\"\n[solver]\ncfl = 0.5\n[stop]\nmax_iters = 400\n\
+             [output]\ncheckpoint_every = 25\nplots = false\nvtk = false\n",
+            cloud.display()
+        ),
+    )
+    .unwrap();
+    let (full, cut) = (d.join("full"), d.join("cut"));
+    let o = qflow(&[
+        "run",
+        case.to_str().unwrap(),
+        "-o",
+        full.to_str().unwrap(),
+        "-q",
+        "--threads",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    // Start the same run and SIGKILL it between checkpoints.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_qflow"))
+        .args([
+            "run",
+            case.to_str().unwrap(),
+            "-o",
+            cut.to_str().unwrap(),
+            "-q",
+            "--threads",
+            "1",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let cp = cut.join("checkpoint.qchk");
+    let t = std::time::Instant::now();
+    loop {
+        if let Ok(c) = qflow_io::checkpoint::Checkpoint::read(&cp) {
+            if c.iteration >= 100 {
+                break;
+            }
+        }
+        assert!(t.elapsed().as_secs() < 120, "no checkpoint appeared");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(37));
+    child.kill().unwrap(); // SIGKILL
+    let status = child.wait().unwrap();
+    assert!(
+        !status.success(),
+        "the run finished before it could be killed"
+    );
+    assert_outputs_whole(&cut);
+    let killed_at = qflow_io::checkpoint::Checkpoint::read(&cp)
+        .unwrap()
+        .iteration;
+    assert!(killed_at < 400);
+
+    let o = qflow(&[
+        "run",
+        case.to_str().unwrap(),
+        "-o",
+        cut.to_str().unwrap(),
+        "-q",
+        "--threads",
+        "2",
+        "--resume",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let a = std::fs::read_to_string(full.join("solution.dat")).unwrap();
+    let b = std::fs::read_to_string(cut.join("solution.dat")).unwrap();
+    assert!(
+        a == b,
+        "resumed solution differs (killed after iteration {killed_at})"
+    );
+    let cols = |p: &Path| -> Vec<String> {
+        std::fs::read_to_string(p)
+            .unwrap()
+            .lines()
+            .map(|l| l.rsplitn(2, ',').nth(1).unwrap_or(l).to_string())
+            .collect()
+    };
+    assert_eq!(
+        cols(&full.join("history.csv")),
+        cols(&cut.join("history.csv"))
+    );
+}
+
+#[test]
+fn resume_refuses_another_problem() {
+    let d = scratch("resume-other");
+    let cloud = small_cloud(&d);
+    let case = write_case(&d, &cloud, "[output]\nplots = false\nvtk = false\n");
+    let out = d.join("o");
+    let o = qflow(&[
+        "run",
+        case.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let other = d.join("other.toml");
+    std::fs::write(
+        &other,
+        format!(
+            "[cloud]\nfile = \"{}\"\n[flow]\nmach = 0.8\n[stop]\nmax_iters = 9\n",
+            cloud.display()
+        ),
+    )
+    .unwrap();
+    assert_fails_with(
+        &qflow(&[
+            "run",
+            other.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--resume",
+        ]),
+        &["cannot resume", "mach"],
+    );
+    assert_fails_with(
+        &qflow(&[
+            "run",
+            case.to_str().unwrap(),
+            "-o",
+            d.join("empty").to_str().unwrap(),
+            "--resume",
+        ]),
+        &["cannot resume", "checkpoint.qchk"],
     );
 }
