@@ -65,4 +65,12 @@ pub trait Backend: Send {
     /// Bytes of solution state and scratch the backend holds (geometry
     /// excluded).
     fn state_bytes(&self) -> usize;
+
+    /// The thread pool the backend's kernels run on, if any: the solver runs
+    /// each whole iteration inside it, so that the kernels' parallel loops
+    /// start from a worker thread (no job is injected from outside, which
+    /// keeps the iteration free of allocation).
+    fn pool(&self) -> Option<std::sync::Arc<rayon::ThreadPool>> {
+        None
+    }
 }

@@ -210,4 +210,11 @@ impl Backend for CpuBackend {
     fn state_bytes(&self) -> usize {
         self.s.bytes()
     }
+
+    fn pool(&self) -> Option<Arc<rayon::ThreadPool>> {
+        match &self.par {
+            Par::Seq => None,
+            Par::Rayon(p) => Some(p.clone()),
+        }
+    }
 }

@@ -230,6 +230,13 @@ impl Solver {
 
     /// Runs one iteration.
     pub fn step(&mut self) -> Result<IterationReport, SolverError> {
+        match self.backend.pool() {
+            Some(pool) => pool.install(|| self.step_here()),
+            None => self.step_here(),
+        }
+    }
+
+    fn step_here(&mut self) -> Result<IterationReport, SolverError> {
         let start = Instant::now();
         let iteration = self.iteration + 1;
         let b = &mut *self.backend;
