@@ -360,7 +360,9 @@ impl Run<'_> {
             qflow_io::vtk::write_vtu(&d.join("field.vtu"), self.cloud, &prim, &fs)?;
         }
         if case.output.plots {
-            plot::plot_history(&d.join("history.png"), rows).context("plotting the history")?;
+            if !rows.is_empty() {
+                plot::plot_history(&d.join("history.png"), rows).context("plotting the history")?;
+            }
             if self.cloud.shape.iter().any(|&s| s > 0) {
                 plot::plot_surface_cp(&d.join("cp.png"), self.cloud, &prim, &fs)
                     .context("plotting the surface Cp")?;

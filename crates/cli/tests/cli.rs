@@ -103,6 +103,20 @@ fn a_case_runs_and_writes_its_outputs() {
     let solution = std::fs::read_to_string(out.join("solution.dat")).unwrap();
     assert_eq!(solution.lines().count(), 1 + 48 * 16);
     assert!(out.join("summary.toml").exists());
+    for f in [
+        "surface.csv",
+        "field.vtu",
+        "history.png",
+        "cp.png",
+        "mach.png",
+        "checkpoint.qchk",
+    ] {
+        let len = std::fs::metadata(out.join(f)).map(|m| m.len()).unwrap_or(0);
+        assert!(len > 100, "{f} missing or empty");
+    }
+    assert!(std::fs::read(out.join("history.png"))
+        .unwrap()
+        .starts_with(b"\x89PNG"));
     // no temporary file is left behind
     for e in std::fs::read_dir(&out).unwrap() {
         let name = e.unwrap().file_name().to_string_lossy().into_owned();
@@ -385,7 +399,7 @@ fn a_killed_run_resumes_to_the_same_bits() {
         std::fs::read_to_string(p)
             .unwrap()
             .lines()
-            .map(|l| l.rsplitn(2, ',').nth(1).unwrap_or(l).to_string())
+            .map(|l| l.rsplit_once(',').map_or(l, |x| x.0).to_string())
             .collect()
     };
     assert_eq!(

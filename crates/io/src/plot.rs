@@ -116,13 +116,16 @@ pub fn plot_history(path: &Path, rows: &[HistoryRow]) -> Result<(), PlotError> {
     if rows.is_empty() {
         return Err(invalid(path, "the history has no rows"));
     }
-    let residue: Vec<(u64, f64)> = rows
+    // Iterations are drawn on a real axis: plotters 0.3.7 loops forever
+    // computing the light mesh lines of an integer axis when they are turned
+    // off.
+    let residue: Vec<(f64, f64)> = rows
         .iter()
-        .map(|r| (r.report.iteration, r.report.log_residue))
+        .map(|r| (r.report.iteration as f64, r.report.log_residue))
         .collect();
-    let cl: Vec<(u64, f64)> = rows
+    let cl: Vec<(f64, f64)> = rows
         .iter()
-        .map(|r| (r.report.iteration, r.report.coefficients.cl))
+        .map(|r| (r.report.iteration as f64, r.report.coefficients.cl))
         .collect();
     if !residue.iter().chain(&cl).any(|p| p.1.is_finite()) {
         return Err(invalid(path, "no finite residue or Cl in the history"));
@@ -150,7 +153,7 @@ pub fn plot_history(path: &Path, rows: &[HistoryRow]) -> Result<(), PlotError> {
 fn history_panel(
     area: &Area,
     iterations: Range<u64>,
-    points: &[(u64, f64)],
+    points: &[(f64, f64)],
     y_desc: &str,
     x_desc: Option<&str>,
     colour: RGBColor,
@@ -163,11 +166,18 @@ fn history_panel(
         .margin_bottom(5)
         .x_label_area_size(55)
         .y_label_area_size(95)
-        .build_cartesian_2d(iterations, lo..hi)?;
+        .build_cartesian_2d(iterations.start as f64..iterations.end as f64, lo..hi)?;
     let mut mesh = chart.configure_mesh();
     mesh.max_light_lines(0)
         .bold_line_style(BLACK.mix(0.12))
         .y_desc(y_desc)
+        .x_label_formatter(&|v| {
+            if v.fract() == 0.0 {
+                format!("{v:.0}")
+            } else {
+                String::new()
+            }
+        })
         .label_style((FONT, 18))
         .axis_desc_style((FONT, 20))
         .y_label_formatter(&|v| tick_label(*v));

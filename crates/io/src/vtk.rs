@@ -626,7 +626,8 @@ mod tests {
             bits(&vtu.f64s("Points", "Points")),
             expect(&|i| vec![cloud.x[i], cloud.y[i], 0.0])
         );
-        let scalars: [(&str, &dyn Fn(&Vec4) -> f64); 6] = [
+        type Scalar<'a> = (&'a str, &'a dyn Fn(&Vec4) -> f64);
+        let scalars: [Scalar; 6] = [
             ("rho", &|s| s[0]),
             ("u", &|s| s[1]),
             ("v", &|s| s[2]),
