@@ -8,16 +8,14 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use qflow_cloud::Cloud;
-use qflow_exec::{create_backend, BackendKind, KernelTimes, Solver, StopRule};
+use qflow_exec::{create_backend, BackendSpec, KernelTimes, Solver, StopRule};
 use qflow_lskum::{Geometry, Settings};
 
 /// What to measure.
 #[derive(Clone, Debug)]
 pub struct BenchOptions {
-    /// Backend.
-    pub backend: BackendKind,
-    /// Threads (0: all cores).
-    pub threads: usize,
+    /// Backend, threads, device.
+    pub backend: BackendSpec,
     /// Iterations per timed run.
     pub iterations: u64,
     /// Untimed iterations first.
@@ -115,8 +113,8 @@ pub fn bench(
         &renumbered
     };
     let geom = Arc::new(Geometry::new(cloud, settings.force_normals));
-    let backend = create_backend(o.backend, geom.clone(), settings.into(), o.threads)
-        .map_err(anyhow::Error::msg)?;
+    let backend =
+        create_backend(&o.backend, geom.clone(), settings.into()).map_err(anyhow::Error::msg)?;
     let mut solver = Solver::new(backend, geom.clone(), settings.clone());
     let n = cloud.len() as f64;
     let run = |iters: u64, solver: &mut Solver| -> Result<KernelTimes> {

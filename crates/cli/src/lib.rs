@@ -4,4 +4,8 @@
 
 pub mod bench;
 pub mod case;
+pub mod devices;
+#[cfg(feature = "mpi")]
+pub mod mpi_run;
+pub mod partition_cmd;
 pub mod runner;

@@ -10,7 +10,7 @@ use clap::{Parser, Subcommand};
 use qflow::runner::{run_case, RunOptions};
 use qflow_cloud::generate::{Naca4, NacaOGrid, Stretching};
 use qflow_cloud::{check, legacy};
-use qflow_exec::BackendKind;
+use qflow_exec::{BackendKind, BackendSpec};
 
 #[derive(Parser)]
 #[command(
@@ -30,12 +30,18 @@ enum Command {
     Run {
         /// The case file (TOML).
         case: PathBuf,
-        /// Backend: serial or threads.
+        /// Backend: serial, threads or opencl.
         #[arg(long, default_value = "threads")]
         backend: BackendKind,
         /// Threads of the threads backend (default: all cores).
         #[arg(long, default_value_t = 0)]
         threads: usize,
+        /// Device of a device backend: index or part of its name (see `qflow devices`).
+        #[arg(long)]
+        device: Option<String>,
+        /// Work-group size of a device backend (default: measured at start).
+        #[arg(long)]
+        work_group: Option<usize>,
         /// Output folder (overrides the case's).
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -49,6 +55,31 @@ enum Command {
         /// bit-identical to an uninterrupted run).
         #[arg(long)]
         resume: bool,
+        /// Under mpirun: how to partition the cloud (metis or rcb).
+        #[arg(long)]
+        partitioner: Option<String>,
+        /// Under mpirun: ghost exchange (blocking, nonblocking or rma).
+        #[arg(long)]
+        exchange: Option<String>,
+    },
+    /// List the OpenCL platforms and devices (name, vendor, memory, compute
+    /// units, fp64 support).
+    Devices,
+    /// Partition a cloud for MPI ranks and report edge cut, points and ghosts
+    /// per part and the load imbalance.
+    Partition {
+        /// The cloud file.
+        cloud: PathBuf,
+        /// Number of parts.
+        #[arg(long)]
+        parts: usize,
+        /// metis (k-way on the stencil graph) or rcb (recursive coordinate
+        /// bisection).
+        #[arg(long, default_value = "metis")]
+        method: String,
+        /// Write the partition (one part number per point, one per line).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
     },
     /// Measure RDP (seconds per iteration per point) per kernel.
     Bench {
@@ -58,12 +89,18 @@ enum Command {
         /// Points of the generated cloud.
         #[arg(long, default_value_t = 9600)]
         points: usize,
-        /// Backend: serial or threads.
+        /// Backend: serial, threads or opencl.
         #[arg(long, default_value = "threads")]
         backend: BackendKind,
         /// Threads of the threads backend (default: all cores).
         #[arg(long, default_value_t = 0)]
         threads: usize,
+        /// Device of a device backend: index or part of its name.
+        #[arg(long)]
+        device: Option<String>,
+        /// Work-group size of a device backend (default: measured at start).
+        #[arg(long)]
+        work_group: Option<usize>,
         /// Iterations per timed run.
         #[arg(long, default_value_t = 20)]
         iterations: u64,
@@ -135,21 +172,58 @@ fn run(cli: Cli) -> Result<()> {
             case,
             backend,
             threads,
+            device,
+            work_group,
             output,
             max_iters,
             quiet,
             resume,
+            partitioner,
+            exchange,
         } => {
+            let backend = BackendSpec {
+                kind: backend,
+                threads,
+                device,
+                work_group,
+            };
             let opts = RunOptions {
                 backend,
-                threads,
                 output,
                 max_iters,
                 quiet,
                 resume,
+                partitioner,
+                exchange,
             };
+            #[cfg(feature = "mpi")]
+            if qflow::mpi_run::launched_under_mpi() {
+                return qflow::mpi_run::run_case(&case, &opts);
+            }
+            if opts.partitioner.is_some() || opts.exchange.is_some() {
+                anyhow::bail!(
+                    "--partitioner and --exchange apply to runs under mpirun \
+                     with a build that has `--features mpi`"
+                );
+            }
             let summary = run_case(&case, &opts)?;
             print!("{}", summary.render());
+            Ok(())
+        }
+        Command::Devices => {
+            print!("{}", qflow::devices::report()?);
+            Ok(())
+        }
+        Command::Partition {
+            cloud,
+            parts,
+            method,
+            output,
+        } => {
+            print!(
+                "{}",
+                qflow::partition_cmd::run(&cloud, parts, &method, output.as_deref())?
+            );
             Ok(())
         }
         Command::Bench {
@@ -157,6 +231,8 @@ fn run(cli: Cli) -> Result<()> {
             points,
             backend,
             threads,
+            device,
+            work_group,
             iterations,
             warmup,
             repeats,
@@ -177,8 +253,12 @@ fn run(cli: Cli) -> Result<()> {
                 }
             };
             let o = qflow::bench::BenchOptions {
-                backend,
-                threads,
+                backend: BackendSpec {
+                    kind: backend,
+                    threads,
+                    device,
+                    work_group,
+                },
                 iterations,
                 warmup,
                 repeats,

@@ -12,7 +12,7 @@ use serde::Serialize;
 use indicatif::{ProgressBar, ProgressStyle};
 use qflow_cloud::{check, native, renumber, Cloud};
 use qflow_exec::{
-    create_backend, BackendKind, IterationReport, KernelTimes, Solver, SolverError, StopReason,
+    create_backend, BackendSpec, IterationReport, KernelTimes, Solver, SolverError, StopReason,
     StopRule,
 };
 use qflow_io::checkpoint::{self, Checkpoint};
@@ -23,12 +23,10 @@ use qflow_lskum::{Geometry, Settings, Vec4};
 use crate::case::{Case, RenumberChoice};
 
 /// Command-line choices of `qflow run` that are not part of the case.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct RunOptions {
-    /// Backend.
-    pub backend: BackendKind,
-    /// Threads of the threads backend (0: all cores).
-    pub threads: usize,
+    /// Backend, threads, device.
+    pub backend: BackendSpec,
     /// Output folder overriding the case's.
     pub output: Option<PathBuf>,
     /// Iteration limit overriding the case's.
@@ -37,19 +35,11 @@ pub struct RunOptions {
     pub quiet: bool,
     /// Continue from the output folder's checkpoint.
     pub resume: bool,
-}
-
-impl Default for RunOptions {
-    fn default() -> Self {
-        RunOptions {
-            backend: BackendKind::Threads,
-            threads: 0,
-            output: None,
-            max_iters: None,
-            quiet: false,
-            resume: false,
-        }
-    }
+    /// Under MPI: the partitioner (`metis` or `rcb`; `None`: metis).
+    pub partitioner: Option<String>,
+    /// Under MPI: the ghost exchange (`blocking`, `nonblocking` or `rma`;
+    /// `None`: nonblocking).
+    pub exchange: Option<String>,
 }
 
 /// RDP of one kernel: seconds per iteration per point.
@@ -393,7 +383,7 @@ pub fn run_case(case_path: &Path, opts: &RunOptions) -> Result<Summary> {
     let internal = cloud.permuted(&new_of_old);
     let geom = Arc::new(Geometry::new(&internal, settings.force_normals));
     drop(internal);
-    let backend = create_backend(opts.backend, geom.clone(), (&settings).into(), opts.threads)
+    let backend = create_backend(&opts.backend, geom.clone(), (&settings).into())
         .map_err(anyhow::Error::msg)?;
     let mut solver = Solver::new(backend, geom, settings.clone());
     solver.set_original_numbering(renumber::inverse(&new_of_old).into());

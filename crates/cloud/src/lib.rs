@@ -19,6 +19,7 @@ pub mod generate;
 pub mod geometry;
 pub mod legacy;
 pub mod native;
+pub mod partition;
 pub mod renumber;
 
 pub use cloud::{Cloud, PointKind, QuadtreeFields, NO_POINT};

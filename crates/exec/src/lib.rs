@@ -25,13 +25,23 @@ use std::sync::Arc;
 
 use qflow_lskum::{Geometry, Params};
 
-/// The backends this build offers, by name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg(feature = "mpi")]
+pub mod distributed;
+#[cfg(feature = "opencl")]
+pub mod opencl;
+
+/// The backends, by name. Optional backends exist in every build so that a
+/// request for one names what is missing; [`create_backend`] refuses those
+/// this build was compiled without.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum BackendKind {
     /// One core.
     Serial,
     /// A rayon pool.
+    #[default]
     Threads,
+    /// OpenCL on any vendor's GPU or on a CPU (PoCL); feature `opencl`.
+    OpenCl,
 }
 
 impl std::str::FromStr for BackendKind {
@@ -40,25 +50,59 @@ impl std::str::FromStr for BackendKind {
         match s {
             "serial" => Ok(Self::Serial),
             "threads" => Ok(Self::Threads),
+            "opencl" => Ok(Self::OpenCl),
             other => Err(format!(
-                "unknown backend '{other}' (this build has: serial, threads)"
+                "unknown backend '{other}' (serial, threads, opencl)"
             )),
         }
     }
 }
 
-/// A backend of the given kind (`threads == 0`: one thread per core).
+impl BackendKind {
+    /// Whether this build has the backend.
+    pub fn available(self) -> bool {
+        match self {
+            Self::Serial | Self::Threads => true,
+            Self::OpenCl => cfg!(feature = "opencl"),
+        }
+    }
+}
+
+/// Which backend to create and how.
+#[derive(Clone, Debug, Default)]
+pub struct BackendSpec {
+    /// The backend.
+    pub kind: BackendKind,
+    /// Threads of the threads backend (0: one per core).
+    pub threads: usize,
+    /// Device of a device backend: an index or part of a name (`None`: the
+    /// first suitable device).
+    pub device: Option<String>,
+    /// Work-group size of a device backend (`None`: measured at start).
+    pub work_group: Option<usize>,
+}
+
+/// A backend as `spec` says.
 pub fn create_backend(
-    kind: BackendKind,
+    spec: &BackendSpec,
     geom: Arc<Geometry>,
     params: Params,
-    threads: usize,
 ) -> Result<Box<dyn Backend>, String> {
-    Ok(match kind {
+    Ok(match spec.kind {
         BackendKind::Serial => Box::new(CpuBackend::serial(geom, params)),
         BackendKind::Threads => Box::new(
-            CpuBackend::threads(geom, params, threads)
-                .map_err(|e| format!("cannot start {threads} threads: {e}"))?,
+            CpuBackend::threads(geom, params, spec.threads)
+                .map_err(|e| format!("cannot start {} threads: {e}", spec.threads))?,
         ),
+        #[cfg(feature = "opencl")]
+        BackendKind::OpenCl => opencl::create(spec, geom, params)?,
+        #[cfg(not(feature = "opencl"))]
+        BackendKind::OpenCl => {
+            return Err(
+                "this build has no OpenCL backend: build with `--features opencl` \
+                        (scripts/install-deps.sh installs an OpenCL runtime)"
+                    .into(),
+            )
+        }
     })
 }

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use qflow_cloud::generate::NacaOGrid;
-use qflow_exec::{create_backend, BackendKind, Solver};
+use qflow_exec::{create_backend, BackendKind, BackendSpec, Solver};
 use qflow_lskum::settings::Scheme;
 use qflow_lskum::{Geometry, Settings};
 
@@ -42,7 +42,16 @@ fn allocations_per_iteration(kind: BackendKind, threads: usize, settings: Settin
     .generate()
     .unwrap();
     let g = Arc::new(Geometry::new(&cloud, settings.force_normals));
-    let b = create_backend(kind, g.clone(), (&settings).into(), threads).unwrap();
+    let b = create_backend(
+        &BackendSpec {
+            kind,
+            threads,
+            ..Default::default()
+        },
+        g.clone(),
+        (&settings).into(),
+    )
+    .unwrap();
     let mut s = Solver::new(b, g, settings);
     for _ in 0..3 {
         s.step().unwrap(); // warm-up: thread pool and queues settle

@@ -19,7 +19,7 @@ mod common;
 use std::sync::Arc;
 
 use common::*;
-use qflow_exec::{create_backend, BackendKind, Solver, StopRule};
+use qflow_exec::{create_backend, BackendKind, BackendSpec, Solver, StopRule};
 use qflow_lskum::settings::{ForceNormals, Limiter};
 use qflow_lskum::{Geometry, Settings, Vec4};
 
@@ -92,7 +92,7 @@ fn the_converged_solution_is_a_fixed_point() {
         ..unlimited()
     };
     let g = Arc::new(Geometry::new(&cloud, settings.force_normals));
-    let b = create_backend(BackendKind::Threads, g.clone(), (&settings).into(), 0).unwrap();
+    let b = create_backend(&BackendSpec::default(), g.clone(), (&settings).into()).unwrap();
     let mut s = Solver::new(b, g, settings);
     s.resume(0, 0.0, &reference);
     let mut residues = Vec::new();

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use qflow_cloud::{legacy, Cloud};
-use qflow_exec::{create_backend, BackendKind, Solver, StopRule};
+use qflow_exec::{create_backend, BackendKind, BackendSpec, Solver, StopRule};
 use qflow_lskum::{Geometry, Settings, Vec4};
 
 /// The workplace's shared reference data (`../shared/data` from the project
@@ -48,7 +48,16 @@ pub fn run(
     iters: u64,
 ) -> (Solver, Vec<f64>) {
     let g = Arc::new(Geometry::new(cloud, settings.force_normals));
-    let b = create_backend(kind, g.clone(), settings.into(), threads).unwrap();
+    let b = create_backend(
+        &BackendSpec {
+            kind,
+            threads,
+            ..Default::default()
+        },
+        g.clone(),
+        settings.into(),
+    )
+    .unwrap();
     let mut s = Solver::new(b, g, settings.clone());
     let mut res = Vec::new();
     s.run(

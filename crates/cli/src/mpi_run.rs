@@ -1,0 +1,1 @@
+//! Runs under mpirun (feature `mpi`).

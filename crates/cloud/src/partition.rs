@@ -1,0 +1,1 @@
+//! Graph and geometric partitioning of clouds for distributed runs.

@@ -1,0 +1,1 @@
+//! The distributed layer over MPI (feature `mpi`).
