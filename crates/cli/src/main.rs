@@ -62,6 +62,18 @@ enum Command {
         #[arg(long)]
         exchange: Option<String>,
     },
+    /// Convert a cloud between the legacy text format (either variant) and
+    /// qflow's native binary format (.qfc), losslessly.
+    Convert {
+        /// Input cloud (the format is detected).
+        input: PathBuf,
+        /// Output cloud.
+        output: PathBuf,
+        /// Output format: native, legacy or quadtree (default: native for a
+        /// .qfc name, else legacy).
+        #[arg(long)]
+        to: Option<String>,
+    },
     /// List the OpenCL platforms and devices (name, vendor, memory, compute
     /// units, fp64 support).
     Devices,
@@ -208,6 +220,30 @@ fn run(cli: Cli) -> Result<()> {
             }
             let summary = run_case(&case, &opts)?;
             print!("{}", summary.render());
+            Ok(())
+        }
+        Command::Convert { input, output, to } => {
+            use qflow_cloud::native::{format_for_path, read_any, write_any, Format};
+            let format = match to.as_deref() {
+                None => format_for_path(&output),
+                Some("native") => Format::Native,
+                Some("legacy") => Format::Legacy,
+                Some("quadtree") => Format::LegacyQuadtree,
+                Some(o) => anyhow::bail!("--to {o}: expected native, legacy or quadtree"),
+            };
+            let t = std::time::Instant::now();
+            let cloud = read_any(&input)?;
+            let read = t.elapsed().as_secs_f64();
+            write_any(&cloud, &output, format)?;
+            println!(
+                "{} -> {} ({:?}): {} points, read in {:.3} s, written in {:.3} s",
+                input.display(),
+                output.display(),
+                format,
+                cloud.len(),
+                read,
+                t.elapsed().as_secs_f64() - read
+            );
             Ok(())
         }
         Command::Devices => {

@@ -452,3 +452,37 @@ fn resume_refuses_another_problem() {
         &["cannot resume", "checkpoint.qchk"],
     );
 }
+
+#[test]
+fn convert_round_trips_losslessly() {
+    let d = scratch("convert");
+    let cloud = small_cloud(&d);
+    let (a, b, c) = (d.join("a.qfc"), d.join("b.cloud"), d.join("c.qfc"));
+    for (i, o) in [(&cloud, &a), (&a, &b), (&b, &c)] {
+        let out = qflow(&["convert", i.to_str().unwrap(), o.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&c).unwrap());
+    // legacy -> native -> legacy gives the same values (and here the same text)
+    assert_eq!(std::fs::read(&cloud).unwrap(), std::fs::read(&b).unwrap());
+    // a run reads the native format too
+    let case = write_case(&d, &a, "[output]\nplots = false\nvtk = false\n");
+    let o = qflow(&[
+        "run",
+        case.to_str().unwrap(),
+        "-o",
+        d.join("o").to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_fails_with(
+        &qflow(&[
+            "convert",
+            cloud.to_str().unwrap(),
+            a.to_str().unwrap(),
+            "--to",
+            "xml",
+        ]),
+        &["xml"],
+    );
+}

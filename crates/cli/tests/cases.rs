@@ -1,0 +1,111 @@
+//! Every shipped case in `cases/` runs, at reduced size (64 x 24 points, 200
+//! iterations), and reproduces stored numbers. The numbers were recorded from
+//! qflow itself; a change in any of them means the numerics changed, which a
+//! commit must then say and justify (update them with the new run's values).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// (case, log10 residue at iteration 200, Cl, Cd, Cm)
+const STORED: [(&str, f64, f64, f64, f64); 2] = [
+    (
+        "naca0012-subsonic",
+        -1.05205536664930,
+        1.97073781035491974e-1,
+        -1.90136296219287383e-2,
+        1.99573814359974445e-3,
+    ),
+    (
+        "naca0012-supersonic",
+        -1.21115083841488,
+        0.0,
+        9.50300348554833363e-2,
+        0.0,
+    ),
+];
+
+fn cases_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../cases")
+}
+
+/// The case at reduced size, as TOML text.
+fn reduced(case: &Path) -> String {
+    let mut v: toml::Table = std::fs::read_to_string(case).unwrap().parse().unwrap();
+    let cloud = v["cloud"].as_table_mut().unwrap();
+    let g = cloud["generate"]
+        .as_table_mut()
+        .expect("shipped cases generate their cloud");
+    g.insert("wall_points".into(), 64.into());
+    g.insert("rings".into(), 24.into());
+    let stop = v
+        .entry("stop")
+        .or_insert(toml::Table::new().into())
+        .as_table_mut()
+        .unwrap();
+    stop.insert("max_iters".into(), 200.into());
+    stop.remove("residue_drop");
+    let mut out = toml::Table::new();
+    out.insert("plots".into(), false.into());
+    out.insert("vtk".into(), false.into());
+    v.insert("output".into(), out.into());
+    toml::to_string(&v).unwrap()
+}
+
+#[test]
+fn shipped_cases_reproduce_their_stored_numbers() {
+    let mut found = 0;
+    for entry in std::fs::read_dir(cases_dir()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "toml") {
+            continue;
+        }
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let stored = STORED
+            .iter()
+            .find(|s| s.0 == name)
+            .unwrap_or_else(|| panic!("no stored numbers for case {name}: add them"));
+        found += 1;
+        let dir = std::env::temp_dir().join(format!("qflow-case-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let case = dir.join("case.toml");
+        std::fs::write(&case, reduced(&path)).unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_qflow"))
+            .args([
+                "run",
+                case.to_str().unwrap(),
+                "-o",
+                dir.join("out").to_str().unwrap(),
+                "-q",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let history = std::fs::read_to_string(dir.join("out/history.csv")).unwrap();
+        let last: Vec<f64> = history
+            .lines()
+            .last()
+            .unwrap()
+            .split(',')
+            .map(|t| t.parse().unwrap())
+            .collect();
+        let (it, logres, cl, cd, cm) = (last[0], last[1], last[3], last[4], last[5]);
+        assert_eq!(it, 200.0);
+        eprintln!("{name}: log10 residue {logres:.14e} Cl {cl:.17e} Cd {cd:.17e} Cm {cm:.17e}");
+        let close = |a: f64, b: f64, what: &str| {
+            assert!(
+                (a - b).abs() <= 1e-10 * b.abs().max(1e-4),
+                "{name}: {what} {a:e}, stored {b:e}"
+            );
+        };
+        close(logres, stored.1, "log10 residue");
+        close(cl, stored.2, "Cl");
+        close(cd, stored.3, "Cd");
+        close(cm, stored.4, "Cm");
+    }
+    assert_eq!(found, STORED.len(), "a stored case has no file in cases/");
+}
