@@ -1340,7 +1340,7 @@ mod tests {
         let right = |p: &(usize, usize)| p.0 > frame.cols.end as usize;
         for end in [viridis(0.0), viridis(1.0)] {
             assert!(
-                png.find(|p| near(p, end, 3))
+                png.find(|p| near(p, end, 8))
                     .iter()
                     .filter(|p| right(p))
                     .count()
