@@ -8,6 +8,8 @@
 #                       (default: ../shared/data beside the repository)
 #   QFLOW_REQUIRE_DATA  if set, a missing reference-data folder fails the
 #                       tests that need it instead of skipping them
+#   QFLOW_SKIP_OPENCL   if set, skip the OpenCL backend's tests (PoCL)
+#   QFLOW_SKIP_MPI      if set, skip the MPI tests (scripts/test-mpi.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,5 +19,19 @@ echo "== cargo fmt --check"
 cargo fmt --all -- --check
 echo "== cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --release -- -D warnings
+echo "== cargo clippy -D warnings (all features: opencl, mpi)"
+cargo clippy --workspace --all-targets --release --all-features -- -D warnings
 echo "== cargo test --release"
 cargo test --workspace --release -- --test-threads 1
+
+if [ -z "${QFLOW_SKIP_OPENCL:-}" ]; then
+    echo "== OpenCL backend on PoCL (--features opencl)"
+    # A missing OpenCL runtime or device fails these tests instead of
+    # skipping them: install-deps.sh installed PoCL.
+    QFLOW_REQUIRE_OPENCL=1 cargo test --release -p qflow-exec \
+        --features opencl --test opencl -- --test-threads 1
+fi
+if [ -z "${QFLOW_SKIP_MPI:-}" ]; then
+    echo "== MPI (--features mpi)"
+    scripts/test-mpi.sh
+fi

@@ -58,9 +58,14 @@ enum Command {
         /// Under mpirun: how to partition the cloud (metis or rcb).
         #[arg(long)]
         partitioner: Option<String>,
-        /// Under mpirun: ghost exchange (blocking, nonblocking or rma).
+        /// Under mpirun: ghost exchange (blocking, nonblocking, rma or rma-fence).
         #[arg(long)]
         exchange: Option<String>,
+        /// Under mpirun: write the VTK field as one piece per rank plus
+        /// field.pvtu (ParaView opens it as one data set) instead of
+        /// gathering one field.vtu.
+        #[arg(long)]
+        vtk_pieces: bool,
     },
     /// Convert a cloud between the legacy text format (either variant) and
     /// qflow's native binary format (.qfc), losslessly.
@@ -192,6 +197,7 @@ fn run(cli: Cli) -> Result<()> {
             resume,
             partitioner,
             exchange,
+            vtk_pieces,
         } => {
             let backend = BackendSpec {
                 kind: backend,
@@ -207,15 +213,16 @@ fn run(cli: Cli) -> Result<()> {
                 resume,
                 partitioner,
                 exchange,
+                vtk_pieces,
             };
             #[cfg(feature = "mpi")]
             if qflow::mpi_run::launched_under_mpi() {
                 return qflow::mpi_run::run_case(&case, &opts);
             }
-            if opts.partitioner.is_some() || opts.exchange.is_some() {
+            if opts.partitioner.is_some() || opts.exchange.is_some() || opts.vtk_pieces {
                 anyhow::bail!(
-                    "--partitioner and --exchange apply to runs under mpirun \
-                     with a build that has `--features mpi`"
+                    "--partitioner, --exchange and --vtk-pieces apply to runs under \
+                     mpirun with a build that has `--features mpi`"
                 );
             }
             let summary = run_case(&case, &opts)?;

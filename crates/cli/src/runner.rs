@@ -37,9 +37,12 @@ pub struct RunOptions {
     pub resume: bool,
     /// Under MPI: the partitioner (`metis` or `rcb`; `None`: metis).
     pub partitioner: Option<String>,
-    /// Under MPI: the ghost exchange (`blocking`, `nonblocking` or `rma`;
-    /// `None`: nonblocking).
+    /// Under MPI: the ghost exchange (`blocking`, `nonblocking`, `rma` or
+    /// `rma-fence`; `None`: nonblocking).
     pub exchange: Option<String>,
+    /// Under MPI: write the VTK field as one piece per rank and a parallel
+    /// index `field.pvtu` instead of one gathered `field.vtu`.
+    pub vtk_pieces: bool,
 }
 
 /// RDP of one kernel: seconds per iteration per point.
@@ -237,7 +240,7 @@ pub fn choose_numbering(cloud: &Cloud, choice: RenumberChoice) -> (Vec<u32>, &'s
 /// The settings that define the discrete problem (a checkpoint of another
 /// problem cannot be resumed; CFL and scheme may change, since the steady
 /// state does not depend on them).
-fn problem_key(s: &Settings) -> String {
+pub fn problem_key(s: &Settings) -> String {
     format!(
         "mach = {:?}\naoa = {:?}\ninner_iterations = {}\nvl_const = {:?}\npower = {:?}\nlimiter = {:?}\n",
         s.mach, s.aoa, s.inner_iterations, s.vl_const, s.power, s.limiter
@@ -245,14 +248,14 @@ fn problem_key(s: &Settings) -> String {
 }
 
 /// Progress display: a bar on a terminal, periodic log lines otherwise.
-struct Progress {
+pub(crate) struct Progress {
     bar: Option<ProgressBar>,
     last_line: Instant,
     quiet: bool,
 }
 
 impl Progress {
-    fn new(quiet: bool, first: u64, max_iters: u64) -> Self {
+    pub(crate) fn new(quiet: bool, first: u64, max_iters: u64) -> Self {
         let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
             let b = ProgressBar::new(max_iters);
             b.set_style(
@@ -272,7 +275,7 @@ impl Progress {
         }
     }
 
-    fn update(&mut self, r: &IterationReport, elapsed: f64) {
+    pub(crate) fn update(&mut self, r: &IterationReport, elapsed: f64) {
         let c = &r.coefficients;
         if let Some(b) = &self.bar {
             b.set_position(r.iteration);
@@ -297,7 +300,7 @@ impl Progress {
         }
     }
 
-    fn finish(&self) {
+    pub(crate) fn finish(&self) {
         if let Some(b) = &self.bar {
             b.finish_and_clear();
         }
@@ -338,30 +341,82 @@ impl Run<'_> {
 
     /// The final outputs, for the solver's current state.
     fn outputs(&self, solver: &mut Solver, rows: &[HistoryRow], case: &Case) -> Result<()> {
-        let fs = self.settings.free_stream();
         let prim = self.user_state(solver);
-        let d = &self.out_dir;
-        history::write(&d.join("history.csv"), rows)?;
-        qflow_io::fields::write_solution(&d.join("solution.dat"), self.cloud, &prim, &fs)?;
-        if self.cloud.shape.iter().any(|&s| s > 0) {
-            qflow_io::surface::write_surface(&d.join("surface.csv"), self.cloud, &prim, &fs)?;
-        }
-        if case.output.vtk {
-            qflow_io::vtk::write_vtu(&d.join("field.vtu"), self.cloud, &prim, &fs)?;
-        }
-        if case.output.plots {
-            if !rows.is_empty() {
-                plot::plot_history(&d.join("history.png"), rows).context("plotting the history")?;
-            }
-            if self.cloud.shape.iter().any(|&s| s > 0) {
-                plot::plot_surface_cp(&d.join("cp.png"), self.cloud, &prim, &fs)
-                    .context("plotting the surface Cp")?;
-                plot::plot_mach_field(&d.join("mach.png"), self.cloud, &prim, None, (1200, 900))
-                    .context("plotting the Mach field")?;
-            }
-        }
-        Ok(())
+        write_outputs(
+            &self.out_dir,
+            self.cloud,
+            &prim,
+            rows,
+            case,
+            &self.settings,
+            case.output.vtk,
+        )
     }
+}
+
+/// Writes the outputs of a run in `dir` for the state `prim` (in the
+/// cloud's own numbering): `history.csv`, `solution.dat`, `surface.csv`,
+/// `field.vtu` (when `vtk`) and the plots the case asks for.
+pub fn write_outputs(
+    dir: &Path,
+    cloud: &Cloud,
+    prim: &[Vec4],
+    rows: &[HistoryRow],
+    case: &Case,
+    settings: &Settings,
+    vtk: bool,
+) -> Result<()> {
+    let fs = settings.free_stream();
+    let d = dir;
+    history::write(&d.join("history.csv"), rows)?;
+    qflow_io::fields::write_solution(&d.join("solution.dat"), cloud, prim, &fs)?;
+    if cloud.shape.iter().any(|&s| s > 0) {
+        qflow_io::surface::write_surface(&d.join("surface.csv"), cloud, prim, &fs)?;
+    }
+    if vtk {
+        qflow_io::vtk::write_vtu(&d.join("field.vtu"), cloud, prim, &fs)?;
+    }
+    if case.output.plots {
+        if !rows.is_empty() {
+            plot::plot_history(&d.join("history.png"), rows).context("plotting the history")?;
+        }
+        if cloud.shape.iter().any(|&s| s > 0) {
+            plot::plot_surface_cp(&d.join("cp.png"), cloud, prim, &fs)
+                .context("plotting the surface Cp")?;
+            plot::plot_mach_field(&d.join("mach.png"), cloud, prim, None, (1200, 900))
+                .context("plotting the Mach field")?;
+        }
+    }
+    Ok(())
+}
+
+/// Reads the checkpoint in `out_dir` for a run on the cloud with
+/// `fingerprint` and `points` points with `settings`: an error names what
+/// does not match.
+pub fn read_checkpoint_for(
+    out_dir: &Path,
+    fingerprint: u64,
+    points: usize,
+    settings: &Settings,
+) -> Result<Checkpoint> {
+    let path = out_dir.join(CHECKPOINT);
+    let cp = Checkpoint::read(&path).with_context(|| "cannot resume".to_string())?;
+    if cp.cloud_fingerprint != fingerprint || cp.state.len() != points {
+        bail!(
+            "cannot resume from {}: it is a checkpoint of another cloud",
+            path.display()
+        );
+    }
+    let key = problem_key(settings);
+    if cp.settings != key {
+        bail!(
+            "cannot resume from {}: the case's settings define another problem\n  checkpoint:\n{}  case:\n{}",
+            path.display(),
+            indent(&cp.settings),
+            indent(&key)
+        );
+    }
+    Ok(cp)
 }
 
 /// The checkpoint's file name in the output folder.
@@ -398,23 +453,7 @@ pub fn run_case(case_path: &Path, opts: &RunOptions) -> Result<Summary> {
     let mut rows: Vec<HistoryRow> = Vec::new();
     let mut wall_offset = 0.0;
     if opts.resume {
-        let path = out_dir.join(CHECKPOINT);
-        let cp = Checkpoint::read(&path).with_context(|| "cannot resume".to_string())?;
-        if cp.cloud_fingerprint != run.fingerprint || cp.state.len() != cloud.len() {
-            bail!(
-                "cannot resume from {}: it is a checkpoint of another cloud",
-                path.display()
-            );
-        }
-        let key = problem_key(&settings);
-        if cp.settings != key {
-            bail!(
-                "cannot resume from {}: the case's settings define another problem\n  checkpoint:\n{}  case:\n{}",
-                path.display(),
-                indent(&cp.settings),
-                indent(&key)
-            );
-        }
+        let cp = read_checkpoint_for(&out_dir, run.fingerprint, cloud.len(), &settings)?;
         let mut state = vec![[0.0; 4]; cloud.len()];
         for (old, &new) in run.new_of_old.iter().enumerate() {
             state[new as usize] = cp.state[old];

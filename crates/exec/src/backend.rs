@@ -73,4 +73,38 @@ pub trait Backend: Send {
     fn pool(&self) -> Option<std::sync::Arc<rayon::ThreadPool>> {
         None
     }
+
+    /// Number of points of the whole problem, which the residue is
+    /// normalised by: [`Backend::len`] for a backend that holds every point;
+    /// the sum of every rank's owned points for a distributed backend.
+    fn global_len(&self) -> usize {
+        self.len()
+    }
+
+    /// The non-physical point that made the last [`Backend::state_update`]
+    /// report a `bad_point`, described in the user's terms, when the
+    /// backend knows it better than the solver's geometry does: a
+    /// distributed backend agrees on one point across all ranks (it may be
+    /// another rank's point). `None`: the solver describes
+    /// `bad_point` itself from its geometry and numbering.
+    fn bad_point(&self) -> Option<BadPoint> {
+        None
+    }
+}
+
+/// A non-physical point as a backend reports it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BadPoint {
+    /// The Runge-Kutta stage (0-based) at which it went bad.
+    pub stage: usize,
+    /// The point, 0-based in the cloud's original numbering.
+    pub point: usize,
+    /// Its coordinates.
+    pub x: f64,
+    /// Its coordinates.
+    pub y: f64,
+    /// Its bad state `[rho, u, v, p]`.
+    pub state: Vec4,
+    /// The rank that owns it (0 for a backend that is not distributed).
+    pub rank: usize,
 }

@@ -3,6 +3,7 @@
 //! `qflow_lskum::kernels`; only the cutting into chunks differs, so they give
 //! bit-identical fields for any thread count.
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use qflow_lskum::forces::ForceSums;
@@ -96,6 +97,131 @@ impl CpuBackend {
             s,
         }
     }
+
+    /// The geometry the backend runs on.
+    pub fn geometry(&self) -> &Arc<Geometry> {
+        &self.geom
+    }
+
+    /// The kernels' settings.
+    pub fn params(&self) -> &Params {
+        &self.params
+    }
+
+    /// How the kernels' chunks run.
+    pub fn par(&self) -> &Par {
+        &self.par
+    }
+
+    /// The state arrays (a distributed layer packs the values its
+    /// neighbours read from them).
+    pub fn arrays(&self) -> &CpuState {
+        &self.s
+    }
+
+    /// The state arrays, to write (a distributed layer unpacks the values of
+    /// its ghost points into them).
+    pub fn arrays_mut(&mut self) -> &mut CpuState {
+        &mut self.s
+    }
+
+    // The steps over a range `r` of points: each writes the outputs of the
+    // points of `r` only and reads any point through the stencils, so a
+    // distributed layer can compute the points whose stencils are wholly
+    // local while ghost values travel, and the rest after. Over `0..len()`
+    // they are the `Backend` steps.
+
+    /// [`Backend::local_time_step`] over the points `r`.
+    pub fn local_time_step_range(&mut self, r: Range<usize>) {
+        let (g, cfl, prim) = (&*self.geom, self.params.cfl, &self.s.prim);
+        let at = r.start;
+        self.par.for2(
+            &mut self.s.delta[r.clone()],
+            &mut self.s.prim_old[r],
+            |first, delta, old| kernels::local_time_step(g, cfl, prim, at + first, delta, old),
+        );
+    }
+
+    /// [`Backend::q_variables`] over the points `r`.
+    pub fn q_variables_range(&mut self, r: Range<usize>) {
+        let prim = &self.s.prim[r.clone()];
+        self.par.for1(&mut self.s.q[r], |first, q| {
+            kernels::q_variables(&prim[first..first + q.len()], q)
+        });
+    }
+
+    /// [`Backend::q_derivatives`] over the points `r`.
+    pub fn q_derivatives_range(&mut self, r: Range<usize>) {
+        let (g, power) = (&*self.geom, self.params.power);
+        let s = &mut self.s;
+        let q = &s.q;
+        let at = r.start;
+        self.par.for4(
+            &mut s.qx[r.clone()],
+            &mut s.qy[r.clone()],
+            &mut s.q_max[r.clone()],
+            &mut s.q_min[r],
+            |first, qx, qy, hi, lo| kernels::q_derivatives(g, power, q, at + first, qx, qy, hi, lo),
+        );
+    }
+
+    /// One inner sweep of the q-derivatives over the points `r`, into the
+    /// sweep's output arrays; [`CpuBackend::finish_inner_iteration`] swaps
+    /// them in once every point is done.
+    pub fn q_inner_iteration_range(&mut self, r: Range<usize>) {
+        let (g, power) = (&*self.geom, self.params.power);
+        let s = &mut self.s;
+        let (q, qx, qy) = (&s.q, &s.qx, &s.qy);
+        let at = r.start;
+        self.par.for2(
+            &mut s.qx_next[r.clone()],
+            &mut s.qy_next[r],
+            |first, qx_new, qy_new| {
+                kernels::q_inner_iteration(g, power, q, qx, qy, at + first, qx_new, qy_new)
+            },
+        );
+    }
+
+    /// Makes the inner sweep's new gradients the current ones.
+    pub fn finish_inner_iteration(&mut self) {
+        std::mem::swap(&mut self.s.qx, &mut self.s.qx_next);
+        std::mem::swap(&mut self.s.qy, &mut self.s.qy_next);
+    }
+
+    /// [`Backend::flux_residual`] over the points `r`.
+    pub fn flux_residual_range(&mut self, r: Range<usize>) {
+        let (g, p) = (&*self.geom, &self.params);
+        let s = &mut self.s;
+        let f = FluxInputs {
+            q: &s.q,
+            qx: &s.qx,
+            qy: &s.qy,
+            q_max: &s.q_max,
+            q_min: &s.q_min,
+            delta: &s.delta,
+        };
+        let at = r.start;
+        self.par.for1(&mut s.qx_next[r], |first, res| {
+            kernels::flux_residual(g, p, &f, at + first, res)
+        });
+    }
+
+    /// [`Backend::state_update`] over the points `r`.
+    pub fn state_update_range(&mut self, stage: usize, r: Range<usize>) -> UpdateOutcome {
+        let (g, p) = (&*self.geom, &self.params);
+        let s = &mut self.s;
+        let at = r.start;
+        self.par.map_reduce(
+            &mut s.prim[r.clone()],
+            &s.prim_old[r.clone()],
+            &s.qx_next[r],
+            |first, prim, old, res| kernels::state_update(g, p, stage, at + first, prim, old, res),
+            |mut a, b| {
+                a.merge(&b);
+                a
+            },
+        )
+    }
 }
 
 impl Backend for CpuBackend {
@@ -124,75 +250,28 @@ impl Backend for CpuBackend {
     }
 
     fn local_time_step(&mut self) {
-        let (g, cfl, prim) = (&*self.geom, self.params.cfl, &self.s.prim);
-        self.par.for2(
-            &mut self.s.delta,
-            &mut self.s.prim_old,
-            |first, delta, old| kernels::local_time_step(g, cfl, prim, first, delta, old),
-        );
+        self.local_time_step_range(0..self.geom.len());
     }
 
     fn q_variables(&mut self) {
-        let prim = &self.s.prim;
-        self.par.for1(&mut self.s.q, |first, q| {
-            kernels::q_variables(&prim[first..first + q.len()], q)
-        });
+        self.q_variables_range(0..self.geom.len());
     }
 
     fn q_derivatives(&mut self) {
-        let (g, power) = (&*self.geom, self.params.power);
-        let s = &mut self.s;
-        let q = &s.q;
-        self.par.for4(
-            &mut s.qx,
-            &mut s.qy,
-            &mut s.q_max,
-            &mut s.q_min,
-            |first, qx, qy, hi, lo| kernels::q_derivatives(g, power, q, first, qx, qy, hi, lo),
-        );
+        self.q_derivatives_range(0..self.geom.len());
     }
 
     fn q_inner_iteration(&mut self) {
-        let (g, power) = (&*self.geom, self.params.power);
-        let s = &mut self.s;
-        let (q, qx, qy) = (&s.q, &s.qx, &s.qy);
-        self.par
-            .for2(&mut s.qx_next, &mut s.qy_next, |first, qx_new, qy_new| {
-                kernels::q_inner_iteration(g, power, q, qx, qy, first, qx_new, qy_new)
-            });
-        std::mem::swap(&mut s.qx, &mut s.qx_next);
-        std::mem::swap(&mut s.qy, &mut s.qy_next);
+        self.q_inner_iteration_range(0..self.geom.len());
+        self.finish_inner_iteration();
     }
 
     fn flux_residual(&mut self) {
-        let (g, p) = (&*self.geom, &self.params);
-        let s = &mut self.s;
-        let f = FluxInputs {
-            q: &s.q,
-            qx: &s.qx,
-            qy: &s.qy,
-            q_max: &s.q_max,
-            q_min: &s.q_min,
-            delta: &s.delta,
-        };
-        self.par.for1(&mut s.qx_next, |first, res| {
-            kernels::flux_residual(g, p, &f, first, res)
-        });
+        self.flux_residual_range(0..self.geom.len());
     }
 
     fn state_update(&mut self, stage: usize) -> UpdateOutcome {
-        let (g, p) = (&*self.geom, &self.params);
-        let s = &mut self.s;
-        self.par.map_reduce(
-            &mut s.prim,
-            &s.prim_old,
-            &s.qx_next,
-            |first, prim, old, res| kernels::state_update(g, p, stage, first, prim, old, res),
-            |mut a, b| {
-                a.merge(&b);
-                a
-            },
-        )
+        self.state_update_range(stage, 0..self.geom.len())
     }
 
     fn force_sums(&mut self) -> ForceSums {

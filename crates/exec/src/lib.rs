@@ -8,7 +8,10 @@
 //! - `threads`: the same kernels over chunks of points on a rayon pool.
 //!
 //! Both run the reference kernels of [`qflow_lskum::kernels`] and give
-//! bit-identical fields for any thread count.
+//! bit-identical fields for any thread count. With the feature `mpi`,
+//! [`distributed`] runs one of them on each MPI rank's part of the cloud,
+//! with ghost exchange and one reduction per iteration, bit-identical to
+//! the serial run for any rank count.
 #![deny(missing_docs)]
 
 mod backend;
@@ -16,7 +19,7 @@ pub mod cpu;
 pub mod par;
 pub mod solver;
 
-pub use backend::Backend;
+pub use backend::{Backend, BadPoint};
 pub use cpu::CpuBackend;
 pub use par::Par;
 pub use solver::{IterationReport, KernelTimes, Solver, SolverError, StopReason, StopRule};

@@ -255,23 +255,37 @@ impl Solver {
             Self::timed(b, &mut t.flux_residual, |b| b.flux_residual());
             let outcome = Self::timed(b, &mut t.state_update, |b| b.state_update(stage));
             if let Some(i) = outcome.bad_point {
-                let mut state = vec![[0.0; 4]; self.geom.len()];
-                b.state(&mut state);
+                let error = match b.bad_point() {
+                    Some(p) => SolverError::NonPhysical {
+                        iteration,
+                        stage: p.stage + 1,
+                        point: p.point + 1,
+                        x: p.x,
+                        y: p.y,
+                        state: p.state,
+                        last_good: self.iteration,
+                    },
+                    None => {
+                        let mut state = vec![[0.0; 4]; self.geom.len()];
+                        b.state(&mut state);
+                        let user = self.original_index.as_ref().map_or(i, |m| m[i] as usize);
+                        SolverError::NonPhysical {
+                            iteration,
+                            stage: stage + 1,
+                            point: user + 1,
+                            x: self.geom.x[i],
+                            y: self.geom.y[i],
+                            state: state[i],
+                            last_good: self.iteration,
+                        }
+                    }
+                };
                 b.restore_iteration_start();
-                let user = self.original_index.as_ref().map_or(i, |m| m[i] as usize);
-                return Err(SolverError::NonPhysical {
-                    iteration,
-                    stage: stage + 1,
-                    point: user + 1,
-                    x: self.geom.x[i],
-                    y: self.geom.y[i],
-                    state: state[i],
-                    last_good: self.iteration,
-                });
+                return Err(error);
             }
             sum_sq = Self::timed(b, &mut t.residue, |_| outcome.sum_sq.value());
         }
-        let n = self.geom.len() as f64;
+        let n = b.global_len() as f64;
         let residue = sum_sq.sqrt() / n;
         // The reference takes iteration 2's residue as the reference value
         // (iteration 1's is often exactly zero from a free-stream start).

@@ -1,0 +1,330 @@
+//! `qflow run` under mpirun, end to end (feature `mpi`): outputs equal to
+//! the serial run's to the bit, resume on another rank count (and from a
+//! single-process checkpoint), the VTK field in pieces, partition files,
+//! and failures that end every rank with one message from rank 0, never a
+//! hang. Each test starts mpirun itself with the rank counts it needs
+//! (`--oversubscribe`: the CI machine has 2 cores).
+#![cfg(feature = "mpi")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+const QFLOW: &str = env!("CARGO_BIN_EXE_qflow");
+
+fn qflow(args: &[&str]) -> Output {
+    Command::new(QFLOW)
+        .args(args)
+        .output()
+        .expect("running qflow")
+}
+
+/// `mpirun -np ranks qflow args`, killed after a minute (a hang is a
+/// failure, not a stuck CI job).
+fn mpirun(ranks: usize, args: &[&str]) -> Output {
+    let mut child = Command::new("mpirun")
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .args(["--oversubscribe", "-np", &ranks.to_string(), QFLOW])
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("mpirun (OpenMPI) is installed: scripts/install-deps.sh");
+    let t = Instant::now();
+    while child.try_wait().expect("waiting for mpirun").is_none() {
+        if t.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("mpirun -np {ranks} qflow {args:?} hung");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().expect("mpirun output")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn ok(o: &Output) {
+    assert!(o.status.success(), "failed:\n{}", stderr(o));
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("qflow-mpi-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn small_cloud(dir: &Path) -> PathBuf {
+    let p = dir.join("small.cloud");
+    ok(&qflow(&[
+        "generate",
+        "naca0012",
+        "--wall-points",
+        "48",
+        "--rings",
+        "16",
+        "--far-field",
+        "8",
+        "-o",
+        p.to_str().unwrap(),
+    ]));
+    p
+}
+
+/// A case file `name` on `cloud`: `solver` lines go in `[solver]` (which
+/// keeps the cloud's numbering, so that the serial run reports the same
+/// point as the distributed one when two go bad at once), `rest` after.
+fn case(dir: &Path, name: &str, cloud: &Path, solver: &str, rest: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(
+        &p,
+        format!(
+            "[cloud]\nfile = \"{}\"\n[solver]\nrenumber = \"none\"\n{solver}\n{rest}",
+            cloud.display()
+        ),
+    )
+    .unwrap();
+    p
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+/// history.csv without the wall-clock column.
+fn history(dir: &Path) -> Vec<String> {
+    read(&dir.join("history.csv"))
+        .lines()
+        .map(|l| l.rsplit_once(',').map_or(l, |x| x.0).to_string())
+        .collect()
+}
+
+/// solution.dat and history (all but the clock) are the same: both are
+/// written with 17 significant digits, so equal text is equal bits.
+fn assert_same_run(a: &Path, b: &Path, what: &str) {
+    assert!(
+        read(&a.join("solution.dat")) == read(&b.join("solution.dat")),
+        "{what}: solution.dat differs"
+    );
+    assert_eq!(history(a), history(b), "{what}: history differs");
+}
+
+#[test]
+fn mpi_runs_equal_the_serial_run_and_resume_on_any_rank_count() {
+    let d = scratch("resume");
+    let cloud = small_cloud(&d);
+    let c = case(
+        &d,
+        "case.toml",
+        &cloud,
+        "",
+        "[stop]\nmax_iters = 30\n[output]\ncheckpoint_every = 10\nplots = false\n",
+    );
+    let c = c.to_str().unwrap();
+    let out = |n: &str| d.join(n).to_str().unwrap().to_string();
+    ok(&qflow(&[
+        "run",
+        c,
+        "-o",
+        &out("serial"),
+        "-q",
+        "--threads",
+        "1",
+    ]));
+    for ranks in [1, 2, 3, 4] {
+        let o = out(&format!("np{ranks}"));
+        ok(&mpirun(ranks, &["run", c, "-o", &o, "-q"]));
+        assert_same_run(&d.join("serial"), Path::new(&o), &format!("{ranks} ranks"));
+    }
+    // 3 ranks to iteration 15, then 2 ranks x 2 threads on, VTK in pieces.
+    let o = out("cut");
+    ok(&mpirun(3, &["run", c, "-o", &o, "-q", "--max-iters", "15"]));
+    ok(&mpirun(
+        2,
+        &[
+            "run",
+            c,
+            "-o",
+            &o,
+            "-q",
+            "--resume",
+            "--threads",
+            "2",
+            "--vtk-pieces",
+        ],
+    ));
+    assert_same_run(&d.join("serial"), Path::new(&o), "resumed on 2 ranks");
+    let pvtu = read(&d.join("cut/field.pvtu"));
+    for r in 0..2 {
+        let piece = format!("field-{r:05}.vtu");
+        assert!(pvtu.contains(&format!("Source=\"{piece}\"")), "{pvtu}");
+        assert!(std::fs::metadata(d.join("cut").join(piece)).unwrap().len() > 1000);
+    }
+    // A single-process checkpoint resumed on 4 ranks, RCB, one-sided.
+    let o = out("single");
+    ok(&qflow(&["run", c, "-o", &o, "-q", "--max-iters", "12"]));
+    ok(&mpirun(
+        4,
+        &[
+            "run",
+            c,
+            "-o",
+            &o,
+            "-q",
+            "--resume",
+            "--partitioner",
+            "rcb",
+            "--exchange",
+            "rma",
+        ],
+    ));
+    assert_same_run(&d.join("serial"), Path::new(&o), "resumed on 4 ranks");
+    let summary = read(&d.join("single/summary.toml"));
+    assert!(
+        summary.contains("[mpi]") && summary.contains("ranks = 4"),
+        "{summary}"
+    );
+}
+
+#[test]
+fn every_exchange_and_a_partition_file_give_the_same_bits() {
+    let d = scratch("modes");
+    let cloud = small_cloud(&d);
+    let c = case(
+        &d,
+        "case.toml",
+        &cloud,
+        "",
+        "[stop]\nmax_iters = 8\n[output]\nplots = false\nvtk = false\n",
+    );
+    let c = c.to_str().unwrap();
+    let serial = d.join("serial");
+    ok(&qflow(&["run", c, "-o", serial.to_str().unwrap(), "-q"]));
+    for (ranks, mode) in [
+        (2, "blocking"),
+        (3, "rma"),
+        (2, "rma-fence"),
+        (3, "nonblocking"),
+    ] {
+        let o = d.join(mode);
+        ok(&mpirun(
+            ranks,
+            &[
+                "run",
+                c,
+                "-o",
+                o.to_str().unwrap(),
+                "-q",
+                "--exchange",
+                mode,
+            ],
+        ));
+        assert_same_run(&serial, &o, mode);
+    }
+    let part = d.join("p3.part");
+    let o = qflow(&[
+        "partition",
+        cloud.to_str().unwrap(),
+        "--parts",
+        "3",
+        "--method",
+        "rcb",
+        "-o",
+        part.to_str().unwrap(),
+    ]);
+    ok(&o);
+    let report = String::from_utf8_lossy(&o.stdout);
+    for key in ["edge cut", "ghosts", "imbalance", "wall"] {
+        assert!(report.contains(key), "{report}");
+    }
+    let spec = format!("file:{}", part.display());
+    let o = d.join("file");
+    ok(&mpirun(
+        3,
+        &[
+            "run",
+            c,
+            "-o",
+            o.to_str().unwrap(),
+            "-q",
+            "--partitioner",
+            &spec,
+        ],
+    ));
+    assert_same_run(&serial, &o, "partition file");
+    // A partition for 3 ranks refused on 2, by rank 0, for every rank.
+    let o = mpirun(
+        2,
+        &[
+            "run",
+            c,
+            "-o",
+            o.to_str().unwrap(),
+            "-q",
+            "--partitioner",
+            &spec,
+        ],
+    );
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(e.contains("3 parts but 2 are needed"), "{e}");
+    assert_eq!(e.matches("error:").count(), 1, "one message:\n{e}");
+}
+
+#[test]
+fn failures_end_every_rank_with_one_message() {
+    let d = scratch("fail");
+    let cloud = small_cloud(&d);
+    // Rank 0 cannot read the cloud: the others get the error, not a hang.
+    let text = read(&cloud);
+    let bad = d.join("bad.cloud");
+    std::fs::write(&bad, &text[..text.len() / 3]).unwrap();
+    let c = case(&d, "bad.toml", &bad, "", "");
+    let o = mpirun(
+        3,
+        &[
+            "run",
+            c.to_str().unwrap(),
+            "-o",
+            d.join("o").to_str().unwrap(),
+        ],
+    );
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(e.contains("bad.cloud"), "{e}");
+    assert_eq!(e.matches("error:").count(), 1, "one message:\n{e}");
+    assert!(!e.contains("panicked"), "{e}");
+    // Unknown exchange: named.
+    let c = case(&d, "two.toml", &cloud, "", "[stop]\nmax_iters = 2\n");
+    let o = mpirun(
+        2,
+        &["run", c.to_str().unwrap(), "--exchange", "carrier-pigeon"],
+    );
+    assert!(stderr(&o).contains("carrier-pigeon"), "{}", stderr(&o));
+
+    // A diverging run: every rank stops at the serial run's iteration, with
+    // its point, and the last good state is written.
+    let case_path = case(
+        &d,
+        "div.toml",
+        &cloud,
+        "cfl = 3.0",
+        "[stop]\nmax_iters = 200\n[output]\nplots = false\n",
+    );
+    let cp = case_path.to_str().unwrap();
+    let s = qflow(&["run", cp, "-o", d.join("ds").to_str().unwrap(), "-q"]);
+    assert!(!s.status.success());
+    let serial_msg = stderr(&s);
+    let at = serial_msg.find("iteration ").expect("the serial message");
+    let what = serial_msg[at..].trim().to_string();
+    let o = mpirun(3, &["run", cp, "-o", d.join("dm").to_str().unwrap(), "-q"]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(e.contains(&what), "serial: {what}\nmpi: {e}");
+    assert!(e.contains("rank"), "{e}");
+    assert_eq!(e.matches("error:").count(), 1, "one message:\n{e}");
+    assert_same_run(&d.join("ds"), &d.join("dm"), "last good state");
+}

@@ -1,1 +1,0 @@
-//! The distributed layer over MPI (feature `mpi`).

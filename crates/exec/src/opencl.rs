@@ -1,1 +1,0 @@
-//! The OpenCL backend (feature `opencl`).

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The MPI tests (feature `mpi`): builds with the feature, then
+# - runs the distributed-backend test binary (crates/exec/tests/mpi.rs)
+#   under mpirun on 1, 2, 3 and 4 ranks: solution fields, residue history
+#   and forces bit-identical to the serial run's, every exchange mode, both
+#   partitioners, parts without wall points / ghosts / points, ranks x
+#   threads, a diverging run; on a small generated cloud and on the
+#   9,600-point cloud of the shared data when present;
+# - runs `qflow run` under mpirun end to end (crates/cli/tests/mpi.rs,
+#   which starts mpirun itself): outputs, resume on another rank count,
+#   VTK pieces, partition files, failures.
+# Needs OpenMPI and libclang (scripts/install-deps.sh installs them).
+#
+# Environment:
+#   QFLOW_MPI_RANKS     rank counts to run (default "1 2 3 4")
+#   QFLOW_SHARED_DATA   folder of the shared reference data
+#   QFLOW_REQUIRE_DATA  if set, a missing 9,600-point cloud is a failure
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# OpenMPI refuses to run as root without these; above 2 ranks this machine
+# has fewer cores than ranks.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Keep OpenMPI on shared memory and TCP loopback in containers (no
+# InfiniBand probing, no warnings about it).
+export OMPI_MCA_btl="${OMPI_MCA_btl:-self,vader,tcp}"
+export OMPI_MCA_btl_tcp_if_include="${OMPI_MCA_btl_tcp_if_include:-lo}"
+
+echo "== build (--features mpi)"
+cargo build --release -p qflow --features mpi
+test_bin=$(cargo test --release -p qflow-exec --features mpi --test mpi --no-run 2>&1 |
+    sed -n 's/.*Executable tests\/mpi.rs (\(.*\))/\1/p' | tail -1)
+if [ -z "$test_bin" ] || [ ! -x "$test_bin" ]; then
+    echo "cannot find the mpi test binary" >&2
+    exit 1
+fi
+
+for np in ${QFLOW_MPI_RANKS:-1 2 3 4}; do
+    echo "== distributed backend on $np rank(s)"
+    start=$(date +%s)
+    timeout 600 mpirun --oversubscribe -np "$np" "$test_bin"
+    echo "   ($(($(date +%s) - start)) s)"
+done
+
+echo "== qflow run under mpirun"
+cargo test --release -p qflow --features mpi --test mpi -- --test-threads 1
