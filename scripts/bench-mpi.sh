@@ -14,7 +14,10 @@
 #        scripts/bench-mpi.sh m1.qfc 12 3
 # Environment: QFLOW_BENCH_NICE (default -15: the runs take the CPU from
 # other, lower-priority work on the machine; 0 to leave priorities alone),
-# QFLOW_BENCH_CONFIGS (default: all below).
+# QFLOW_BENCH_CONFIGS (default: all below), QFLOW_BIN (a qflow binary built
+# with `--features mpi` to time instead of building this checkout's).
+# The binary is copied into OUTDIR first, so that a rebuild during the
+# measurement cannot change what is timed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cloud=$(realpath "$1")
@@ -25,8 +28,13 @@ mkdir -p "$out"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl="${OMPI_MCA_btl:-self,vader,tcp}"
 export OMPI_MCA_btl_tcp_if_include="${OMPI_MCA_btl_tcp_if_include:-lo}"
-cargo build --release -q -p qflow --features mpi
-qflow=$PWD/target/release/qflow
+if [ -n "${QFLOW_BIN:-}" ]; then
+    cp "$QFLOW_BIN" "$out/qflow"
+else
+    cargo build --release -q -p qflow --features mpi
+    cp target/release/qflow "$out/qflow"
+fi
+qflow=$(realpath "$out/qflow")
 nice_level=${QFLOW_BENCH_NICE:--15}
 
 cat > "$out/case.toml" <<CASE
@@ -39,12 +47,14 @@ vtk = false
 plots = false
 CASE
 
-# name | command (the case file and output folder are appended)
+# name | command (the case file and output folder are appended). OpenMPI
+# binds each rank to one core by default: ranks with threads need
+# `--bind-to none`.
 configs=(
     "serial|$qflow run --threads 1"
     "threads-2|$qflow run --threads 2"
     "mpi-1x1|mpirun -np 1 $qflow run --threads 1"
-    "mpi-1x2|mpirun -np 1 $qflow run --threads 2"
+    "mpi-1x2|mpirun -np 1 --bind-to none $qflow run --threads 2"
     "mpi-2x1|mpirun -np 2 $qflow run --threads 1"
     "mpi-2x1-blocking|mpirun -np 2 $qflow run --threads 1 --exchange blocking"
     "mpi-2x1-rma|mpirun -np 2 $qflow run --threads 1 --exchange rma"
