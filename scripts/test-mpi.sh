@@ -5,18 +5,35 @@
 #   and forces bit-identical to the serial run's, every exchange mode, both
 #   partitioners, parts without wall points / ghosts / points, ranks x
 #   threads, a diverging run; on a small generated cloud and on the
-#   9,600-point cloud of the shared data when present;
+#   9,600-point cloud of the shared data when present; and (feature
+#   `opencl`, on PoCL) the same with every rank on an OpenCL device:
+#   bit-identical to the single-process OpenCL backend;
 # - runs `qflow run` under mpirun end to end (crates/cli/tests/mpi.rs,
 #   which starts mpirun itself): outputs, resume on another rank count,
-#   VTK pieces, partition files, failures.
-# Needs OpenMPI and libclang (scripts/install-deps.sh installs them).
+#   VTK pieces, partition files, failures, `--backend opencl`.
+# Needs OpenMPI and libclang, and PoCL for the OpenCL cases
+# (scripts/install-deps.sh installs them).
 #
 # Environment:
 #   QFLOW_MPI_RANKS     rank counts to run (default "1 2 3 4")
 #   QFLOW_SHARED_DATA   folder of the shared reference data
 #   QFLOW_REQUIRE_DATA  if set, a missing 9,600-point cloud is a failure
+#   QFLOW_SKIP_OPENCL   if set, build without the OpenCL backend (no
+#                       OpenCL cases); otherwise a missing OpenCL device
+#                       is a failure
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+if [ -z "${QFLOW_SKIP_OPENCL:-}" ]; then
+    features=mpi,opencl
+    export QFLOW_REQUIRE_OPENCL=1
+    # One PoCL thread per rank: the ranks share this machine's cores
+    # (PoCL 3 reads the first variable, later versions the second).
+    export POCL_MAX_PTHREAD_COUNT="${POCL_MAX_PTHREAD_COUNT:-1}"
+    export POCL_CPU_MAX_CU_NUM="${POCL_CPU_MAX_CU_NUM:-1}"
+else
+    features=mpi
+fi
 
 # OpenMPI refuses to run as root without these; above 2 ranks this machine
 # has fewer cores than ranks.
@@ -26,9 +43,9 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_btl="${OMPI_MCA_btl:-self,vader,tcp}"
 export OMPI_MCA_btl_tcp_if_include="${OMPI_MCA_btl_tcp_if_include:-lo}"
 
-echo "== build (--features mpi)"
-cargo build --release -p qflow --features mpi
-test_bin=$(cargo test --release -p qflow-exec --features mpi --test mpi --no-run 2>&1 |
+echo "== build (--features $features)"
+cargo build --release -p qflow --features "$features"
+test_bin=$(cargo test --release -p qflow-exec --features "$features" --test mpi --no-run 2>&1 |
     sed -n 's/.*Executable tests\/mpi.rs (\(.*\))/\1/p' | tail -1)
 if [ -z "$test_bin" ] || [ ! -x "$test_bin" ]; then
     echo "cannot find the mpi test binary" >&2
@@ -43,4 +60,4 @@ for np in ${QFLOW_MPI_RANKS:-1 2 3 4}; do
 done
 
 echo "== qflow run under mpirun"
-cargo test --release -p qflow --features mpi --test mpi -- --test-threads 1
+cargo test --release -p qflow --features "$features" --test mpi -- --test-threads 1

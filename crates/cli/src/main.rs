@@ -36,8 +36,13 @@ enum Command {
         /// Threads of the threads backend (default: all cores).
         #[arg(long, default_value_t = 0)]
         threads: usize,
-        /// Device of a device backend: index or part of its name (see `qflow devices`).
-        #[arg(long)]
+        /// Device of a device backend: index, P.D or part of its name (see
+        /// `qflow devices`). Under mpirun, one rank per device: a list
+        /// `--device 0,1` gives local rank r (its rank among the node's
+        /// ranks) entry r mod the list's length; without it, local rank r
+        /// takes device r mod the number of devices with fp64 (GPUs first).
+        /// More ranks than devices share them (said once in the log).
+        #[arg(long, verbatim_doc_comment)]
         device: Option<String>,
         /// Work-group size of a device backend (default: measured at start).
         #[arg(long)]

@@ -7,7 +7,9 @@
 //! geometry and starting state, its ghost lists) or, if anything failed so
 //! far, the error. Rank 0 keeps of the whole cloud only what the outputs
 //! need (no stencils). Every rank then runs the solver on its part with the
-//! distributed backend (`qflow_exec::distributed`), MPI ranks x threads.
+//! distributed backend (`qflow_exec::distributed`), MPI ranks x threads,
+//! or (`--backend opencl`, with the feature `opencl`) one rank per OpenCL
+//! device, ghosts exchanged through the host.
 //!
 //! Only rank 0 prints and writes history, checkpoints (gathered, in the
 //! cloud's numbering, so a run may resume on another rank count or on one
@@ -31,7 +33,7 @@ use qflow_exec::distributed::{
     agree, gather_owned, install_panic_abort, receive_bytes, scatter, send_bytes,
     DistributedBackend, ExchangeMode, ScatterInput, World,
 };
-use qflow_exec::{BackendKind, IterationReport, Par, Solver, SolverError, StopReason};
+use qflow_exec::{Backend, BackendKind, IterationReport, Par, Solver, SolverError, StopReason};
 use qflow_io::checkpoint::{self, Checkpoint};
 use qflow_io::history::{self, HistoryRow};
 use qflow_lskum::Vec4;
@@ -143,10 +145,10 @@ fn setup_root(
         .unwrap_or("nonblocking")
         .parse()
         .map_err(|e: String| anyhow!("--exchange: {e}"))?;
-    if opts.backend.kind == BackendKind::OpenCl {
+    if !opts.backend.kind.available() {
         bail!(
-            "under mpirun each rank runs the serial or threads backend \
-             (--backend serial, or threads with --threads per rank)"
+            "this build has no OpenCL backend: build with `--features mpi,opencl` \
+             (scripts/install-deps.sh installs an OpenCL runtime)"
         );
     }
     let out_dir = output_dir(case_path, &case, opts);
@@ -234,6 +236,9 @@ struct RankReport {
     reduce_seconds_per_iteration: f64,
     /// Bytes sent per iteration.
     bytes_sent_per_iteration: f64,
+    /// The rank's OpenCL device (`--backend opencl`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    device: Option<String>,
 }
 
 /// The MPI part of the summary.
@@ -241,6 +246,8 @@ struct RankReport {
 struct MpiReport {
     ranks: usize,
     threads_per_rank: usize,
+    /// What computes on each rank: `N threads`, or `an OpenCL device`.
+    per_rank: String,
     exchange: String,
     partitioner: String,
     edge_cut: usize,
@@ -255,12 +262,12 @@ struct MpiReport {
 impl MpiReport {
     fn render(&self) -> String {
         let mut s = format!(
-            "mpi         {} ranks x {} threads, {} exchange, {} partition \
+            "mpi         {} ranks x {}, {} exchange, {} partition \
              (edge cut {}, {} ghosts, imbalance {:.3}), setup {:.2} s\n\
              RDP median  {:.4e} s per iteration per point\n\
              rank     points     ghosts   held MB    RSS MB   peak MB  wait ms/it  exch ms/it  reduce ms/it    KB/it\n",
             self.ranks,
-            self.threads_per_rank,
+            self.per_rank,
             self.exchange,
             self.partitioner,
             self.edge_cut,
@@ -283,6 +290,11 @@ impl MpiReport {
                 1e3 * r.reduce_seconds_per_iteration,
                 r.bytes_sent_per_iteration / 1e3
             );
+        }
+        for r in &self.rank {
+            if let Some(d) = &r.device {
+                s += &format!("rank {} on OpenCL device {d}\n", r.rank);
+            }
         }
         s
     }
@@ -314,6 +326,90 @@ fn median(mut v: Vec<f64>) -> f64 {
     } else {
         0.5 * (v[n / 2 - 1] + v[n / 2])
     }
+}
+
+/// How the kernels of a rank of the serial or threads backend run:
+/// `--threads` per rank, or the node's cores shared among its ranks
+/// (collective: every rank agrees, or every rank gets the error).
+fn cpu_par(world: &World, threading: mpi::Threading, opts: &RunOptions) -> Result<(Par, usize)> {
+    let threads = match opts.backend.kind {
+        BackendKind::Serial => 1,
+        _ if opts.backend.threads > 0 => opts.backend.threads,
+        _ => {
+            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+            (cores / local_ranks().max(1)).max(1)
+        }
+    };
+    let par = if opts.backend.kind == BackendKind::Serial || threads == 1 {
+        // One thread per rank: the kernels run on the rank's own thread.
+        Ok(Par::Seq)
+    } else if threads > 1 && threading < mpi::Threading::Serialized {
+        Err(format!(
+            "this MPI library gives thread level {threading:?}; {threads} threads per rank need \
+             MPI_THREAD_SERIALIZED (use --threads 1)"
+        ))
+    } else {
+        Par::rayon(threads).map_err(|e| format!("cannot start {threads} threads: {e}"))
+    };
+    Ok((agree(world, par).map_err(|e| anyhow!(e))?, threads))
+}
+
+/// The distributed backend of a rank on its OpenCL device: local rank r of
+/// the node's ranks (an MPI shared-memory split of the world) takes the
+/// device `--device` gives it (see
+/// `qflow_exec::opencl::select_rank_device`: a list, entry r mod its
+/// length; by default device r mod the count of suitable devices).
+/// Collective: if any rank cannot start on its device (no double
+/// precision, not enough memory, no runtime), every rank stops and rank 0
+/// reports each failed rank's reason once. Rank 0 says in one line when a
+/// node has more ranks than devices (they share). Returns the backend and
+/// the label of the rank's device.
+#[cfg(feature = "opencl")]
+fn opencl_backend(
+    world: &World,
+    part: qflow_exec::distributed::LocalPart,
+    params: qflow_lskum::Params,
+    mode: ExchangeMode,
+    opts: &RunOptions,
+) -> Result<(
+    DistributedBackend<qflow_exec::opencl::OpenClBackend>,
+    String,
+)> {
+    use mpi::collective::SystemOperation;
+    use qflow_exec::opencl::{devices, select_rank_device, OpenClBackend, OpenClOptions};
+
+    let node = world.split_shared(world.rank());
+    let (local_rank, local_size) = (node.rank() as usize, node.size() as usize);
+    drop(node);
+    let mut note = None;
+    let mut label = String::new();
+    let backend = DistributedBackend::try_with_local(world, part, params, mode, |geom, params| {
+        let list = devices()?;
+        let d = select_rank_device(
+            &list,
+            opts.backend.device.as_deref(),
+            local_rank,
+            local_size,
+        )?;
+        note = d.shared;
+        label = list[d.index].label();
+        let mut o = OpenClOptions::from_spec(&opts.backend)?;
+        o.device = Some(d.spec);
+        OpenClBackend::new(geom, params, &o)
+    })
+    .map_err(|e| anyhow!(e))?;
+    let mine = i32::from(note.is_some());
+    let mut any = 0i32;
+    world.all_reduce_into(&mine, &mut any, SystemOperation::max());
+    if world.rank() == 0 && any > 0 && !opts.quiet {
+        eprintln!(
+            "qflow: {}",
+            note.unwrap_or_else(|| "some nodes have more ranks than OpenCL devices: their \
+                                    ranks share devices"
+                .into())
+        );
+    }
+    Ok((backend, label))
 }
 
 fn run(
@@ -384,26 +480,6 @@ fn run(
     let mode: ExchangeMode = info.mode.parse().map_err(|e: String| anyhow!(e))?;
 
     // Every rank: its backend and solver.
-    let threads = match opts.backend.kind {
-        BackendKind::Serial => 1,
-        _ if opts.backend.threads > 0 => opts.backend.threads,
-        _ => {
-            let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-            (cores / local_ranks().max(1)).max(1)
-        }
-    };
-    let par = if opts.backend.kind == BackendKind::Serial || threads == 1 {
-        // One thread per rank: the kernels run on the rank's own thread.
-        Ok(Par::Seq)
-    } else if threads > 1 && threading < mpi::Threading::Serialized {
-        Err(format!(
-            "this MPI library gives thread level {threading:?}; {threads} threads per rank need \
-             MPI_THREAD_SERIALIZED (use --threads 1)"
-        ))
-    } else {
-        Par::rayon(threads).map_err(|e| format!("cannot start {threads} threads: {e}"))
-    };
-    let par = agree(world, par).map_err(|e| anyhow!(e))?;
     let (global, owned, interior, global_len) = (
         part.global.clone(),
         part.n_owned,
@@ -413,10 +489,23 @@ fn run(
     let ghosts = part.ghosts();
     let start_state = (info.first_iteration > 0).then(|| part.state.clone());
     let part_bytes = part.bytes();
-    let backend = DistributedBackend::new(part, (&settings).into(), par, mode);
-    let shared = backend.shared();
-    let geom = backend.geometry().clone();
-    let mut solver = Solver::new(Box::new(backend), geom.clone(), settings.clone());
+    let params: qflow_lskum::Params = (&settings).into();
+    let (backend, shared, geom, threads, device): (Box<dyn Backend>, _, _, usize, _) =
+        match opts.backend.kind {
+            #[cfg(feature = "opencl")]
+            BackendKind::OpenCl => {
+                let (b, device) = opencl_backend(world, part, params, mode, opts)?;
+                let (shared, geom) = (b.shared(), b.geometry().clone());
+                (Box::new(b), shared, geom, 1, Some(device))
+            }
+            _ => {
+                let (par, threads) = cpu_par(world, threading, opts)?;
+                let b = DistributedBackend::new(part, params, par, mode);
+                let (shared, geom) = (b.shared(), b.geometry().clone());
+                (Box::new(b), shared, geom, threads, None)
+            }
+        };
+    let mut solver = Solver::new(backend, geom.clone(), settings.clone());
     if let Some(s) = &start_state {
         solver.resume(info.first_iteration, f64::from_bits(info.res_ref_bits), s);
     }
@@ -549,6 +638,7 @@ fn run(
             / it,
         reduce_seconds_per_iteration: stats.reduce.as_secs_f64() / it,
         bytes_sent_per_iteration: x.bytes_sent as f64 / it,
+        device,
     };
     let encoded = serde_json::to_vec(&mine).expect("encodes");
     let per_rank = if is_root {
@@ -602,6 +692,11 @@ fn run(
     let report = MpiReport {
         ranks,
         threads_per_rank: threads,
+        per_rank: match opts.backend.kind {
+            BackendKind::OpenCl => "an OpenCL device".into(),
+            _ if threads == 1 => "1 thread".into(),
+            _ => format!("{threads} threads"),
+        },
         exchange: mode.name().into(),
         partitioner: info.partitioner.clone(),
         edge_cut: root.stats.edge_cut,

@@ -2,7 +2,9 @@
 //! the serial run's to the bit, resume on another rank count (and from a
 //! single-process checkpoint), the VTK field in pieces, partition files,
 //! and failures that end every rank with one message from rank 0, never a
-//! hang. Each test starts mpirun itself with the rank counts it needs
+//! hang; with the feature `opencl` too, `--backend opencl` with one rank
+//! per device (PoCL in CI: 2 ranks share its one device) equal to the
+//! single-process OpenCL run to the bit. Each test starts mpirun itself with the rank counts it needs
 //! (`--oversubscribe`: the CI machine has 2 cores).
 #![cfg(feature = "mpi")]
 
@@ -22,7 +24,13 @@ fn qflow(args: &[&str]) -> Output {
 /// `mpirun -np ranks qflow args`, killed after a minute (a hang is a
 /// failure, not a stuck CI job).
 fn mpirun(ranks: usize, args: &[&str]) -> Output {
+    mpirun_with(ranks, &[], args)
+}
+
+/// [`mpirun`] with environment variables for every rank.
+fn mpirun_with(ranks: usize, env: &[(&str, &str)], args: &[&str]) -> Output {
     let mut child = Command::new("mpirun")
+        .envs(env.iter().copied())
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .args(["--oversubscribe", "-np", &ranks.to_string(), QFLOW])
@@ -327,4 +335,133 @@ fn failures_end_every_rank_with_one_message() {
     assert!(e.contains("rank"), "{e}");
     assert_eq!(e.matches("error:").count(), 1, "one message:\n{e}");
     assert_same_run(&d.join("ds"), &d.join("dm"), "last good state");
+}
+
+/// `--backend opencl` under mpirun: each rank on an OpenCL device (PoCL's
+/// one CPU device in CI, shared by the ranks, which the log says once),
+/// ghosts through the host; the outputs are the single-process OpenCL
+/// run's to the bit. A device no rank can use stops the job with one
+/// message naming the ranks; a device list is refused outside mpirun.
+#[cfg(feature = "opencl")]
+#[test]
+fn opencl_ranks_equal_the_single_process_opencl_run() {
+    let devices = match qflow_exec::opencl::devices() {
+        Ok(list) if list.iter().any(|d| d.fp64) => list,
+        other => {
+            assert!(
+                std::env::var_os("QFLOW_REQUIRE_OPENCL").is_none(),
+                "QFLOW_REQUIRE_OPENCL is set but no OpenCL device with fp64: {other:?}"
+            );
+            eprintln!("SKIPPED: no OpenCL device with double precision");
+            return;
+        }
+    };
+    let fp64 = devices.iter().filter(|d| d.fp64).count();
+    let d = scratch("opencl");
+    let cloud = small_cloud(&d);
+    let c = case(
+        &d,
+        "case.toml",
+        &cloud,
+        "",
+        "[stop]\nmax_iters = 20\n[output]\nplots = false\nvtk = false\n",
+    );
+    let c = c.to_str().unwrap();
+    let out = |n: &str| d.join(n).to_str().unwrap().to_string();
+    // One PoCL thread per rank (2 cores); the same launch settings on both.
+    let env = [
+        ("QFLOW_OPENCL_FLUX", "fused"),
+        ("POCL_MAX_PTHREAD_COUNT", "1"),
+        ("POCL_CPU_MAX_CU_NUM", "1"),
+    ];
+    let single = Command::new(QFLOW)
+        .envs(env)
+        .args(["run", c, "-o", &out("single"), "-q", "--backend", "opencl"])
+        .args(["--work-group", "64"])
+        .output()
+        .unwrap();
+    ok(&single);
+    let o = mpirun_with(
+        2,
+        &env,
+        &[
+            "run",
+            c,
+            "-o",
+            &out("np2"),
+            "--backend",
+            "opencl",
+            "--work-group",
+            "64",
+        ],
+    );
+    ok(&o);
+    assert_same_run(&d.join("single"), &d.join("np2"), "2 ranks on OpenCL");
+    let e = stderr(&o);
+    if fp64 < 2 {
+        assert_eq!(
+            e.matches("ranks on this node share").count(),
+            1,
+            "one line on shared devices:\n{e}"
+        );
+    }
+    let summary = read(&d.join("np2/summary.toml"));
+    assert!(
+        summary.contains("per_rank = \"an OpenCL device\""),
+        "{summary}"
+    );
+    // A list by local rank (both entries the first device), blocking exchange.
+    ok(&mpirun_with(
+        2,
+        &env,
+        &[
+            "run",
+            c,
+            "-o",
+            &out("list"),
+            "-q",
+            "--backend",
+            "opencl",
+            "--work-group",
+            "64",
+            "--device",
+            "0,0",
+            "--exchange",
+            "blocking",
+        ],
+    ));
+    assert_same_run(&d.join("single"), &d.join("list"), "--device 0,0");
+    // A device no rank has: one message, naming both ranks.
+    let o = mpirun_with(
+        2,
+        &env,
+        &[
+            "run",
+            c,
+            "-o",
+            &out("bad"),
+            "--backend",
+            "opencl",
+            "--device",
+            "no-such-device",
+        ],
+    );
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(e.contains("ranks 0, 1: --device no-such-device"), "{e}");
+    assert_eq!(e.matches("error:").count(), 1, "one message:\n{e}");
+    assert!(!e.contains("panicked"), "{e}");
+    // A list outside mpirun.
+    let o = qflow(&[
+        "run",
+        c,
+        "-o",
+        &out("one"),
+        "--backend",
+        "opencl",
+        "--device",
+        "0,0",
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("mpirun"), "{}", stderr(&o));
 }

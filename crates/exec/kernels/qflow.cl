@@ -39,6 +39,17 @@
  * backend yet); the OpenCL one is compiled and tested on every build that
  * has the `opencl` feature.
  *
+ * RANGES. A point kernel may run over a range first..end of the points (the
+ * distributed layer computes a rank's interior points while ghost values
+ * travel, then the rest): the host sets the kernel's `n` to end and starts
+ * the work items at first. OpenCL does that with the launch's global work
+ * offset, which get_global_id includes; CUDA has no such offset, so its
+ * GLOBAL_ID() adds the __constant__ qf_first, which a CUDA backend sets
+ * (cuMemcpyHtoDAsync on the launch's stream, to the address
+ * cuModuleGetGlobal gives for it) before each launch of a range that does
+ * not start at 0. The reductions always start at point 0 (their partial
+ * sums are indexed by work group).
+ *
  * DATA LAYOUT. Struct of arrays, field by field: every per-point scalar
  * (x, y, nx, ny, min_dist, kind, delta) is its own array indexed by point,
  * and every 4-component field (primitive state, q, its derivatives, stencil
@@ -85,7 +96,9 @@ typedef unsigned char uchar;
 #define LOCAL
 #define LOCAL_ARRAY(type, name, n) __shared__ type name[n]
 #define RESTRICT __restrict__
-#define GLOBAL_ID() (blockIdx.x * blockDim.x + threadIdx.x)
+/* The first point of a range launch (see RANGES above); 0 otherwise. */
+__constant__ uint qf_first;
+#define GLOBAL_ID() (qf_first + blockIdx.x * blockDim.x + threadIdx.x)
 #define LOCAL_ID() (threadIdx.x)
 #define LOCAL_SIZE() (blockDim.x)
 #define GROUP_ID() (blockIdx.x)

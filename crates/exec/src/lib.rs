@@ -9,9 +9,10 @@
 //!
 //! Both run the reference kernels of [`qflow_lskum::kernels`] and give
 //! bit-identical fields for any thread count. With the feature `mpi`,
-//! [`distributed`] runs one of them on each MPI rank's part of the cloud,
-//! with ghost exchange and one reduction per iteration, bit-identical to
-//! the serial run for any rank count.
+//! [`distributed`] runs one of them (or, with `opencl` too, the OpenCL
+//! backend) on each MPI rank's part of the cloud, with ghost exchange and
+//! one reduction per iteration, bit-identical to the single-process run of
+//! the same backend for any rank count.
 #![deny(missing_docs)]
 
 mod backend;

@@ -7,6 +7,15 @@
 //! at the same iteration with the serial run's point). A counting allocator
 //! checks that the distributed iteration allocates nothing either.
 //!
+//! With the feature `opencl` too (scripts/test-mpi.sh builds it so), the
+//! same runs with each rank on an OpenCL device (PoCL in CI, every rank on
+//! the one CPU device, one PoCL thread per rank): solution fields, residue
+//! history and forces bit-identical to the single-process OpenCL backend's
+//! on the same device (hence to 1 rank's), within 1e-11 of the serial CPU
+//! run's fields, no allocation in the iteration either, and a diverging run
+//! stopping at the single-process run's iteration and point, naming the
+//! CPU run's stage.
+//!
 //! `harness = false`: one MPI process runs the cases one after another; a
 //! failed check panics, which ends the whole job with a non-zero status
 //! (the panic hook calls `MPI_Abort`), so a failure never hangs. Arguments
@@ -28,7 +37,7 @@ use qflow_exec::distributed::{
     gather_owned, install_panic_abort, scatter, DistributedBackend, ExchangeMode, ScatterInput,
     World,
 };
-use qflow_exec::{CpuBackend, IterationReport, Par, Solver};
+use qflow_exec::{Backend, CpuBackend, IterationReport, Par, Solver};
 use qflow_lskum::settings::Scheme;
 use qflow_lskum::{Geometry, Settings, Vec4};
 
@@ -72,6 +81,26 @@ enum Cut {
     EmptyLast,
 }
 
+/// What computes on each rank.
+#[derive(Clone, Copy, Debug)]
+enum Local {
+    /// The CPU backend on this many threads (1: serial).
+    Cpu(usize),
+    /// The OpenCL backend with this flux variant, work group 64.
+    #[cfg(feature = "opencl")]
+    OpenCl(qflow_exec::opencl::FluxVariant),
+}
+
+#[cfg(feature = "opencl")]
+fn opencl_options(flux: qflow_exec::opencl::FluxVariant) -> qflow_exec::opencl::OpenClOptions {
+    qflow_exec::opencl::OpenClOptions {
+        device: None,
+        work_group: Some(64),
+        flux: Some(flux),
+        cache: qflow_exec::opencl::TuningCache::Off,
+    }
+}
+
 struct Outcome {
     reports: Vec<IterationReport>,
     error: Option<String>,
@@ -81,10 +110,22 @@ struct Outcome {
     state: Option<Vec<Vec4>>,
 }
 
-fn serial(cloud: &Cloud, settings: &Settings, iters: u64) -> Outcome {
+/// The single-process run of `local`'s kind (the CPU: serial).
+fn serial(cloud: &Cloud, settings: &Settings, local: Local, iters: u64) -> Outcome {
     let g = Arc::new(Geometry::new(cloud, settings.force_normals));
-    let b = CpuBackend::serial(g.clone(), settings.into());
-    let mut s = Solver::new(Box::new(b), g, settings.clone());
+    let b: Box<dyn Backend> = match local {
+        Local::Cpu(_) => Box::new(CpuBackend::serial(g.clone(), settings.into())),
+        #[cfg(feature = "opencl")]
+        Local::OpenCl(flux) => Box::new(
+            qflow_exec::opencl::OpenClBackend::new(
+                g.clone(),
+                settings.into(),
+                &opencl_options(flux),
+            )
+            .expect("the OpenCL backend starts"),
+        ),
+    };
+    let mut s = Solver::new(b, g, settings.clone());
     let mut reports = Vec::new();
     let mut error = None;
     for _ in 0..iters {
@@ -146,7 +187,7 @@ fn distributed(
     cut: Cut,
     settings: &Settings,
     mode: ExchangeMode,
-    threads: usize,
+    local: Local,
     iters: u64,
 ) -> Outcome {
     let p = cloud.map(|c| partition(world, c, cut));
@@ -164,14 +205,34 @@ fn distributed(
     };
     let (_, part) = scatter(world, input).expect("scatter");
     let (global, owned, n) = (part.global.clone(), part.n_owned, part.global_len);
-    let par = if threads > 1 {
-        Par::rayon(threads).unwrap()
-    } else {
-        Par::Seq
+    let (backend, geom): (Box<dyn Backend>, _) = match local {
+        Local::Cpu(threads) => {
+            let par = if threads > 1 {
+                Par::rayon(threads).unwrap()
+            } else {
+                Par::Seq
+            };
+            let b = DistributedBackend::new(part, settings.into(), par, mode);
+            let g = b.geometry().clone();
+            (Box::new(b), g)
+        }
+        #[cfg(feature = "opencl")]
+        Local::OpenCl(flux) => {
+            let b = DistributedBackend::try_with_local(
+                world,
+                part,
+                settings.into(),
+                mode,
+                |g, params| {
+                    qflow_exec::opencl::OpenClBackend::new(g, params, &opencl_options(flux))
+                },
+            )
+            .expect("every rank's OpenCL backend starts");
+            let g = b.geometry().clone();
+            (Box::new(b), g)
+        }
     };
-    let backend = DistributedBackend::new(part, settings.into(), par, mode);
-    let geom = backend.geometry().clone();
-    let mut s = Solver::new(Box::new(backend), geom, settings.clone());
+    let mut s = Solver::new(backend, geom, settings.clone());
     let mut reports = Vec::with_capacity(iters as usize);
     let mut error = None;
     let mut before = 0;
@@ -242,7 +303,7 @@ struct Case {
     cut: Cut,
     settings: Settings,
     mode: ExchangeMode,
-    threads: usize,
+    local: Local,
     iters: u64,
 }
 
@@ -259,50 +320,136 @@ fn cases() -> Vec<Case> {
                    cut: Cut,
                    settings: &Settings,
                    mode: ExchangeMode,
-                   threads: usize,
+                   local: Local,
                    iters: u64| {
+        let on = match local {
+            Local::Cpu(threads) => format!("{threads}thr"),
+            #[cfg(feature = "opencl")]
+            Local::OpenCl(flux) => format!("opencl-{}", flux.name()),
+        };
         v.push(Case {
             name: format!(
-                "{cloud} {cut:?} {}{} {} {}thr",
+                "{cloud} {cut:?} {}{} {} {on}",
                 settings.scheme.name(),
                 if settings.cfl > 2.0 { " diverging" } else { "" },
                 mode.name(),
-                threads
             )
             .to_lowercase(),
             cloud,
             cut,
             settings: settings.clone(),
             mode,
-            threads,
+            local,
             iters,
         });
     };
+    let one = Local::Cpu(1);
     use ExchangeMode::*;
     for mode in [Nonblocking, Blocking, Rma, RmaFence] {
         for cut in [Cut::Metis, Cut::Rcb] {
-            add("small", cut, &default, mode, 1, 20);
+            add("small", cut, &default, mode, one, 20);
         }
-        add("small", Cut::Metis, &euler, mode, 1, 20);
+        add("small", Cut::Metis, &euler, mode, one, 20);
     }
-    add("small", Cut::Rings, &default, Nonblocking, 1, 20);
-    add("small", Cut::Rings, &default, Rma, 1, 20);
-    add("small", Cut::EmptyLast, &default, Nonblocking, 1, 20);
-    add("small", Cut::EmptyLast, &default, RmaFence, 1, 20);
-    add("small", Cut::Metis, &default, Nonblocking, 2, 20);
+    add("small", Cut::Rings, &default, Nonblocking, one, 20);
+    add("small", Cut::Rings, &default, Rma, one, 20);
+    add("small", Cut::EmptyLast, &default, Nonblocking, one, 20);
+    add("small", Cut::EmptyLast, &default, RmaFence, one, 20);
+    add(
+        "small",
+        Cut::Metis,
+        &default,
+        Nonblocking,
+        Local::Cpu(2),
+        20,
+    );
     // Diverges at iteration 9: every rank stops at the serial run's
     // iteration and stage, with its point and the last good state kept.
     let diverging = Settings {
         cfl: 3.0,
         ..Settings::default()
     };
-    add("small", Cut::Metis, &diverging, Nonblocking, 1, 60);
-    add("small", Cut::Rcb, &diverging, Rma, 1, 60);
+    add("small", Cut::Metis, &diverging, Nonblocking, one, 60);
+    add("small", Cut::Rcb, &diverging, Rma, one, 60);
     for mode in [Nonblocking, Blocking, Rma] {
-        add("9600", Cut::Metis, &default, mode, 1, 10);
+        add("9600", Cut::Metis, &default, mode, one, 10);
     }
-    add("9600", Cut::Rcb, &default, Nonblocking, 1, 10);
+    add("9600", Cut::Rcb, &default, Nonblocking, one, 10);
+    #[cfg(feature = "opencl")]
+    {
+        use qflow_exec::opencl::FluxVariant::{Fused, Split};
+        let (fused, split) = (Local::OpenCl(Fused), Local::OpenCl(Split));
+        add("small", Cut::Metis, &default, Nonblocking, fused, 20);
+        add("small", Cut::Rcb, &euler, Blocking, fused, 20);
+        add("small", Cut::Rings, &default, Rma, split, 20);
+        add("small", Cut::EmptyLast, &default, Nonblocking, fused, 20);
+        add("small", Cut::Metis, &diverging, Nonblocking, fused, 60);
+        add("9600", Cut::Metis, &default, Nonblocking, fused, 10);
+    }
     v
+}
+
+/// Whether the OpenCL cases can run: an OpenCL device with double
+/// precision (rank 0 looks; without one they are skipped, or fail with
+/// `QFLOW_REQUIRE_OPENCL`).
+#[cfg(feature = "opencl")]
+fn opencl_available() -> bool {
+    let why = match qflow_exec::opencl::devices() {
+        Ok(list) if list.iter().any(|d| d.fp64) => return true,
+        Ok(_) => "no OpenCL device with double precision".to_string(),
+        Err(e) => e,
+    };
+    assert!(
+        std::env::var_os("QFLOW_REQUIRE_OPENCL").is_none(),
+        "QFLOW_REQUIRE_OPENCL is set but: {why}"
+    );
+    eprintln!("SKIPPED the OpenCL cases: {why}");
+    false
+}
+
+#[cfg(not(feature = "opencl"))]
+fn opencl_available() -> bool {
+    false
+}
+
+/// `iteration I, stage S: rest` as (`iteration I: rest`, `S`).
+fn split_stage(e: &str) -> (String, String) {
+    let at = e.find(", stage ").expect("a stage in the message");
+    let end = at + e[at..].find(':').expect("a colon after the stage");
+    (
+        format!("{}{}", &e[..at], &e[end..]),
+        e[at + 8..end].to_string(),
+    )
+}
+
+/// Rank 0, a case on OpenCL devices: the distributed outcome is the
+/// single-process OpenCL run's on the same device to the bit (fields,
+/// residue, forces; a diverging run's iteration, point and state, with the
+/// stage that failed where the single process names the iteration's last),
+/// and the CPU serial run's within 1e-11 (fields; a diverging run's
+/// iteration, stage and point).
+fn check_device_case(case: &Case, cloud: &Cloud, d: &Outcome) {
+    let name = &case.name;
+    let single = serial(cloud, &case.settings, case.local, case.iters);
+    let cpu = serial(cloud, &case.settings, Local::Cpu(1), case.iters);
+    match (&d.error, &single.error, &cpu.error) {
+        (None, None, None) => {}
+        (Some(e), Some(es), Some(ec)) => {
+            let ((de, ds), (se, _), (ce, cs)) = (split_stage(e), split_stage(es), split_stage(ec));
+            assert_eq!(de, se, "{name}: not the single-process run's failure");
+            assert_eq!(ds, cs, "{name}: not the CPU run's stage");
+            let upto = |m: &str| m[..m.find('(').unwrap()].to_string();
+            assert_eq!(upto(&de), upto(&ce), "{name}: not the CPU run's point");
+        }
+        other => panic!("{name}: errors differ (mpi, single, cpu): {other:?}"),
+    }
+    let mut single = single;
+    single.error = d.error.clone();
+    assert_same(name, d, &single);
+    let (ds, cs) = (d.state.as_ref().unwrap(), cpu.state.as_ref().unwrap());
+    let rel = rel_l2(ds, cs);
+    assert!(rel <= 1e-11, "{name}: {rel:e} from the CPU fields");
+    println!("  fields {rel:.1e} (relative L2) from the serial CPU run's");
 }
 
 fn main() {
@@ -325,6 +472,11 @@ fn main() {
         world.process_at_rank(0).broadcast_into(&mut flag[..]);
         flag[0] == 1
     };
+    let have_opencl = {
+        let mut flag = [u8::from(rank == 0 && opencl_available())];
+        world.process_at_rank(0).broadcast_into(&mut flag[..]);
+        flag[0] == 1
+    };
     let mut ran = 0;
     for case in cases() {
         if !filters.is_empty() && !filters.iter().any(|f| case.name.contains(f.as_str())) {
@@ -334,6 +486,10 @@ fn main() {
             if rank == 0 {
                 eprintln!("SKIPPED {}: no 9600-point cloud", case.name);
             }
+            continue;
+        }
+        let on_device = !matches!(case.local, Local::Cpu(_));
+        if on_device && !have_opencl {
             continue;
         }
         let t = Instant::now();
@@ -347,7 +503,7 @@ fn main() {
             case.cut,
             &case.settings,
             case.mode,
-            case.threads,
+            case.local,
             case.iters,
         );
         if d.error.is_none() {
@@ -358,8 +514,12 @@ fn main() {
             );
         }
         if rank == 0 {
-            let s = serial(cloud.unwrap(), &case.settings, case.iters);
-            assert_same(&case.name, &d, &s);
+            if on_device {
+                check_device_case(&case, cloud.unwrap(), &d);
+            } else {
+                let s = serial(cloud.unwrap(), &case.settings, case.local, case.iters);
+                assert_same(&case.name, &d, &s);
+            }
             if case.settings.cfl > 2.0 {
                 let e = d.error.as_ref().expect("the run diverges");
                 assert!(e.contains("non-physical state at point"), "{e}");

@@ -724,6 +724,7 @@ using std::pow; using std::sqrt; using std::fabs; using std::isfinite;
 #define __device__
 #define __forceinline__ inline
 #define __shared__ static
+#define __constant__
 #define __restrict__
 struct Dim3 { unsigned x; };
 static Dim3 blockIdx, blockDim, threadIdx;

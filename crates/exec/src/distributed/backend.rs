@@ -1,5 +1,6 @@
-//! The distributed backend: the local CPU backend over one rank's part, the
-//! ghost exchange around its steps, and the iteration's one reduction.
+//! The distributed backend: a local backend (CPU, or a device's) over one
+//! rank's part, the ghost exchange around its steps, and the iteration's
+//! one reduction.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -7,11 +8,12 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use qflow_lskum::forces::ForceSums;
-use qflow_lskum::gas;
 use qflow_lskum::kernels::UpdateOutcome;
 use qflow_lskum::{Geometry, Params, Vec4};
 
+use super::comm::{agree, World};
 use super::halo::{ExchangeMode, ExchangeTimes, Exchanger, Fields};
+use super::local::LocalCompute;
 use super::part::LocalPart;
 use super::reduce::{Record, Reducer};
 use crate::{Backend, BadPoint, CpuBackend, Par};
@@ -47,9 +49,12 @@ pub struct CommStats {
     pub reductions: u64,
 }
 
-/// The backend of one MPI rank (see the module documentation).
-pub struct DistributedBackend {
-    cpu: CpuBackend,
+/// The backend of one MPI rank (see the module documentation): the local
+/// backend `L` computes the rank's part (a [`CpuBackend`], serial or
+/// threads; or, with the feature `opencl`, a
+/// [`crate::opencl::OpenClBackend`] on the rank's device).
+pub struct DistributedBackend<L: LocalCompute = CpuBackend> {
+    local: L,
     geom: Arc<Geometry>,
     global: Vec<u32>,
     global_len: usize,
@@ -73,11 +78,57 @@ pub struct DistributedBackend {
     shared: Arc<Shared>,
 }
 
-impl DistributedBackend {
-    /// The backend of `part` running its kernels as `par` says, exchanging
-    /// as `mode` says. Collective: every rank calls it, in the same order
-    /// with respect to other collectives.
+impl DistributedBackend<CpuBackend> {
+    /// The backend of `part` running its kernels on the CPU as `par` says,
+    /// exchanging as `mode` says. Collective: every rank calls it, in the
+    /// same order with respect to other collectives.
     pub fn new(part: LocalPart, params: Params, par: Par, mode: ExchangeMode) -> Self {
+        Self::with_local(part, params, mode, |geom, params| {
+            CpuBackend::with_par(geom, params, par)
+        })
+    }
+}
+
+impl<L: LocalCompute> DistributedBackend<L> {
+    /// The backend of `part` computing with the local backend that `make`
+    /// starts on the part's geometry, exchanging as `mode` says; every
+    /// rank's local backend must start, else every rank gets an error:
+    /// rank 0 the failed ranks' messages (`rank r: message`, one per line,
+    /// ranks with the same message on one line), the others an empty one
+    /// (only rank 0 reports; see [`super::agree`]). Collective over
+    /// `world`.
+    pub fn try_with_local(
+        world: &World,
+        part: LocalPart,
+        params: Params,
+        mode: ExchangeMode,
+        make: impl FnOnce(Arc<Geometry>, Params) -> Result<L, String>,
+    ) -> Result<Self, String> {
+        let (geom, part) = split_geometry(part);
+        let local = agree(world, make(geom.clone(), params))?;
+        Ok(Self::assemble(part, geom, local, params, mode))
+    }
+
+    /// [`DistributedBackend::try_with_local`] for a local backend that
+    /// cannot fail to start. Collective.
+    pub fn with_local(
+        part: LocalPart,
+        params: Params,
+        mode: ExchangeMode,
+        make: impl FnOnce(Arc<Geometry>, Params) -> L,
+    ) -> Self {
+        let (geom, part) = split_geometry(part);
+        let local = make(geom.clone(), params);
+        Self::assemble(part, geom, local, params, mode)
+    }
+
+    fn assemble(
+        part: LocalPart,
+        geom: Arc<Geometry>,
+        local: L,
+        params: Params,
+        mode: ExchangeMode,
+    ) -> Self {
         let LocalPart {
             rank,
             ranks,
@@ -85,18 +136,17 @@ impl DistributedBackend {
             global,
             n_interior,
             n_owned,
-            geometry,
+            geometry: _,
             state,
             recv,
             send,
         } = part;
         let stages = params.scheme.stages();
-        let geom = Arc::new(geometry);
         let ghosts = geom.len() - n_owned;
         let ex = Exchanger::new(mode, n_owned, ghosts, &recv, &send);
         let reducer = Reducer::new();
         let mut b = DistributedBackend {
-            cpu: CpuBackend::with_par(geom.clone(), params, par),
+            local,
             geom,
             global,
             global_len,
@@ -117,6 +167,11 @@ impl DistributedBackend {
         };
         b.set_state(&state);
         b
+    }
+
+    /// The local backend.
+    pub fn local(&self) -> &L {
+        &self.local
     }
 
     /// The local geometry (owned points, then ghosts).
@@ -165,20 +220,30 @@ impl DistributedBackend {
         self.publish();
     }
 
-    /// Runs `step` over the interior points: in chunks between which the
-    /// exchange under way is polled, so that it progresses while they are
-    /// computed.
-    fn interior(&mut self, step: impl Fn(&mut CpuBackend, Range<usize>)) {
+    /// Runs `step` over the interior points: on the CPU in chunks between
+    /// which the exchange under way is polled, so that it progresses while
+    /// they are computed; on a device as one launch, submitted at once, so
+    /// that the device computes them while the host waits for the messages.
+    fn interior(&mut self, step: impl Fn(&mut L, Range<usize>)) {
         let n = self.n_interior;
+        if self.local.asynchronous() {
+            // One launch; the device computes while the host waits for the
+            // messages.
+            step(&mut self.local, 0..n);
+            if self.ex.pending().is_some() {
+                self.local.flush();
+            }
+            return;
+        }
         if self.ex.pending().is_none() || !self.ex.has_peers() {
-            step(&mut self.cpu, 0..n);
+            step(&mut self.local, 0..n);
             return;
         }
         let chunk = (n / 8).max(POLL_CHUNK);
         let mut at = 0;
         while at < n {
             let end = (at + chunk).min(n);
-            step(&mut self.cpu, at..end);
+            step(&mut self.local, at..end);
             self.ex.progress();
             at = end;
         }
@@ -194,7 +259,7 @@ impl DistributedBackend {
 
     /// Finishes the exchange under way into the ghosts.
     fn finish(&mut self) {
-        self.ex.finish(self.cpu.arrays_mut());
+        self.ex.finish(&mut self.local);
         self.publish();
     }
 
@@ -204,13 +269,13 @@ impl DistributedBackend {
             debug_assert_eq!(self.ex.pending(), Some(Fields::Prim));
             self.finish();
             let g = self.ghosts();
-            self.cpu.q_variables_range(g);
+            self.local.q_variables_range(g);
             self.ghost_q_stale = false;
         }
     }
 
     fn start(&mut self, f: Fields) {
-        self.ex.start(f, self.cpu.arrays_mut());
+        self.ex.start(f, &mut self.local);
     }
 
     /// Records the first non-physical owned point of this stage (lowest
@@ -219,17 +284,13 @@ impl DistributedBackend {
         if self.local_bad.is_some() {
             return;
         }
-        let s = self.cpu.arrays();
-        let worst = (0..self.n_owned)
-            .filter(|&j| !gas::is_physical(&s.prim[j]))
-            .min_by_key(|&j| self.global[j]);
-        if let Some(j) = worst {
+        if let Some((stage, j, state)) = self.local.first_bad(stage, self.n_owned, &self.global) {
             self.local_bad = Some(BadPoint {
                 stage,
                 point: self.global[j] as usize,
                 x: self.geom.x[j],
                 y: self.geom.y[j],
-                state: s.prim[j],
+                state,
                 rank: self.rank,
             });
         }
@@ -245,12 +306,28 @@ impl DistributedBackend {
     }
 }
 
-impl Backend for DistributedBackend {
+/// The geometry of `part`, shared, and the part without it.
+fn split_geometry(mut part: LocalPart) -> (Arc<Geometry>, LocalPart) {
+    let empty = Geometry {
+        x: Vec::new(),
+        y: Vec::new(),
+        nx: Vec::new(),
+        ny: Vec::new(),
+        kind: Vec::new(),
+        min_dist: Vec::new(),
+        stencil: Default::default(),
+        surface: Vec::new(),
+    };
+    let geom = Arc::new(std::mem::replace(&mut part.geometry, empty));
+    (geom, part)
+}
+
+impl<L: LocalCompute> Backend for DistributedBackend<L> {
     fn name(&self) -> String {
         format!(
             "mpi ({} ranks x {}), {} exchange",
             self.ranks,
-            self.cpu.name(),
+            self.local.name(),
             self.ex.mode().name()
         )
     }
@@ -267,7 +344,7 @@ impl Backend for DistributedBackend {
     /// the ghosts from their owners. Collective among neighbours.
     fn set_state(&mut self, prim: &[Vec4]) {
         self.ex.finish_discard();
-        self.cpu.set_state(prim);
+        self.local.set_state(prim);
         self.start(Fields::Prim);
         self.finish();
         self.ghost_q_stale = false;
@@ -281,16 +358,16 @@ impl Backend for DistributedBackend {
             self.finish();
             self.ghost_q_stale = false;
             let g = self.ghosts();
-            self.cpu.q_variables_range(g);
+            self.local.q_variables_range(g);
         }
-        self.cpu.state(out);
+        self.local.state(out);
     }
 
     fn restore_iteration_start(&mut self) {
         // The update under way carries the bad state: drop it.
         self.ex.finish_discard();
         self.ghost_q_stale = false;
-        self.cpu.restore_iteration_start();
+        self.local.restore_iteration_start();
         self.forces = None;
     }
 
@@ -305,23 +382,21 @@ impl Backend for DistributedBackend {
         self.ghost_q_stale = false;
         // Ghosts keep their start-of-iteration state too, so that a restore
         // needs no message.
-        let (n, g) = (self.n_owned, self.ghosts());
-        let s = self.cpu.arrays_mut();
-        let (prim, old) = (&s.prim[g.clone()], &mut s.prim_old[n..]);
-        old.copy_from_slice(prim);
+        let g = self.ghosts();
+        self.local.save_start_state(g);
         let b = self.boundary();
-        self.cpu.local_time_step_range(b);
+        self.local.local_time_step_range(b);
     }
 
     fn q_variables(&mut self) {
-        self.cpu.q_variables_range(0..self.n_owned);
+        self.local.q_variables_range(0..self.n_owned);
         if self.ex.pending() == Some(Fields::Prim) {
             // Ghost q once their prim is in (in q_derivatives, after its
             // interior).
             self.ghost_q_stale = true;
         } else {
             let g = self.ghosts();
-            self.cpu.q_variables_range(g);
+            self.local.q_variables_range(g);
         }
     }
 
@@ -329,7 +404,7 @@ impl Backend for DistributedBackend {
         self.interior(|c, r| c.q_derivatives_range(r));
         self.ghost_q();
         let b = self.boundary();
-        self.cpu.q_derivatives_range(b);
+        self.local.q_derivatives_range(b);
         self.start(Fields::Derivatives);
     }
 
@@ -337,8 +412,8 @@ impl Backend for DistributedBackend {
         self.interior(|c, r| c.q_inner_iteration_range(r));
         self.finish();
         let b = self.boundary();
-        self.cpu.q_inner_iteration_range(b);
-        self.cpu.finish_inner_iteration();
+        self.local.q_inner_iteration_range(b);
+        self.local.finish_inner_iteration();
         self.start(Fields::Gradients);
     }
 
@@ -346,11 +421,11 @@ impl Backend for DistributedBackend {
         self.interior(|c, r| c.flux_residual_range(r));
         self.finish();
         let b = self.boundary();
-        self.cpu.flux_residual_range(b);
+        self.local.flux_residual_range(b);
     }
 
     fn state_update(&mut self, stage: usize) -> UpdateOutcome {
-        let out = self.cpu.state_update_range(stage, 0..self.n_owned);
+        let out = self.local.state_update_owned(stage, self.n_owned);
         self.start(Fields::Prim);
         if out.bad_point.is_some() {
             self.note_bad(stage);
@@ -366,7 +441,7 @@ impl Backend for DistributedBackend {
         }
         let mine = Record {
             sum_sq: out.sum_sq,
-            forces: self.cpu.force_sums(),
+            forces: self.local.force_sums(),
             stop: self.shared.stop_requested.load(Ordering::SeqCst),
             bad: self.local_bad,
         };
@@ -393,7 +468,7 @@ impl Backend for DistributedBackend {
             return f.clone();
         }
         let mine = Record {
-            forces: self.cpu.force_sums(),
+            forces: self.local.force_sums(),
             ..Record::default()
         };
         let all = self.all_reduce(&mine);
@@ -402,11 +477,11 @@ impl Backend for DistributedBackend {
     }
 
     fn state_bytes(&self) -> usize {
-        self.cpu.state_bytes() + self.ex.bytes()
+        self.local.state_bytes() + self.ex.bytes()
     }
 
     fn pool(&self) -> Option<Arc<rayon::ThreadPool>> {
-        self.cpu.pool()
+        self.local.pool()
     }
 
     fn bad_point(&self) -> Option<BadPoint> {

@@ -106,7 +106,8 @@ pub fn receive_part(world: &World) -> Result<(Vec<u8>, LocalPart), String> {
 
 /// Makes every rank agree on the outcome of a step that may fail on some
 /// ranks (collective). If any rank failed, every rank gets an error: rank 0
-/// the failed ranks' messages (`rank r: message`, one per line), the others
+/// the failed ranks' messages (`rank r: message`, one per line; ranks
+/// with the same message share a line, `ranks 0, 1: message`), the others
 /// an empty message (only rank 0 reports).
 pub fn agree<T>(world: &World, local: Result<T, String>) -> Result<T, String> {
     let failed = i32::from(local.is_err());
@@ -120,20 +121,35 @@ pub fn agree<T>(world: &World, local: Result<T, String>) -> Result<T, String> {
         Ok(_) => String::new(),
     };
     if world.rank() == 0 {
-        let mut lines = Vec::new();
-        if !mine.is_empty() {
-            lines.push(if world.size() > 1 {
-                format!("rank 0: {mine}")
-            } else {
-                mine
-            });
+        if world.size() == 1 {
+            return Err(mine);
         }
+        // (message, ranks), in order of the first rank with each message.
+        let mut groups: Vec<(String, Vec<i32>)> = Vec::new();
+        let mut add = |r: i32, m: String| {
+            if m.is_empty() {
+                return;
+            }
+            match groups.iter_mut().find(|g| g.0 == m) {
+                Some(g) => g.1.push(r),
+                None => groups.push((m, vec![r])),
+            }
+        };
+        add(0, mine);
         for r in 1..world.size() {
             let m = receive_bytes(world, r, TAG_AGREE);
-            if !m.is_empty() {
-                lines.push(format!("rank {r}: {}", String::from_utf8_lossy(&m)));
-            }
+            add(r, String::from_utf8_lossy(&m).into_owned());
         }
+        let lines: Vec<String> = groups
+            .into_iter()
+            .map(|(m, ranks)| match ranks.as_slice() {
+                [r] => format!("rank {r}: {m}"),
+                _ => {
+                    let list: Vec<String> = ranks.iter().map(|r| r.to_string()).collect();
+                    format!("ranks {}: {m}", list.join(", "))
+                }
+            })
+            .collect();
         Err(lines.join("\n"))
     } else {
         send_bytes(world, 0, TAG_AGREE, mine.as_bytes());

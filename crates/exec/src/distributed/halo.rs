@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use mpi::ffi;
 use qflow_lskum::Vec4;
 
+use super::local::LocalCompute;
 use crate::cpu::CpuState;
 
 /// How ghosts are exchanged.
@@ -89,7 +90,7 @@ impl Fields {
     const ALL: [Fields; 3] = [Fields::Prim, Fields::Derivatives, Fields::Gradients];
 
     /// The arrays carried, in packing order.
-    fn arrays(self, s: &CpuState) -> [&[Vec4]; 4] {
+    pub(crate) fn arrays(self, s: &CpuState) -> [&[Vec4]; 4] {
         let e: &[Vec4] = &[];
         match self {
             Self::Prim => [&s.prim, e, e, e],
@@ -98,7 +99,8 @@ impl Fields {
         }
     }
 
-    fn arrays_mut(self, s: &mut CpuState) -> [&mut [Vec4]; 4] {
+    /// The arrays carried, to write, in packing order.
+    pub(crate) fn arrays_mut(self, s: &mut CpuState) -> [&mut [Vec4]; 4] {
         match self {
             Self::Prim => [&mut s.prim, &mut [], &mut [], &mut []],
             Self::Derivatives => [&mut s.qx, &mut s.qy, &mut s.q_max, &mut s.q_min],
@@ -106,7 +108,8 @@ impl Fields {
         }
     }
 
-    fn count(self) -> usize {
+    /// 4-component arrays carried.
+    pub(crate) fn count(self) -> usize {
         self.width() / 4
     }
 }
@@ -306,10 +309,10 @@ struct Peer {
     /// received from this rank (count 0: none).
     recv_at: usize,
     recv_len: usize,
-    /// First entry in the send buffer (in points) and the local points sent
-    /// (empty: none).
+    /// First entry in the send buffer (in points) and the number of points
+    /// sent (0: none); the points are `Exchanger::send_points[send_at..]`.
     send_at: usize,
-    send: Vec<u32>,
+    send_len: usize,
     /// Where the sent block lands among the neighbour's ghosts.
     put_at: usize,
 }
@@ -337,6 +340,8 @@ pub(crate) struct Exchanger {
     n_owned: usize,
     ghosts: usize,
     peers: Vec<Peer>,
+    /// The local points sent, every peer's list in turn (peer order).
+    send_points: Vec<u32>,
     send_buf: Vec<f64>,
     recv: RecvBuffer,
     requests: Vec<Requests>,
@@ -371,7 +376,7 @@ impl Exchanger {
             .collect();
         ranks.sort_unstable();
         ranks.dedup();
-        let mut send_at = 0;
+        let mut send_points = Vec::new();
         let peers: Vec<Peer> = ranks
             .iter()
             .map(|&r| {
@@ -382,19 +387,20 @@ impl Exchanger {
                 let (list, put_at) = send
                     .iter()
                     .find(|s| s.0 == r)
-                    .map_or((Vec::new(), 0), |s| (s.1.clone(), s.2));
+                    .map_or((&[][..], 0), |s| (&s.1[..], s.2));
                 let p = Peer {
                     rank: r as c_int,
                     recv_at,
                     recv_len,
-                    send_at,
+                    send_at: send_points.len(),
                     put_at,
-                    send: list,
+                    send_len: list.len(),
                 };
-                send_at += p.send.len();
+                send_points.extend_from_slice(list);
                 p
             })
             .collect();
+        let send_at = send_points.len();
         let max_width = Fields::Derivatives.width();
         let send_buf = vec![0.0; send_at * max_width];
         let rma = matches!(mode, ExchangeMode::Rma | ExchangeMode::RmaFence);
@@ -411,6 +417,7 @@ impl Exchanger {
             n_owned,
             ghosts,
             peers,
+            send_points,
             send_buf,
             recv: recv_buf,
             requests: Vec::new(),
@@ -438,7 +445,7 @@ impl Exchanger {
                 let to: Vec<c_int> = x
                     .peers
                     .iter()
-                    .filter(|p| !p.send.is_empty())
+                    .filter(|p| p.send_len > 0)
                     .map(|p| p.rank)
                     .collect();
                 x.origins = Some(Group::of(&x.comm, &from));
@@ -477,13 +484,13 @@ impl Exchanger {
             }
         }
         for p in &self.peers {
-            if !p.send.is_empty() {
+            if p.send_len > 0 {
                 let mut r: ffi::MPI_Request = unsafe { ffi::RSMPI_REQUEST_NULL };
                 check(
                     unsafe {
                         ffi::MPI_Send_init(
                             send_base.add(p.send_at * w) as *const c_void,
-                            (p.send.len() * w) as c_int,
+                            (p.send_len * w) as c_int,
                             ffi::RSMPI_DOUBLE,
                             p.rank,
                             tag,
@@ -519,7 +526,7 @@ impl Exchanger {
     /// Bytes of buffers held.
     pub(crate) fn bytes(&self) -> usize {
         8 * (self.send_buf.len() + self.ghosts * Fields::Derivatives.width())
-            + 4 * self.peers.iter().map(|p| p.send.len()).sum::<usize>()
+            + 4 * self.send_points.len()
     }
 
     /// Whether this rank exchanges with anyone.
@@ -527,49 +534,31 @@ impl Exchanger {
         !self.peers.is_empty()
     }
 
-    fn pack(&mut self, f: Fields, s: &CpuState) {
-        let w = f.width();
-        let arrays = f.arrays(s);
-        for p in &self.peers {
-            for (m, &j) in p.send.iter().enumerate() {
-                let at = (p.send_at + m) * w;
-                for (a, arr) in arrays.iter().take(f.count()).enumerate() {
-                    self.send_buf[at + 4 * a..at + 4 * a + 4].copy_from_slice(&arr[j as usize]);
-                }
-            }
-        }
+    fn pack(&mut self, f: Fields, local: &mut impl LocalCompute) {
+        let n = self.send_points.len() * f.width();
+        local.pack(f, &self.send_points, &mut self.send_buf[..n]);
     }
 
-    fn unpack(&mut self, f: Fields, s: &mut CpuState) {
+    fn unpack(&mut self, f: Fields, local: &mut impl LocalCompute) {
         let t = Instant::now();
-        let w = f.width();
-        let n_owned = self.n_owned;
-        let count = f.count();
-        let buf = self.recv.as_slice();
-        let mut arrays = f.arrays_mut(s);
-        for g in 0..self.ghosts {
-            let at = g * w;
-            for (a, arr) in arrays.iter_mut().take(count).enumerate() {
-                arr[n_owned + g].copy_from_slice(&buf[at + 4 * a..at + 4 * a + 4]);
-            }
-        }
+        let n = self.ghosts * f.width();
+        local.unpack(f, self.n_owned, &self.recv.as_slice()[..n]);
         self.times.unpack += t.elapsed();
     }
 
-    /// Starts the exchange of `f` from the owned points of `s` (blocking
-    /// mode: does it all, ghosts of `s` included). A previous exchange must
-    /// be finished.
-    pub(crate) fn start(&mut self, f: Fields, s: &mut CpuState) {
+    /// Starts the exchange of `f` from the owned points of `local`
+    /// (blocking mode: does it all, ghosts of `local` included). A previous
+    /// exchange must be finished.
+    pub(crate) fn start(&mut self, f: Fields, local: &mut impl LocalCompute) {
         assert!(
             self.pending.is_none(),
             "an exchange was started while another was under way"
         );
         let t = Instant::now();
-        self.pack(f, s);
+        self.pack(f, local);
         let w = f.width();
         self.times.exchanges += 1;
-        self.times.bytes_sent +=
-            8 * (w * self.peers.iter().map(|p| p.send.len()).sum::<usize>()) as u64;
+        self.times.bytes_sent += 8 * (w * self.send_points.len()) as u64;
         match self.mode {
             ExchangeMode::Blocking => {
                 self.times.start += t.elapsed();
@@ -580,7 +569,7 @@ impl Exchanger {
                         unsafe {
                             ffi::MPI_Sendrecv(
                                 self.send_buf.as_ptr().add(p.send_at * w) as *const c_void,
-                                (p.send.len() * w) as c_int,
+                                (p.send_len * w) as c_int,
                                 ffi::RSMPI_DOUBLE,
                                 p.rank,
                                 f as c_int,
@@ -597,7 +586,7 @@ impl Exchanger {
                     );
                 }
                 self.times.wait += t.elapsed();
-                self.unpack(f, s);
+                self.unpack(f, local);
                 return;
             }
             ExchangeMode::Nonblocking => self.requests[f as usize].start(),
@@ -638,10 +627,10 @@ impl Exchanger {
         let w = f.width();
         let win = self.window();
         for p in &self.peers {
-            if p.send.is_empty() {
+            if p.send_len == 0 {
                 continue;
             }
-            let n = (p.send.len() * w) as c_int;
+            let n = (p.send_len * w) as c_int;
             check(
                 unsafe {
                     ffi::MPI_Put(
@@ -706,11 +695,11 @@ impl Exchanger {
         self.pending = None;
     }
 
-    /// Finishes the exchange under way, if any, into the ghosts of `s`.
-    pub(crate) fn finish(&mut self, s: &mut CpuState) {
+    /// Finishes the exchange under way, if any, into the ghosts of `local`.
+    pub(crate) fn finish(&mut self, local: &mut impl LocalCompute) {
         if let Some(f) = self.pending {
             self.complete(f);
-            self.unpack(f, s);
+            self.unpack(f, local);
         }
     }
 

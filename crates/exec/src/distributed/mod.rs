@@ -15,11 +15,15 @@
 //! point keeps its index in the cloud's original numbering
 //! ([`LocalPart::global`]).
 //!
-//! [`DistributedBackend`] implements [`crate::Backend`] around the local CPU
-//! backend (serial or threads: MPI ranks x threads). After each step whose
-//! output a neighbour reads, the owners send the new values of the points
-//! their neighbours hold as ghosts (`qflow_lskum::kernels` lists what each
-//! kernel reads through the stencil):
+//! [`DistributedBackend`] implements [`crate::Backend`] around a local
+//! backend, anything that implements [`LocalCompute`]: the CPU backend
+//! (serial or threads: MPI ranks x threads) or, with the feature `opencl`,
+//! the OpenCL backend (one rank per device; the state stays on the device
+//! and only the exchanged values cross to the host, see `docs/gpu.md`).
+//! After each step whose output a neighbour reads, the owners send the new
+//! values of the points their neighbours hold as ghosts
+//! (`qflow_lskum::kernels` lists what each kernel reads through the
+//! stencil):
 //!
 //! | after | exchanged | values per ghost |
 //! |---|---|---|
@@ -31,9 +35,10 @@
 //! finished by the next step that reads ghosts, which first computes its
 //! interior points (whose stencils need no ghost) while the messages travel
 //! ([`ExchangeMode::Nonblocking`], the default, with persistent
-//! `MPI_Send_init`/`MPI_Recv_init` requests; `MPI_Testall` between chunks of
-//! the interior drives progress), then waits and computes its boundary
-//! points. The `prim` exchange started by the last stage's update is
+//! `MPI_Send_init`/`MPI_Recv_init` requests; on the CPU, `MPI_Testall`
+//! between chunks of the interior drives progress; a device gets the
+//! interior as one launch and computes it while the host waits), then waits
+//! and computes its boundary points. The `prim` exchange started by the last stage's update is
 //! finished by the next iteration's local time step; that of an earlier
 //! stage by the q-derivatives, after the interior of both `q_variables` and
 //! `q_derivatives` (ghost `q` is computed once the ghost `prim` is in).
@@ -60,6 +65,7 @@
 mod backend;
 mod comm;
 mod halo;
+mod local;
 mod part;
 mod reduce;
 
@@ -70,4 +76,5 @@ pub use comm::{
 };
 pub use halo::ExchangeTimes;
 pub use halo::{ExchangeMode, Fields};
+pub use local::LocalCompute;
 pub use part::LocalPart;

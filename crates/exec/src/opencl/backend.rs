@@ -1,6 +1,7 @@
 //! The OpenCL backend: the iteration's data on the device, uploaded once,
 //! and one kernel launch (or four, for the split flux residual) per step.
 
+use std::ops::Range;
 use std::ptr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -12,7 +13,7 @@ use opencl3::error_codes::ClError;
 use opencl3::kernel::Kernel;
 use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE};
 use opencl3::program::Program;
-use opencl3::types::{cl_device_id, cl_mem, CL_BLOCKING};
+use opencl3::types::{cl_device_id, cl_mem, CL_BLOCKING, CL_NON_BLOCKING};
 
 use qflow_cloud::PointKind;
 use qflow_lskum::forces::ForceSums;
@@ -35,8 +36,16 @@ const MAX_STAGES: usize = 4;
 /// `state_update`'s parameters that change from stage to stage.
 const STATE_UPDATE_STAGE: u32 = 1;
 const STATE_UPDATE_AVERAGE: u32 = 3;
-/// `reduce_partials`' first slot.
+/// `reduce_partials`' first slot and count of residue partials.
 const REDUCE_FIRST_SLOT: u32 = 0;
+const REDUCE_RES_COUNT: u32 = 1;
+/// Every point kernel's parameter 0: `uint n`, the end of its points.
+const POINT_KERNEL_END: u32 = 0;
+
+/// Most fields moved by one call of `download_interleaved` or
+/// `upload_interleaved` (the distributed layer's largest exchange: qx, qy,
+/// q_max, q_min).
+const MAX_FIELDS: usize = 4;
 
 /// Smallest work group the partial-sum buffers are sized for.
 const MIN_WORK_GROUP: usize = 8;
@@ -115,6 +124,16 @@ impl PointList {
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
+}
+
+/// What `download_interleaved` keeps between calls: its point list (on the
+/// host, to recognise it; on the device, once per field so that every
+/// field's gather has its own packed buffer) and host room.
+#[derive(Default)]
+struct ExchangeIo {
+    points: Option<Vec<u32>>,
+    lists: Vec<PointList>,
+    host: Vec<Vec4>,
 }
 
 /// A kernel argument.
@@ -327,6 +346,13 @@ pub struct OpenClBackend {
     max_force_groups: usize,
     results: [f64; 12],
     forces: Option<ForceSums>,
+    /// The stage whose non-physical point the last iteration reported.
+    bad_stage: Option<usize>,
+    /// Work groups of residue partials the reduction sums (those of the
+    /// points the state update covers).
+    update_groups: usize,
+    /// Point lists and host room of the interleaved transfers.
+    io: ExchangeIo,
     error: Option<String>,
     k: Kernels,
     b: Buffers,
@@ -418,6 +444,9 @@ impl OpenClBackend {
             max_force_groups: 0,
             results: [0.0; 12],
             forces: None,
+            bad_stage: None,
+            update_groups: 0,
+            io: ExchangeIo::default(),
             error: None,
             k,
             b,
@@ -602,6 +631,7 @@ impl OpenClBackend {
     fn allocate_partials(&mut self) -> Result<(), ClError> {
         let wg = self.work_group;
         self.res_groups = self.n.div_ceil(wg);
+        self.update_groups = self.res_groups;
         self.force_groups = self.m.div_ceil(wg);
         self.max_force_groups = self.force_groups.max(1);
         let ctx = &self._context;
@@ -712,18 +742,46 @@ impl OpenClBackend {
         Ok(())
     }
 
-    fn enqueue_flux(&self) -> Result<(), ClError> {
+    /// Enqueues the point kernel `kernel` over the points `r`: the points
+    /// from `r.start` on are addressed through the global work offset
+    /// (which `get_global_id` includes), and parameter 0 (`uint n`, the
+    /// bound every point kernel checks its index against) is set to
+    /// `r.end`, so that no point outside `r` is written.
+    fn launch_range(
+        queue: &CommandQueue,
+        kernel: &Kernel,
+        r: Range<usize>,
+        wg: usize,
+    ) -> Result<(), ClError> {
+        if r.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: parameter 0 of every point kernel is `uint n`.
+        unsafe { kernel.set_arg(POINT_KERNEL_END, &(r.end as u32))? };
+        let global = r.len().div_ceil(wg) * wg;
+        let offset = r.start;
+        let offset_ptr = if offset == 0 {
+            ptr::null()
+        } else {
+            &offset as *const usize
+        };
+        // SAFETY: the kernel's other arguments are all bound (bind_* at
+        // start) and every point kernel checks its index against `n`.
+        unsafe {
+            queue.enqueue_nd_range_kernel(kernel.get(), 1, offset_ptr, &global, &wg, &[])?;
+        }
+        Ok(())
+    }
+
+    fn enqueue_flux(&self, r: Range<usize>) -> Result<(), ClError> {
         let p = self.parity;
         match self.flux {
-            FluxVariant::Fused => Self::launch(
-                &self.queue,
-                &self.k.flux_residual[p],
-                self.n,
-                self.work_group,
-            ),
+            FluxVariant::Fused => {
+                Self::launch_range(&self.queue, &self.k.flux_residual[p], r, self.work_group)
+            }
             FluxVariant::Split => {
                 for kk in &self.k.flux_split[p] {
-                    Self::launch(&self.queue, kk, self.n, self.work_group)?;
+                    Self::launch_range(&self.queue, kk, r.clone(), self.work_group)?;
                 }
                 Ok(())
             }
@@ -792,9 +850,10 @@ impl OpenClBackend {
         }
         // Inputs of the flux residual: the free stream's q, gradients, bounds.
         let wg0 = self.work_group;
-        Self::launch(&self.queue, &self.k.local_time_step, self.n, wg0)?;
-        Self::launch(&self.queue, &self.k.q_variables, self.n, wg0)?;
-        Self::launch(&self.queue, &self.k.q_derivatives[0], self.n, wg0)?;
+        let all = 0..self.n;
+        Self::launch_range(&self.queue, &self.k.local_time_step, all.clone(), wg0)?;
+        Self::launch_range(&self.queue, &self.k.q_variables, all.clone(), wg0)?;
+        Self::launch_range(&self.queue, &self.k.q_derivatives[0], all, wg0)?;
         self.queue.finish()?;
         let wgs = match o.work_group {
             Some(w) => vec![w],
@@ -812,7 +871,7 @@ impl OpenClBackend {
                 // The first launch compiles for the work-group size on some
                 // drivers (PoCL): untimed.
                 let t = Instant::now();
-                self.enqueue_flux()?;
+                self.enqueue_flux(0..self.n)?;
                 self.queue.finish()?;
                 let reps = if t.elapsed() > Duration::from_millis(250) {
                     1
@@ -821,7 +880,7 @@ impl OpenClBackend {
                 };
                 for _ in 0..reps {
                     let t = Instant::now();
-                    self.enqueue_flux()?;
+                    self.enqueue_flux(0..self.n)?;
                     self.queue.finish()?;
                     let d = t.elapsed();
                     if d < best.0 {
@@ -883,6 +942,16 @@ impl OpenClBackend {
                 eprintln!("qflow: {msg}; the run cannot go on");
                 self.error = Some(msg);
             }
+        }
+    }
+
+    /// Records an error met outside the backend's steps (by a layer that
+    /// moves data through it, e.g. the distributed layer's exchange), as
+    /// [`OpenClBackend::error`] reports it: the first one stops the backend.
+    pub fn record_error(&mut self, msg: String) {
+        if self.error.is_none() {
+            eprintln!("qflow: {msg}; the run cannot go on");
+            self.error = Some(msg);
         }
     }
 
@@ -1014,6 +1083,350 @@ impl OpenClBackend {
         r.map_err(|e| cl_error("writing the values of a point list", e))
     }
 
+    // The steps over a range `r` of points, as `CpuBackend` has them: each
+    // writes the outputs of the points of `r` only and reads any point
+    // through the stencils, so that a distributed layer can compute the
+    // points whose stencils are wholly local while ghost values travel, and
+    // the rest after. Over `0..len()` they are the `Backend` steps. The
+    // launches are asynchronous (an in-order queue): a step returns once
+    // its kernel is enqueued.
+
+    /// [`Backend::local_time_step`] over the points `r` (the non-physical
+    /// flags of the iteration are reset with the first range, at 0).
+    pub fn local_time_step_range(&mut self, r: Range<usize>) {
+        if self.failed() {
+            return;
+        }
+        let flags = if r.start == 0 {
+            self.reset_flags()
+        } else {
+            Ok(())
+        };
+        let res = flags.and_then(|_| {
+            Self::launch_range(&self.queue, &self.k.local_time_step, r, self.work_group)
+        });
+        self.check("local_time_step", res);
+    }
+
+    /// [`Backend::q_variables`] over the points `r`.
+    pub fn q_variables_range(&mut self, r: Range<usize>) {
+        if self.failed() {
+            return;
+        }
+        let res = Self::launch_range(&self.queue, &self.k.q_variables, r, self.work_group);
+        self.check("q_variables", res);
+    }
+
+    /// [`Backend::q_derivatives`] over the points `r`.
+    pub fn q_derivatives_range(&mut self, r: Range<usize>) {
+        if self.failed() {
+            return;
+        }
+        let k = &self.k.q_derivatives[self.parity];
+        let res = Self::launch_range(&self.queue, k, r, self.work_group);
+        self.check("q_derivatives", res);
+    }
+
+    /// One inner sweep of the q-derivatives over the points `r`, into the
+    /// other gradient buffers; [`OpenClBackend::finish_inner_iteration`]
+    /// makes them the current ones once every point is done.
+    pub fn q_inner_iteration_range(&mut self, r: Range<usize>) {
+        if self.failed() {
+            return;
+        }
+        let k = &self.k.q_inner_iteration[self.parity];
+        let res = Self::launch_range(&self.queue, k, r, self.work_group);
+        self.check("q_inner_iteration", res);
+    }
+
+    /// Makes the inner sweep's new gradients the current ones.
+    pub fn finish_inner_iteration(&mut self) {
+        self.parity ^= 1;
+    }
+
+    /// [`Backend::flux_residual`] over the points `r`.
+    pub fn flux_residual_range(&mut self, r: Range<usize>) {
+        if self.failed() {
+            return;
+        }
+        let res = self.enqueue_flux(r);
+        self.check("flux_residual", res);
+    }
+
+    /// [`Backend::state_update`] over the points `0..count`, whose residue
+    /// and non-physical flags it reduces (a distributed layer's owned
+    /// points; the ghosts after them are the neighbours' to update).
+    pub fn state_update_first(&mut self, stage: usize, count: usize) -> UpdateOutcome {
+        if self.failed() {
+            return UpdateOutcome {
+                bad_point: Some(0),
+                ..Default::default()
+            };
+        }
+        let count = count.min(self.n);
+        self.forces = None;
+        let k = &self.k.state_update[self.parity];
+        let average = self.params.scheme == qflow_lskum::settings::Scheme::Ssprk43 && stage == 2;
+        let groups = count.div_ceil(self.work_group);
+        let r = (|| -> Result<(), ClError> {
+            if groups != self.update_groups {
+                // SAFETY: this parameter is `uint res_count`.
+                unsafe {
+                    self.k
+                        .reduce_partials
+                        .set_arg(REDUCE_RES_COUNT, &(groups as u32))?
+                };
+                self.update_groups = groups;
+            }
+            // SAFETY: these parameters are `uint stage` and `int average`.
+            unsafe {
+                k.set_arg(STATE_UPDATE_STAGE, &(stage.min(MAX_STAGES - 1) as u32))?;
+                k.set_arg(STATE_UPDATE_AVERAGE, &(average as i32))?;
+            }
+            // Always from point 0: the residue's partial sums are indexed by
+            // work group.
+            Self::launch_range(&self.queue, k, 0..count, self.work_group)
+        })();
+        self.check("state_update", r);
+        if self.failed() || stage + 1 < self.stages {
+            return UpdateOutcome {
+                bad_point: self.error.as_ref().map(|_| 0),
+                ..Default::default()
+            };
+        }
+        match self.finish_iteration() {
+            Ok(o) => o,
+            Err(e) => {
+                self.check("reducing the residue and forces", Err(e));
+                UpdateOutcome {
+                    bad_point: Some(0),
+                    ..Default::default()
+                }
+            }
+        }
+    }
+
+    /// The stage (0-based) whose non-physical point the last state update
+    /// reported, if it reported one: the device finds it only at the
+    /// iteration's last stage.
+    pub fn bad_stage(&self) -> Option<usize> {
+        self.bad_stage
+    }
+
+    /// Sends the steps enqueued so far to the device without waiting for
+    /// them (so that it computes while the host waits for something else).
+    pub fn flush(&mut self) {
+        if self.failed() {
+            return;
+        }
+        let r = self.queue.flush();
+        self.check("submitting work", r);
+    }
+
+    /// Copies `prim` to `prim_old` over the points `r` (what the local time
+    /// step does for the points it computes).
+    pub fn save_start_state(&mut self, r: Range<usize>) {
+        if self.failed() || r.is_empty() {
+            return;
+        }
+        let (at, bytes) = (32 * r.start, 32 * r.len());
+        // SAFETY: a device-to-device copy of a range inside both buffers.
+        let res = unsafe {
+            self.queue
+                .enqueue_copy_buffer(&self.b.prim, &mut self.b.prim_old, at, at, bytes, &[])
+        }
+        .map(drop);
+        self.check("saving the iteration's start state", res);
+    }
+
+    /// The values of `fields` at `points`, interleaved per point:
+    /// `out[(j * fields.len() + a) * 4 + c]` is component `c` of field
+    /// `fields[a]` at `points[j]`. One gather kernel per field and one wait
+    /// for the transfers; the list is uploaded on the first call and kept
+    /// while later calls pass the same list. This is how a distributed
+    /// layer packs the values its neighbours read.
+    pub fn download_interleaved(
+        &mut self,
+        fields: &[Field],
+        points: &[u32],
+        out: &mut [f64],
+    ) -> Result<(), String> {
+        let w = 4 * fields.len();
+        if out.len() != w * points.len() || fields.len() > MAX_FIELDS {
+            return Err(format!(
+                "{} values for {} fields of {} points",
+                out.len(),
+                fields.len(),
+                points.len()
+            ));
+        }
+        if points.is_empty() {
+            return Ok(());
+        }
+        if let Some(e) = &self.error {
+            return Err(e.clone());
+        }
+        let cached = self.io.points.as_deref() == Some(points);
+        if !cached {
+            let mut lists = Vec::with_capacity(MAX_FIELDS);
+            for _ in 0..MAX_FIELDS {
+                lists.push(self.point_list(points)?);
+            }
+            self.io.lists = lists;
+            self.io.points = Some(points.to_vec());
+        }
+        let len = points.len();
+        self.io.host.resize(MAX_FIELDS * len, [0.0; 4]);
+        let lists = std::mem::take(&mut self.io.lists);
+        let mut host = std::mem::take(&mut self.io.host);
+        let r = (|| -> Result<(), ClError> {
+            for (a, &f) in fields.iter().enumerate() {
+                let list = &lists[a];
+                let k = &self.k.gather_points;
+                bind(
+                    k,
+                    &[
+                        Arg::U(len as u32),
+                        m(&list.list),
+                        m(self.field(f)),
+                        m(&list.packed),
+                    ],
+                )?;
+                Self::launch(&self.queue, k, len, self.work_group)?;
+            }
+            for (a, chunk) in host.chunks_mut(len).take(fields.len()).enumerate() {
+                let last = a + 1 == fields.len();
+                // SAFETY: a read of 4 len doubles from a buffer of 4 len;
+                // the last read blocks, and the queue is in order, so every
+                // read is done before `host` is used.
+                unsafe {
+                    self.queue.enqueue_read_buffer(
+                        &lists[a].packed,
+                        if last { CL_BLOCKING } else { CL_NON_BLOCKING },
+                        0,
+                        chunk.as_flattened_mut(),
+                        &[],
+                    )?;
+                }
+            }
+            Ok(())
+        })();
+        self.io.lists = lists;
+        let res = r.map_err(|e| cl_error("reading the values of a point list", e));
+        if res.is_ok() {
+            for (j, o) in out.chunks_exact_mut(w).enumerate() {
+                for (a, o) in o.chunks_exact_mut(4).enumerate() {
+                    o.copy_from_slice(&host[a * len + j]);
+                }
+            }
+        }
+        self.io.host = host;
+        res
+    }
+
+    /// Sets `fields` of the points `first..first + values.len() / (4 *
+    /// fields.len())` from `values`, interleaved per point as
+    /// [`OpenClBackend::download_interleaved`] gives them: one transfer per
+    /// field (the points are contiguous). This is how a distributed layer
+    /// writes the ghost values it received.
+    pub fn upload_interleaved(
+        &mut self,
+        fields: &[Field],
+        first: usize,
+        values: &[f64],
+    ) -> Result<(), String> {
+        let w = 4 * fields.len();
+        let len = values.len().checked_div(w).unwrap_or(0);
+        if w == 0 || fields.len() > MAX_FIELDS || values.len() != w * len || first + len > self.n {
+            return Err(format!(
+                "{} values for {} fields of the points from {first} of {}",
+                values.len(),
+                fields.len(),
+                self.n
+            ));
+        }
+        if len == 0 {
+            return Ok(());
+        }
+        if let Some(e) = &self.error {
+            return Err(e.clone());
+        }
+        self.io.host.resize(fields.len() * len, [0.0; 4]);
+        let mut host = std::mem::take(&mut self.io.host);
+        for (j, v) in values.chunks_exact(w).enumerate() {
+            for (a, v) in v.chunks_exact(4).enumerate() {
+                host[a * len + j].copy_from_slice(v);
+            }
+        }
+        let parity = self.parity;
+        let r = (|| -> Result<(), ClError> {
+            for (a, &f) in fields.iter().enumerate() {
+                let b = &mut self.b;
+                let buf = match f {
+                    Field::Primitive => &mut b.prim,
+                    Field::Q => &mut b.q,
+                    Field::Qx => &mut b.grad[parity][0],
+                    Field::Qy => &mut b.grad[parity][1],
+                    Field::QMax => &mut b.q_max,
+                    Field::QMin => &mut b.q_min,
+                };
+                let last = a + 1 == fields.len();
+                // SAFETY: a write of 4 len doubles at point `first` of a
+                // buffer of 4 n doubles (first + len <= n); the last write
+                // blocks, and the queue is in order, so every write is done
+                // (and `host` free) when this returns.
+                unsafe {
+                    self.queue.enqueue_write_buffer(
+                        buf,
+                        if last { CL_BLOCKING } else { CL_NON_BLOCKING },
+                        32 * first,
+                        host[a * len..(a + 1) * len].as_flattened(),
+                        &[],
+                    )?;
+                }
+            }
+            Ok(())
+        })();
+        self.io.host = host;
+        if fields.contains(&Field::Primitive) {
+            self.forces = None;
+        }
+        r.map_err(|e| cl_error("writing the values of a range of points", e))
+    }
+
+    /// The primitive state of the points `r`, read back from the device.
+    pub fn download_state_range(
+        &mut self,
+        r: Range<usize>,
+        out: &mut [Vec4],
+    ) -> Result<(), String> {
+        if out.len() != r.len() || r.end > self.n {
+            return Err(format!(
+                "{} states for the points {r:?} of {}",
+                out.len(),
+                self.n
+            ));
+        }
+        if r.is_empty() {
+            return Ok(());
+        }
+        if let Some(e) = &self.error {
+            return Err(e.clone());
+        }
+        // SAFETY: a blocking read of the states of the points `r`.
+        unsafe {
+            self.queue.enqueue_read_buffer(
+                &self.b.prim,
+                CL_BLOCKING,
+                32 * r.start,
+                out.as_flattened_mut(),
+                &[],
+            )
+        }
+        .map(drop)
+        .map_err(|e| cl_error("reading the state", e))
+    }
+
     /// The last stage of an iteration: the force sums' level 1, level 2 of
     /// all reductions, and one read of the 96 bytes of results.
     fn finish_iteration(&mut self) -> Result<UpdateOutcome, ClError> {
@@ -1024,10 +1437,12 @@ impl OpenClBackend {
             sum_sq: dd(r[0], r[1]),
             bad_point: None,
         };
+        self.bad_stage = None;
         for s in 0..self.stages.min(MAX_STAGES) {
             let flag = r[8 + s];
             if flag != NO_POINT as f64 {
                 out.bad_point = Some(flag as usize);
+                self.bad_stage = Some(s);
                 break;
             }
         }
@@ -1153,53 +1568,24 @@ impl Backend for OpenClBackend {
     }
 
     fn local_time_step(&mut self) {
-        if self.failed() {
-            return;
-        }
-        let r = self.reset_flags().and_then(|_| {
-            Self::launch(
-                &self.queue,
-                &self.k.local_time_step,
-                self.n,
-                self.work_group,
-            )
-        });
-        self.check("local_time_step", r);
+        self.local_time_step_range(0..self.n);
     }
 
     fn q_variables(&mut self) {
-        if self.failed() {
-            return;
-        }
-        let r = Self::launch(&self.queue, &self.k.q_variables, self.n, self.work_group);
-        self.check("q_variables", r);
+        self.q_variables_range(0..self.n);
     }
 
     fn q_derivatives(&mut self) {
-        if self.failed() {
-            return;
-        }
-        let k = &self.k.q_derivatives[self.parity];
-        let r = Self::launch(&self.queue, k, self.n, self.work_group);
-        self.check("q_derivatives", r);
+        self.q_derivatives_range(0..self.n);
     }
 
     fn q_inner_iteration(&mut self) {
-        if self.failed() {
-            return;
-        }
-        let k = &self.k.q_inner_iteration[self.parity];
-        let r = Self::launch(&self.queue, k, self.n, self.work_group);
-        self.parity ^= 1;
-        self.check("q_inner_iteration", r);
+        self.q_inner_iteration_range(0..self.n);
+        self.finish_inner_iteration();
     }
 
     fn flux_residual(&mut self) {
-        if self.failed() {
-            return;
-        }
-        let r = self.enqueue_flux();
-        self.check("flux_residual", r);
+        self.flux_residual_range(0..self.n);
     }
 
     /// The non-physical check and the residue of a stage other than the
@@ -1208,40 +1594,7 @@ impl Backend for OpenClBackend {
     /// first non-physical point of the first stage that had one (the later
     /// stages then leave the state as that stage made it).
     fn state_update(&mut self, stage: usize) -> UpdateOutcome {
-        if self.failed() {
-            return UpdateOutcome {
-                bad_point: Some(0),
-                ..Default::default()
-            };
-        }
-        self.forces = None;
-        let k = &self.k.state_update[self.parity];
-        let average = self.params.scheme == qflow_lskum::settings::Scheme::Ssprk43 && stage == 2;
-        let r = (|| -> Result<(), ClError> {
-            // SAFETY: these parameters are `uint stage` and `int average`.
-            unsafe {
-                k.set_arg(STATE_UPDATE_STAGE, &(stage.min(MAX_STAGES - 1) as u32))?;
-                k.set_arg(STATE_UPDATE_AVERAGE, &(average as i32))?;
-            }
-            Self::launch(&self.queue, k, self.n, self.work_group)
-        })();
-        self.check("state_update", r);
-        if self.failed() || stage + 1 < self.stages {
-            return UpdateOutcome {
-                bad_point: self.error.as_ref().map(|_| 0),
-                ..Default::default()
-            };
-        }
-        match self.finish_iteration() {
-            Ok(o) => o,
-            Err(e) => {
-                self.check("reducing the residue and forces", Err(e));
-                UpdateOutcome {
-                    bad_point: Some(0),
-                    ..Default::default()
-                }
-            }
-        }
+        self.state_update_first(stage, self.n)
     }
 
     fn force_sums(&mut self) -> ForceSums {

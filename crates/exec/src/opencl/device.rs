@@ -210,6 +210,12 @@ pub fn select_device(list: &[DeviceInfo], wanted: Option<&str>) -> Result<usize,
         );
     }
     let pos = |flat: usize| list.iter().position(|d| d.flat_index == flat);
+    if let Some(w) = wanted.filter(|w| w.contains(',')) {
+        return Err(format!(
+            "--device {w}: a list of devices is for runs under mpirun (local rank r takes \
+             entry r mod the list's length); a single process runs on one device"
+        ));
+    }
     let chosen = match wanted.map(str::trim) {
         None | Some("") => {
             let gpu = list
@@ -256,6 +262,87 @@ pub fn select_device(list: &[DeviceInfo], wanted: Option<&str>) -> Result<usize,
     };
     check_fp64(&list[chosen])?;
     Ok(chosen)
+}
+
+/// The device of one MPI rank, as [`select_rank_device`] chose it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RankDevice {
+    /// Its position in the list.
+    pub index: usize,
+    /// `P.D`: what [`select_device`] takes to name exactly this device.
+    pub spec: String,
+    /// Set when this node has more ranks than the devices they run on: a
+    /// line saying that ranks share devices.
+    pub shared: Option<String>,
+}
+
+/// The device of the MPI rank that is local rank `local_rank` of the
+/// `local_ranks` ranks on its node (one rank per device), as `--device`
+/// asks under mpirun:
+/// - `None`: the devices [`select_device`] would choose from (those with
+///   double precision that are GPUs or accelerators, else every device
+///   with double precision), in listing order; local rank r takes number
+///   r mod their count;
+/// - a comma-separated list (`0,1`, `0.0,0.1`, names): local rank r takes
+///   entry r mod the list's length, each entry as [`select_device`] reads
+///   it (every entry is checked, on every rank);
+/// - one entry: every rank takes that device.
+///
+/// More ranks than devices is allowed (ranks then share devices, which
+/// [`RankDevice::shared`] says); a device without double precision is
+/// refused.
+pub fn select_rank_device(
+    list: &[DeviceInfo],
+    wanted: Option<&str>,
+    local_rank: usize,
+    local_ranks: usize,
+) -> Result<RankDevice, String> {
+    let local_ranks = local_ranks.max(local_rank + 1);
+    let chosen: Vec<usize> = match wanted.map(str::trim).filter(|w| !w.is_empty()) {
+        None => {
+            let first = select_device(list, None)?;
+            let gpu = |d: &DeviceInfo| d.device_type == "GPU" || d.device_type == "accelerator";
+            let want_gpu = gpu(&list[first]);
+            (0..list.len())
+                .filter(|&i| list[i].fp64 && gpu(&list[i]) == want_gpu)
+                .collect()
+        }
+        Some(w) => w
+            .split(',')
+            .map(|entry| {
+                let entry = entry.trim();
+                if entry.is_empty() {
+                    return Err(format!("--device {w}: an empty entry in the list"));
+                }
+                select_device(list, Some(entry))
+            })
+            .collect::<Result<_, _>>()?,
+    };
+    let index = chosen[local_rank % chosen.len()];
+    let mut distinct = chosen.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let used = distinct.len().min(local_ranks);
+    let shared = (local_ranks > used).then(|| {
+        let rule = match wanted {
+            Some(w) if chosen.len() > 1 => {
+                format!("entry r mod {} of --device {}", chosen.len(), w.trim())
+            }
+            Some(w) => format!("device {}", w.trim()),
+            None => format!("device number r mod {} of those with fp64", chosen.len()),
+        };
+        format!(
+            "{local_ranks} ranks on this node share {used} OpenCL device{}: local rank r runs \
+             on {rule}",
+            if used == 1 { "" } else { "s" },
+        )
+    });
+    let d = &list[index];
+    Ok(RankDevice {
+        index,
+        spec: format!("{}.{}", d.platform_index, d.device_index),
+        shared,
+    })
 }
 
 fn by_name(list: &[DeviceInfo], w: &str) -> Result<usize, String> {
@@ -321,4 +408,66 @@ pub fn check_memory(needs: &MemoryNeeds, d: &DeviceInfo) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn device(p: usize, d: usize, flat: usize, kind: &str, fp64: bool) -> DeviceInfo {
+        DeviceInfo {
+            platform_index: p,
+            device_index: d,
+            flat_index: flat,
+            platform: format!("platform {p}"),
+            name: format!("device {flat}"),
+            vendor: "v".into(),
+            device_type: kind.into(),
+            version: String::new(),
+            driver: String::new(),
+            global_mem_bytes: 1 << 30,
+            max_alloc_bytes: 1 << 28,
+            compute_units: 1,
+            max_work_group: 256,
+            fp64,
+        }
+    }
+
+    #[test]
+    fn ranks_take_devices_round_robin() {
+        let list = [
+            device(0, 0, 0, "CPU", true),
+            device(1, 0, 1, "GPU", true),
+            device(1, 1, 2, "GPU", false),
+            device(1, 2, 3, "GPU", true),
+        ];
+        // Default: the GPUs with fp64 (1.0 and 1.2), by local rank.
+        let specs: Vec<String> = (0..4)
+            .map(|r| select_rank_device(&list, None, r, 4).unwrap().spec)
+            .collect();
+        assert_eq!(specs, ["1.0", "1.2", "1.0", "1.2"]);
+        let r = select_rank_device(&list, None, 0, 4).unwrap();
+        assert!(r
+            .shared
+            .unwrap()
+            .contains("4 ranks on this node share 2 OpenCL devices"));
+        assert_eq!(select_rank_device(&list, None, 1, 2).unwrap().shared, None);
+        // A list, by local rank.
+        let r = select_rank_device(&list, Some("0, 3"), 1, 2).unwrap();
+        assert_eq!((r.index, r.spec.as_str(), r.shared), (3, "1.2", None));
+        let r = select_rank_device(&list, Some("1.0"), 2, 3).unwrap();
+        assert_eq!(r.spec, "1.0");
+        assert!(r
+            .shared
+            .unwrap()
+            .contains("3 ranks on this node share 1 OpenCL device:"));
+        // Every entry is checked: one without fp64 is refused.
+        let e = select_rank_device(&list, Some("1,2"), 0, 2).unwrap_err();
+        assert!(e.contains("no double precision"), "{e}");
+        let e = select_rank_device(&list, Some("1,,3"), 0, 2).unwrap_err();
+        assert!(e.contains("empty entry"), "{e}");
+        // A single process takes no list.
+        let e = select_device(&list, Some("1,3")).unwrap_err();
+        assert!(e.contains("mpirun"), "{e}");
+    }
 }

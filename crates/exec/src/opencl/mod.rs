@@ -32,7 +32,8 @@ use qflow_lskum::{Geometry, Params};
 
 pub use backend::{memory_needs, Field, OpenClBackend, OpenClOptions, PointList};
 pub use device::{
-    check_fp64, check_memory, devices, select_device, DeviceInfo, MemoryNeeds, NO_RUNTIME,
+    check_fp64, check_memory, devices, select_device, select_rank_device, DeviceInfo, MemoryNeeds,
+    RankDevice, NO_RUNTIME,
 };
 pub use program::KERNEL_SOURCE;
 pub use tune::{FluxVariant, Tuned, TuningCache, CACHE_FILE};
