@@ -178,12 +178,44 @@ fn main() -> ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .init();
+    restore_default_sigpipe();
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// Output piped into a program that stops reading (`qflow bench --json |
+/// head`) ends qflow quietly, as it does any Unix tool, instead of a panic
+/// in `println!` (Rust ignores SIGPIPE by default).
+fn restore_default_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called once at start, before any thread is spawned; SIG_DFL is
+    // a valid disposition for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+/// Says so when more threads are asked for than this process may run on
+/// (its CPU affinity, e.g. one core per rank under OpenMPI's default
+/// binding): the threads would share cores and run slower, not faster.
+fn warn_if_threads_exceed_cpus(kind: BackendKind, threads: usize) {
+    if kind != BackendKind::Threads || threads == 0 {
+        return;
+    }
+    if let Ok(cpus) = std::thread::available_parallelism() {
+        if threads > cpus.get() {
+            tracing::warn!(
+                "--threads {threads}, but this process may run on {} CPU(s) (its CPU affinity); \
+                 the threads will share them. Under OpenMPI, which binds each rank to one core, \
+                 add `--bind-to none` or `--map-by slot:PE={threads}` to mpirun",
+                cpus.get()
+            );
         }
     }
 }
@@ -204,6 +236,7 @@ fn run(cli: Cli) -> Result<()> {
             exchange,
             vtk_pieces,
         } => {
+            warn_if_threads_exceed_cpus(backend, threads);
             let backend = BackendSpec {
                 kind: backend,
                 threads,
@@ -287,6 +320,7 @@ fn run(cli: Cli) -> Result<()> {
             json,
             renumber,
         } => {
+            warn_if_threads_exceed_cpus(backend, threads);
             let (cloud, name, settings) = match case {
                 Some(path) => {
                     let c = qflow::case::Case::load(&path)?;
