@@ -13,7 +13,7 @@
 
 use std::f64::consts::PI;
 
-use crate::Vec4;
+use crate::{math, Vec4};
 
 /// A state seen in a point's frame, with the kinetic moments every split
 /// flux of that state needs: one `erf` and one `exp` per direction, shared by
@@ -37,8 +37,34 @@ pub struct Kinetic {
     b2: f64,
 }
 
-impl Kinetic {
-    /// The moments of primitive state `w` in the frame of normal `(nx, ny)`.
+/// What [`Kinetic::new`] computes of a state before its error functions and
+/// exponentials: the frame velocities, `p/rho`, `|u|^2`, `S1`, `S2` and
+/// `sqrt(pi beta)`. The flux kernel computes these over a batch of states,
+/// then the batch's `erf` and `B` ([`b_of`]), and assembles each
+/// [`Kinetic`] with [`Kinetic::from_parts`]: the same operations as
+/// [`Kinetic::new`], so the same bits.
+#[derive(Clone, Copy, Debug)]
+pub struct Frame {
+    /// Density.
+    pub rho: f64,
+    /// Tangential velocity `u.t`.
+    pub ut: f64,
+    /// Normal velocity `u.n`.
+    pub un: f64,
+    /// `p / rho`.
+    pub pr_by_rho: f64,
+    /// `|u|^2`.
+    pub u_sqr: f64,
+    /// `S1 = ut sqrt(beta)`.
+    pub s1: f64,
+    /// `S2 = un sqrt(beta)`.
+    pub s2: f64,
+    /// `sqrt(pi beta)`.
+    pub sqrt_pi_beta: f64,
+}
+
+impl Frame {
+    /// State `w` in the frame of normal `(nx, ny)`.
     #[inline(always)]
     pub fn new(nx: f64, ny: f64, w: &Vec4) -> Self {
         let (rho, u1, u2, pr) = (w[0], w[1], w[2], w[3]);
@@ -48,18 +74,48 @@ impl Kinetic {
         let beta = 0.5 * rho / pr;
         let sqrt_beta = beta.sqrt();
         let sqrt_pi_beta = (PI * beta).sqrt();
-        let s1 = ut * sqrt_beta;
-        let s2 = un * sqrt_beta;
-        Kinetic {
+        Frame {
             rho,
             ut,
             un,
             pr_by_rho: pr / rho,
             u_sqr: ut * ut + un * un,
-            erf1: libm::erf(s1),
-            b1: b_of(s1, sqrt_pi_beta),
-            erf2: libm::erf(s2),
-            b2: b_of(s2, sqrt_pi_beta),
+            s1: ut * sqrt_beta,
+            s2: un * sqrt_beta,
+            sqrt_pi_beta,
+        }
+    }
+}
+
+impl Kinetic {
+    /// The moments of primitive state `w` in the frame of normal `(nx, ny)`
+    /// (with [`math::erf`] and [`math::exp`]).
+    #[inline(always)]
+    pub fn new(nx: f64, ny: f64, w: &Vec4) -> Self {
+        let f = Frame::new(nx, ny, w);
+        Kinetic::from_parts(
+            &f,
+            math::erf(f.s1),
+            b_of(f.s1, f.sqrt_pi_beta),
+            math::erf(f.s2),
+            b_of(f.s2, f.sqrt_pi_beta),
+        )
+    }
+
+    /// The moments of a state from its [`Frame`] and `erf(S1)`, `B1`,
+    /// `erf(S2)`, `B2`.
+    #[inline(always)]
+    pub fn from_parts(f: &Frame, erf1: f64, b1: f64, erf2: f64, b2: f64) -> Self {
+        Kinetic {
+            rho: f.rho,
+            ut: f.ut,
+            un: f.un,
+            pr_by_rho: f.pr_by_rho,
+            u_sqr: f.u_sqr,
+            erf1,
+            b1,
+            erf2,
+            b2,
         }
     }
 
@@ -178,10 +234,11 @@ impl Kinetic {
     }
 }
 
-/// `B = exp(-S^2) / (2 sqrt(pi beta))`, as the reference writes it.
+/// `B = exp(-S^2) / (2 sqrt(pi beta))`, as the reference writes it (with
+/// [`math::exp`]).
 #[inline(always)]
-fn b_of(s: f64, sqrt_pi_beta: f64) -> f64 {
-    0.5 * (-s * s).exp() / sqrt_pi_beta
+pub fn b_of(s: f64, sqrt_pi_beta: f64) -> f64 {
+    0.5 * math::exp(-s * s) / sqrt_pi_beta
 }
 
 /// `Gx+` of state `w` in the frame of `(nx, ny)`.

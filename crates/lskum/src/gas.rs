@@ -92,15 +92,17 @@ pub fn q_of_primitive(w: &Vec4) -> Vec4 {
 /// Primitive state `[rho, u, v, p]` of q-variables (the inverse of
 /// [`q_of_primitive`]): `beta = -q4/2`, `u = q2/(2 beta)`, `v = q3/(2 beta)`,
 /// `rho = exp(q1 + beta |u|^2 - ln(beta)/(gamma-1))`, `p = rho/(2 beta)`.
-#[inline]
+/// With [`math::ln`](crate::math::ln) and [`math::exp`](crate::math::exp),
+/// which vectorize (the flux kernel converts batches of states).
+#[inline(always)]
 pub fn primitive_of_q(q: &Vec4) -> Vec4 {
     let beta = -q[3] * 0.5;
     let temp = 0.5 / beta;
     let u1 = q[1] * temp;
     let u2 = q[2] * temp;
     let temp1 = q[0] + beta * (u1 * u1 + u2 * u2);
-    let temp2 = temp1 - (beta.ln() / GAMMA_MINUS_1);
-    let rho = temp2.exp();
+    let temp2 = temp1 - (crate::math::ln(beta) / GAMMA_MINUS_1);
+    let rho = crate::math::exp(temp2);
     [rho, u1, u2, rho * temp]
 }
 

@@ -23,12 +23,12 @@
 //! | [`flux_residual`] | `q`, `qx`, `qy` | `res` |
 //! | [`state_update`] | - | `prim` |
 
-use crate::flux::Kinetic;
+use crate::flux::{b_of, Frame, Kinetic};
 use crate::gas::{self, FreeStream};
 use crate::geometry::Geometry;
 use crate::limiter::{venkat_epsilon, venkatakrishnan};
 use crate::settings::{Limiter, Scheme, Settings};
-use crate::Vec4;
+use crate::{math, Vec4};
 use qflow_cloud::PointKind;
 
 /// The settings the kernels need, in the form they use them.
@@ -249,9 +249,8 @@ pub struct FluxInputs<'a> {
     pub delta: &'a [f64],
 }
 
-/// The reconstructed state at point `i` towards the offset `(dx, dy)`:
-/// `qt = q_i - phi/2 (dx qx_i + dy qy_i)`, limited per component, as a
-/// primitive state.
+/// The reconstructed q-variables at point `i` towards the offset `(dx, dy)`:
+/// `qt = q_i - phi/2 (dx qx_i + dy qy_i)`, limited per component.
 #[inline(always)]
 fn reconstruct(p: &Params, f: &FluxInputs, epsi: f64, i: usize, dx: f64, dy: f64) -> Vec4 {
     let (q, qx, qy) = (&f.q[i], &f.qx[i], &f.qy[i]);
@@ -265,7 +264,107 @@ fn reconstruct(p: &Params, f: &FluxInputs, epsi: f64, i: usize, dx: f64, dy: f64
             qt[c] = q[c] - 0.5 * phi[c] * (dx * qx[c] + dy * qy[c]);
         }
     }
-    gas::primitive_of_q(&qt)
+    qt
+}
+
+/// Neighbours the flux kernel handles per batch (longer stencils take
+/// several batches).
+const BATCH: usize = 8;
+/// Reconstructed states per batch: lane `m` is `qt_i` towards neighbour `m`,
+/// lane `BATCH + m` is `qt_k` of neighbour `m`.
+const SIDES: usize = 2 * BATCH;
+/// `S` values per batch: lane `j` is `S1` of state `j`, `SIDES + j` its `S2`.
+const MOMENTS: usize = 2 * SIDES;
+
+/// The flux kernel's work space for one batch of neighbours of a point, on
+/// the stack: the reconstructed states, then everything their kinetic
+/// moments need, as arrays over the batch so that the loops over them
+/// (`ln`, `exp`, `erf`, `sqrt`, divisions) compile to SIMD code. Every lane
+/// is computed by the same element-wise operations, so a value never
+/// depends on its lane or on the other lanes.
+struct FluxBatch {
+    /// Reconstructed q-variables per component and lane.
+    qt: [[f64; SIDES]; 4],
+    /// The states in the point's frame.
+    frame: [Frame; SIDES],
+    /// `S1` and `S2` of every state.
+    s: [f64; MOMENTS],
+    /// `sqrt(pi beta)` of the state of each `S`.
+    spb: [f64; MOMENTS],
+    /// `erf(S)`.
+    erf: [f64; MOMENTS],
+    /// `B(S)`.
+    b: [f64; MOMENTS],
+    /// Offsets of the neighbours in the s-n frame, and weighted.
+    ds: [f64; BATCH],
+    dn: [f64; BATCH],
+    ds_w: [f64; BATCH],
+    dn_w: [f64; BATCH],
+}
+
+impl FluxBatch {
+    fn new() -> Self {
+        // A harmless state in the unused lanes (beta = 1/2, at rest).
+        let mut qt = [[0.0; SIDES]; 4];
+        qt[3] = [-1.0; SIDES];
+        let rest = Frame::new(0.0, 1.0, &[1.0, 0.0, 0.0, 1.0]);
+        FluxBatch {
+            qt,
+            frame: [rest; SIDES],
+            s: [0.0; MOMENTS],
+            spb: [1.0; MOMENTS],
+            erf: [0.0; MOMENTS],
+            b: [0.0; MOMENTS],
+            ds: [0.0; BATCH],
+            dn: [0.0; BATCH],
+            ds_w: [0.0; BATCH],
+            dn_w: [0.0; BATCH],
+        }
+    }
+
+    /// Primitive states, frames, `erf(S)` and `B(S)` of every lane: the
+    /// operations of [`gas::primitive_of_q`] and [`Kinetic::new`], lane by
+    /// lane. `erf` is [`math::erf_near`] everywhere and [`math::erf_tail`]
+    /// where `|S| >= 1.25` (if any lane has one), which is [`math::erf`].
+    #[inline(always)]
+    fn moments(&mut self, nx: f64, ny: f64) {
+        for j in 0..SIDES {
+            let qt = [self.qt[0][j], self.qt[1][j], self.qt[2][j], self.qt[3][j]];
+            let fr = Frame::new(nx, ny, &gas::primitive_of_q(&qt));
+            self.s[j] = fr.s1;
+            self.s[SIDES + j] = fr.s2;
+            self.spb[j] = fr.sqrt_pi_beta;
+            self.spb[SIDES + j] = fr.sqrt_pi_beta;
+            self.frame[j] = fr;
+        }
+        let mut tail = false;
+        for l in 0..MOMENTS {
+            let s = self.s[l];
+            self.erf[l] = math::erf_near(s);
+            self.b[l] = b_of(s, self.spb[l]);
+            tail |= math::erf_needs_tail(s);
+        }
+        if tail {
+            for l in 0..MOMENTS {
+                let s = self.s[l];
+                if math::erf_needs_tail(s) {
+                    self.erf[l] = math::erf_tail(s);
+                }
+            }
+        }
+    }
+
+    /// The kinetic moments of lane `j`.
+    #[inline(always)]
+    fn kinetic(&self, j: usize) -> Kinetic {
+        Kinetic::from_parts(
+            &self.frame[j],
+            self.erf[j],
+            self.b[j],
+            self.erf[SIDES + j],
+            self.b[SIDES + j],
+        )
+    }
 }
 
 /// Least-squares sums of one split stencil in the point's s-n frame: the
@@ -326,56 +425,88 @@ impl SplitSums {
 /// `ds <= 0`, `xneg` when `ds >= 0`, and by `dn` likewise (all of them to
 /// `yneg` at a wall, to `ypos` at the far field). Sums run in stencil order,
 /// as over the precomputed split stencils, so the result is the same bits.
+///
+/// The neighbours go in batches of up to 8: first every reconstruction of
+/// the batch, then their primitive states and kinetic moments (`ln`, `exp`,
+/// `erf`, `sqrt`: vectorized over the batch), then the sums, in stencil
+/// order.
 #[inline]
 pub fn flux_residual_point(g: &Geometry, p: &Params, f: &FluxInputs, i: usize) -> Vec4 {
+    flux_residual_batched(g, p, f, i, &mut FluxBatch::new())
+}
+
+/// [`flux_residual_point`] with a given work space.
+#[inline(always)]
+fn flux_residual_batched(
+    g: &Geometry,
+    p: &Params,
+    f: &FluxInputs,
+    i: usize,
+    bt: &mut FluxBatch,
+) -> Vec4 {
     let (xi, yi, nx, ny) = (g.x[i], g.y[i], g.nx[i], g.ny[i]);
     let kind = g.kind[i];
     let eps_i = venkat_epsilon(p.vl_const, g.min_dist[i]);
     let (mut xpos, mut xneg) = (SplitSums::default(), SplitSums::default());
     let (mut ypos, mut yneg) = (SplitSums::default(), SplitSums::default());
-    for &k in g.stencil.row(i) {
-        let k = k as usize;
-        let dx = g.x[k] - xi;
-        let dy = g.y[k] - yi;
-        let ds = dx * ny - dy * nx;
-        let dn = dx * nx + dy * ny;
-        let w = weight(p.power, || (ds * ds + dn * dn).sqrt());
-        let (ds_w, dn_w) = (ds * w, dn * w);
-        let eps_k = venkat_epsilon(p.vl_const, g.min_dist[k]);
-        let ki = Kinetic::new(nx, ny, &reconstruct(p, f, eps_i, i, dx, dy));
-        let kk = Kinetic::new(nx, ny, &reconstruct(p, f, eps_k, k, dx, dy));
-        match kind {
-            PointKind::Interior => {
-                if ds <= 0.0 {
-                    xpos.add(ds, dn, ds_w, dn_w, &kk.gx_pos(), &ki.gx_pos());
+    for chunk in g.stencil.row(i).chunks(BATCH) {
+        for (m, &k) in chunk.iter().enumerate() {
+            let k = k as usize;
+            let dx = g.x[k] - xi;
+            let dy = g.y[k] - yi;
+            let ds = dx * ny - dy * nx;
+            let dn = dx * nx + dy * ny;
+            let w = weight(p.power, || (ds * ds + dn * dn).sqrt());
+            bt.ds[m] = ds;
+            bt.dn[m] = dn;
+            bt.ds_w[m] = ds * w;
+            bt.dn_w[m] = dn * w;
+            let eps_k = venkat_epsilon(p.vl_const, g.min_dist[k]);
+            let qi = reconstruct(p, f, eps_i, i, dx, dy);
+            let qk = reconstruct(p, f, eps_k, k, dx, dy);
+            for c in 0..4 {
+                bt.qt[c][m] = qi[c];
+                bt.qt[c][BATCH + m] = qk[c];
+            }
+        }
+        bt.moments(nx, ny);
+        for m in 0..chunk.len() {
+            let (ds, dn, ds_w, dn_w) = (bt.ds[m], bt.dn[m], bt.ds_w[m], bt.dn_w[m]);
+            let ki = bt.kinetic(m);
+            let kk = bt.kinetic(BATCH + m);
+            match kind {
+                PointKind::Interior => {
+                    if ds <= 0.0 {
+                        xpos.add(ds, dn, ds_w, dn_w, &kk.gx_pos(), &ki.gx_pos());
+                    }
+                    if ds >= 0.0 {
+                        xneg.add(ds, dn, ds_w, dn_w, &kk.gx_neg(), &ki.gx_neg());
+                    }
+                    if dn <= 0.0 {
+                        ypos.add(ds, dn, ds_w, dn_w, &kk.gy_pos(), &ki.gy_pos());
+                    }
+                    if dn >= 0.0 {
+                        yneg.add(ds, dn, ds_w, dn_w, &kk.gy_neg(), &ki.gy_neg());
+                    }
                 }
-                if ds >= 0.0 {
-                    xneg.add(ds, dn, ds_w, dn_w, &kk.gx_neg(), &ki.gx_neg());
-                }
-                if dn <= 0.0 {
-                    ypos.add(ds, dn, ds_w, dn_w, &kk.gy_pos(), &ki.gy_pos());
-                }
-                if dn >= 0.0 {
+                PointKind::Wall => {
+                    if ds <= 0.0 {
+                        xpos.add(ds, dn, ds_w, dn_w, &kk.quad_2(), &ki.quad_2());
+                    }
+                    if ds >= 0.0 {
+                        xneg.add(ds, dn, ds_w, dn_w, &kk.quad_1(), &ki.quad_1());
+                    }
                     yneg.add(ds, dn, ds_w, dn_w, &kk.gy_neg(), &ki.gy_neg());
                 }
-            }
-            PointKind::Wall => {
-                if ds <= 0.0 {
-                    xpos.add(ds, dn, ds_w, dn_w, &kk.quad_2(), &ki.quad_2());
+                PointKind::Outer => {
+                    if ds <= 0.0 {
+                        xpos.add(ds, dn, ds_w, dn_w, &kk.quad_3(), &ki.quad_3());
+                    }
+                    if ds >= 0.0 {
+                        xneg.add(ds, dn, ds_w, dn_w, &kk.quad_4(), &ki.quad_4());
+                    }
+                    ypos.add(ds, dn, ds_w, dn_w, &kk.gy_pos(), &ki.gy_pos());
                 }
-                if ds >= 0.0 {
-                    xneg.add(ds, dn, ds_w, dn_w, &kk.quad_1(), &ki.quad_1());
-                }
-                yneg.add(ds, dn, ds_w, dn_w, &kk.gy_neg(), &ki.gy_neg());
-            }
-            PointKind::Outer => {
-                if ds <= 0.0 {
-                    xpos.add(ds, dn, ds_w, dn_w, &kk.quad_3(), &ki.quad_3());
-                }
-                if ds >= 0.0 {
-                    xneg.add(ds, dn, ds_w, dn_w, &kk.quad_4(), &ki.quad_4());
-                }
-                ypos.add(ds, dn, ds_w, dn_w, &kk.gy_pos(), &ki.gy_pos());
             }
         }
     }
@@ -409,9 +540,57 @@ pub fn flux_residual_point(g: &Geometry, p: &Params, f: &FluxInputs, i: usize) -
 /// interior `delta (dGx+/ds + dGx-/ds + dGy+/dn + dGy-/dn)`,
 /// wall `2 delta (dGxII/ds + dGxI/ds + dGy-/dn)`,
 /// outer `delta (dGxIII/ds + dGxIV/ds + dGy+/dn)`.
+///
+/// On x86-64 processors with AVX2 the kernel runs as code compiled for AVX2
+/// (4 lanes instead of SSE2's 2); the two give the same bits (no fused
+/// multiply-adds: Rust never contracts `a * b + c`), so the choice, made at
+/// run time, changes the speed only.
 pub fn flux_residual(g: &Geometry, p: &Params, f: &FluxInputs, first: usize, res: &mut [Vec4]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor has AVX2, all `flux_residual_avx2` requires.
+        unsafe { flux_residual_avx2(g, p, f, first, res) };
+        return;
+    }
+    flux_residual_portable(g, p, f, first, res);
+}
+
+/// [`flux_residual`] compiled for the target's baseline instruction set
+/// (SSE2 on x86-64): the same bits as the AVX2 path.
+pub fn flux_residual_portable(
+    g: &Geometry,
+    p: &Params,
+    f: &FluxInputs,
+    first: usize,
+    res: &mut [Vec4],
+) {
+    flux_residual_range(g, p, f, first, res);
+}
+
+/// [`flux_residual`] compiled for AVX2.
+///
+/// # Safety
+///
+/// The processor must support AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn flux_residual_avx2(
+    g: &Geometry,
+    p: &Params,
+    f: &FluxInputs,
+    first: usize,
+    res: &mut [Vec4],
+) {
+    flux_residual_range(g, p, f, first, res);
+}
+
+/// The flux residual over a range, inlined into each instruction-set
+/// variant.
+#[inline(always)]
+fn flux_residual_range(g: &Geometry, p: &Params, f: &FluxInputs, first: usize, res: &mut [Vec4]) {
+    let mut bt = FluxBatch::new();
     for (j, r) in res.iter_mut().enumerate() {
-        *r = flux_residual_point(g, p, f, first + j);
+        *r = flux_residual_batched(g, p, f, first + j, &mut bt);
     }
 }
 
@@ -495,4 +674,160 @@ pub fn state_update(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use qflow_cloud::generate::NacaOGrid;
+
+    /// The flux residual of point `i` neighbour by neighbour, without
+    /// batches: every reconstruction converted and its moments taken on its
+    /// own ([`gas::primitive_of_q`], [`Kinetic::new`]).
+    fn unbatched(g: &Geometry, p: &Params, f: &FluxInputs, i: usize) -> Vec4 {
+        let (xi, yi, nx, ny) = (g.x[i], g.y[i], g.nx[i], g.ny[i]);
+        let eps_i = venkat_epsilon(p.vl_const, g.min_dist[i]);
+        let mut sums: [SplitSums; 4] = Default::default();
+        for &k in g.stencil.row(i) {
+            let k = k as usize;
+            let (dx, dy) = (g.x[k] - xi, g.y[k] - yi);
+            let ds = dx * ny - dy * nx;
+            let dn = dx * nx + dy * ny;
+            let eps_k = venkat_epsilon(p.vl_const, g.min_dist[k]);
+            let ki = Kinetic::new(
+                nx,
+                ny,
+                &gas::primitive_of_q(&reconstruct(p, f, eps_i, i, dx, dy)),
+            );
+            let kk = Kinetic::new(
+                nx,
+                ny,
+                &gas::primitive_of_q(&reconstruct(p, f, eps_k, k, dx, dy)),
+            );
+            let pairs = match g.kind[i] {
+                PointKind::Interior => [
+                    (ds <= 0.0, kk.gx_pos(), ki.gx_pos()),
+                    (ds >= 0.0, kk.gx_neg(), ki.gx_neg()),
+                    (dn <= 0.0, kk.gy_pos(), ki.gy_pos()),
+                    (dn >= 0.0, kk.gy_neg(), ki.gy_neg()),
+                ],
+                PointKind::Wall => [
+                    (ds <= 0.0, kk.quad_2(), ki.quad_2()),
+                    (ds >= 0.0, kk.quad_1(), ki.quad_1()),
+                    (false, [0.0; 4], [0.0; 4]),
+                    (true, kk.gy_neg(), ki.gy_neg()),
+                ],
+                PointKind::Outer => [
+                    (ds <= 0.0, kk.quad_3(), ki.quad_3()),
+                    (ds >= 0.0, kk.quad_4(), ki.quad_4()),
+                    (true, kk.gy_pos(), ki.gy_pos()),
+                    (false, [0.0; 4], [0.0; 4]),
+                ],
+            };
+            for (s, (take, gk, gi)) in sums.iter_mut().zip(pairs) {
+                if take {
+                    s.add(ds, dn, ds, dn, &gk, &gi);
+                }
+            }
+        }
+        let (a, b) = (sums[0].d_ds(), sums[1].d_ds());
+        let (c, d) = (sums[2].d_dn(), sums[3].d_dn());
+        let delta = f.delta[i];
+        let mut r = [0.0; 4];
+        for m in 0..4 {
+            r[m] = match g.kind[i] {
+                PointKind::Interior => delta * (a[m] + b[m] + c[m] + d[m]),
+                PointKind::Wall => delta * (a[m] + b[m] + d[m]) * 2.0,
+                PointKind::Outer => delta * (a[m] + b[m] + c[m]),
+            };
+        }
+        r
+    }
+
+    /// A small cloud with a flow strong enough for the limiter and for
+    /// `|S| >= 1.25` (erf's tail) at some neighbours.
+    fn case(extend: bool) -> (Geometry, Vec<Vec4>) {
+        let grid = NacaOGrid {
+            wall_points: 40,
+            rings: 12,
+            ..NacaOGrid::default()
+        };
+        let cloud = grid.generate().unwrap();
+        let mut g = Geometry::new(&cloud, crate::settings::ForceNormals::Boundary);
+        if extend {
+            // Stencils longer than a batch: every stencil and its first
+            // entries again (13 neighbours or more: two batches).
+            let mut start = vec![0u32];
+            let mut idx = Vec::new();
+            for i in 0..g.stencil.rows() {
+                let row = g.stencil.row(i);
+                idx.extend_from_slice(row);
+                idx.extend_from_slice(&row[..5]);
+                start.push(idx.len() as u32);
+            }
+            g.stencil = qflow_cloud::geometry::Csr { start, idx };
+        }
+        let prim = (0..g.x.len())
+            .map(|i| {
+                let (x, y) = (g.x[i], g.y[i]);
+                [
+                    1.0 + 0.3 * (3.0 * x).sin() * y.cos(),
+                    0.6 + 1.5 * (2.0 * y).sin() * (x - 0.5).cos(),
+                    0.2 * (x + y).cos(),
+                    0.7 + 0.2 * (x * y).cos(),
+                ]
+            })
+            .collect();
+        (g, prim)
+    }
+
+    #[test]
+    fn batches_and_instruction_sets_give_the_bits_of_neighbour_by_neighbour() {
+        for (extend, limiter) in [(false, true), (true, true), (false, false)] {
+            let (g, prim) = case(extend);
+            let n = prim.len();
+            let p = Params {
+                limiter,
+                ..Params::from(&Settings::default())
+            };
+            let mut q = vec![[0.0; 4]; n];
+            q_variables(&prim, &mut q);
+            let (mut qx, mut qy) = (vec![[0.0; 4]; n], vec![[0.0; 4]; n]);
+            let (mut q_max, mut q_min) = (vec![[0.0; 4]; n], vec![[0.0; 4]; n]);
+            q_derivatives(&g, 0.0, &q, 0, &mut qx, &mut qy, &mut q_max, &mut q_min);
+            let delta: Vec<f64> = (0..n).map(|i| 1e-3 * (1.0 + (i % 7) as f64)).collect();
+            let f = FluxInputs {
+                q: &q,
+                qx: &qx,
+                qy: &qy,
+                q_max: &q_max,
+                q_min: &q_min,
+                delta: &delta,
+            };
+            let tail = (0..n).any(|i| {
+                let w = gas::primitive_of_q(&q[i]);
+                let fr = Frame::new(g.nx[i], g.ny[i], &w);
+                fr.s1.abs() >= math::ERF_TAIL_FROM || fr.s2.abs() >= math::ERF_TAIL_FROM
+            });
+            assert!(tail, "the case should reach erf's tail");
+            let mut res = vec![[0.0; 4]; n];
+            flux_residual(&g, &p, &f, 0, &mut res);
+            let mut portable = vec![[0.0; 4]; n];
+            flux_residual_portable(&g, &p, &f, 0, &mut portable);
+            // Ranges cut anywhere give the same values.
+            let mut parts = vec![[0.0; 4]; n];
+            let (a, b) = parts.split_at_mut(n / 3);
+            flux_residual(&g, &p, &f, 0, a);
+            flux_residual(&g, &p, &f, n / 3, b);
+            for i in 0..n {
+                let want = unbatched(&g, &p, &f, i);
+                let bits = |v: &Vec4| v.map(f64::to_bits);
+                assert!(want.iter().all(|v| v.is_finite()), "{i}: {want:?}");
+                assert_eq!(bits(&res[i]), bits(&want), "{i} ({extend}, {limiter})");
+                assert_eq!(bits(&portable[i]), bits(&want), "{i}");
+                assert_eq!(bits(&parts[i]), bits(&want), "{i}");
+                assert_eq!(bits(&flux_residual_point(&g, &p, &f, i)), bits(&want));
+            }
+        }
+    }
 }

@@ -4,7 +4,8 @@
 //! variables ([`gas`]), the kinetic split fluxes ([`flux`]), the limiter
 //! ([`limiter`]), the per-point kernels of one iteration written as plain
 //! functions over struct-of-arrays slices ([`kernels`]), the force
-//! coefficients ([`forces`]) and the settings ([`settings`]). It knows
+//! coefficients ([`forces`]) and the settings ([`settings`]); [`math`] has
+//! the vectorizable `exp`, `ln` and `erf` the flux kernel uses. It knows
 //! nothing of threads, ranks or devices: the `exec` crate runs the kernels.
 #![deny(missing_docs)]
 // Component loops `for c in 0..4` index several arrays at once and mirror the
@@ -17,6 +18,7 @@ pub mod gas;
 pub mod geometry;
 pub mod kernels;
 pub mod limiter;
+pub mod math;
 pub mod settings;
 
 pub use geometry::Geometry;
