@@ -61,6 +61,35 @@ impl From<&Settings> for Params {
     }
 }
 
+/// Defines a public kernel that runs `$range` (an `#[inline(always)]`
+/// function over a range of points) compiled for AVX2 when the processor has
+/// it, else for the target's baseline (SSE2 on x86-64): the 4-component
+/// loops of the least-squares kernels then run 4 lanes wide instead of 2.
+/// Neither build contracts `a * b + c` into a fused multiply-add (Rust never
+/// does), so both give the same bits.
+macro_rules! dispatched {
+    ($(#[$meta:meta])* pub fn $name:ident => $range:ident($($arg:ident: $ty:ty),* $(,)?)) => {
+        $(#[$meta])*
+        #[allow(clippy::too_many_arguments)]
+        pub fn $name($($arg: $ty),*) {
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx2")]
+                #[allow(clippy::too_many_arguments)]
+                unsafe fn avx2($($arg: $ty),*) {
+                    $range($($arg),*)
+                }
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    // SAFETY: the processor has AVX2, all `avx2` requires.
+                    unsafe { avx2($($arg),*) };
+                    return;
+                }
+            }
+            $range($($arg),*)
+        }
+    };
+}
+
 /// Least-squares weight `d^power` for an offset of length `dist()`. With
 /// `power == 0` the weight is exactly 1, as `pow` gives, without computing
 /// the distance.
@@ -154,10 +183,25 @@ impl Fit {
     }
 }
 
-/// First least-squares q-derivatives over the full stencil (eq. 15), and the
-/// stencil's bounds of `q` (point included) for the limiter.
+dispatched! {
+    /// First least-squares q-derivatives over the full stencil (eq. 15), and the
+    /// stencil's bounds of `q` (point included) for the limiter.
+    pub fn q_derivatives => q_derivatives_range(
+        g: &Geometry,
+        power: f64,
+        q: &[Vec4],
+        first: usize,
+        qx: &mut [Vec4],
+        qy: &mut [Vec4],
+        q_max: &mut [Vec4],
+        q_min: &mut [Vec4],
+    )
+}
+
+/// [`q_derivatives`] over a range, inlined into each instruction-set variant.
 #[allow(clippy::too_many_arguments)]
-pub fn q_derivatives(
+#[inline(always)]
+fn q_derivatives_range(
     g: &Geometry,
     power: f64,
     q: &[Vec4],
@@ -196,12 +240,27 @@ pub fn q_derivatives(
     }
 }
 
-/// One Jacobi sweep of the second-order q-derivatives: the same fit with
-/// `dq = (q_k - d.grad q_k / 2) - (q_i - d.grad q_i / 2)`, using the previous
-/// sweep's gradients `qx`, `qy` of every point; the new ones go to `qx_new`,
-/// `qy_new` (the caller swaps them in once every point is done).
+dispatched! {
+    /// One Jacobi sweep of the second-order q-derivatives: the same fit with
+    /// `dq = (q_k - d.grad q_k / 2) - (q_i - d.grad q_i / 2)`, using the previous
+    /// sweep's gradients `qx`, `qy` of every point; the new ones go to `qx_new`,
+    /// `qy_new` (the caller swaps them in once every point is done).
+    pub fn q_inner_iteration => q_inner_iteration_range(
+        g: &Geometry,
+        power: f64,
+        q: &[Vec4],
+        qx: &[Vec4],
+        qy: &[Vec4],
+        first: usize,
+        qx_new: &mut [Vec4],
+        qy_new: &mut [Vec4],
+    )
+}
+
+/// [`q_inner_iteration`] over a range, inlined into each instruction-set variant.
 #[allow(clippy::too_many_arguments)]
-pub fn q_inner_iteration(
+#[inline(always)]
+fn q_inner_iteration_range(
     g: &Geometry,
     power: f64,
     q: &[Vec4],
@@ -828,6 +887,40 @@ mod tests {
                 assert_eq!(bits(&parts[i]), bits(&want), "{i}");
                 assert_eq!(bits(&flux_residual_point(&g, &p, &f, i)), bits(&want));
             }
+        }
+    }
+
+    #[test]
+    fn least_squares_kernels_give_the_same_bits_on_every_instruction_set() {
+        for extend in [false, true] {
+            let (g, prim) = case(extend);
+            let n = prim.len();
+            let mut q = vec![[0.0; 4]; n];
+            q_variables(&prim, &mut q);
+            let zeros = || vec![[0.0; 4]; n];
+            let bits = |v: &[Vec4]| v.iter().map(|x| x.map(f64::to_bits)).collect::<Vec<_>>();
+            // The dispatched kernels (AVX2 where the processor has it) against
+            // the range functions called from here (baseline build).
+            let (mut qx, mut qy, mut hi, mut lo) = (zeros(), zeros(), zeros(), zeros());
+            q_derivatives(&g, 0.0, &q, 0, &mut qx, &mut qy, &mut hi, &mut lo);
+            let (mut bx, mut by, mut bhi, mut blo) = (zeros(), zeros(), zeros(), zeros());
+            q_derivatives_range(&g, 0.0, &q, 0, &mut bx, &mut by, &mut bhi, &mut blo);
+            assert_eq!(bits(&qx), bits(&bx));
+            assert_eq!(bits(&qy), bits(&by));
+            assert_eq!(bits(&hi), bits(&bhi));
+            assert_eq!(bits(&lo), bits(&blo));
+            assert!(qx.iter().flatten().any(|&v| v != 0.0));
+            let (mut nx, mut ny) = (zeros(), zeros());
+            q_inner_iteration(&g, 0.0, &q, &qx, &qy, 0, &mut nx, &mut ny);
+            let (mut mx, mut my) = (zeros(), zeros());
+            q_inner_iteration_range(&g, 0.0, &q, &qx, &qy, 0, &mut mx, &mut my);
+            assert_eq!(bits(&nx), bits(&mx));
+            assert_eq!(bits(&ny), bits(&my));
+            assert_ne!(
+                bits(&nx),
+                bits(&qx),
+                "an inner iteration changes the gradients"
+            );
         }
     }
 }
