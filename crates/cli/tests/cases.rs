@@ -57,6 +57,40 @@ fn resized(case: &Path, wall_points: i64, rings: i64, iters: i64) -> String {
     toml::to_string(&v).unwrap()
 }
 
+/// Runs `qflow run` on a case given as TOML text (in a fresh temporary
+/// folder named after `tag`) and returns its history rows (iteration, log10
+/// residue, residue, Cl, Cd, Cm, seconds).
+fn run_history(tag: &str, case_text: &str) -> Vec<Vec<f64>> {
+    let dir = std::env::temp_dir().join(format!("qflow-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let case = dir.join("case.toml");
+    std::fs::write(&case, case_text).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_qflow"))
+        .args([
+            "run",
+            case.to_str().unwrap(),
+            "-o",
+            dir.join("out").to_str().unwrap(),
+            "-q",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "{tag}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let history = std::fs::read_to_string(dir.join("out/history.csv")).unwrap();
+    let rows = history
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(|t| t.parse().unwrap()).collect())
+        .collect();
+    let _ = std::fs::remove_dir_all(&dir);
+    rows
+}
+
 #[test]
 fn shipped_cases_reproduce_their_stored_numbers() {
     let mut found = 0;
@@ -71,34 +105,8 @@ fn shipped_cases_reproduce_their_stored_numbers() {
             .find(|s| s.0 == name)
             .unwrap_or_else(|| panic!("no stored numbers for case {name}: add them"));
         found += 1;
-        let dir = std::env::temp_dir().join(format!("qflow-case-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let case = dir.join("case.toml");
-        std::fs::write(&case, reduced(&path)).unwrap();
-        let o = Command::new(env!("CARGO_BIN_EXE_qflow"))
-            .args([
-                "run",
-                case.to_str().unwrap(),
-                "-o",
-                dir.join("out").to_str().unwrap(),
-                "-q",
-            ])
-            .output()
-            .unwrap();
-        assert!(
-            o.status.success(),
-            "{name}: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        let history = std::fs::read_to_string(dir.join("out/history.csv")).unwrap();
-        let last: Vec<f64> = history
-            .lines()
-            .last()
-            .unwrap()
-            .split(',')
-            .map(|t| t.parse().unwrap())
-            .collect();
+        let rows = run_history(&format!("case-{name}"), &reduced(&path));
+        let last = rows.last().unwrap();
         let (it, logres, cl, cd, cm) = (last[0], last[1], last[3], last[4], last[5]);
         assert_eq!(it, 200.0);
         eprintln!("{name}: log10 residue {logres:.14e} Cl {cl:.17e} Cd {cd:.17e} Cm {cm:.17e}");
@@ -132,28 +140,7 @@ const SUPERSONIC_CI: (i64, i64, i64) = (160, 60, 4000);
 fn supersonic_case_has_no_lift_and_the_known_wave_drag() {
     let (wall_points, rings, iters) = SUPERSONIC_CI;
     let path = cases_dir().join("naca0012-supersonic.toml");
-    let dir = std::env::temp_dir().join(format!("qflow-supersonic-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let case = dir.join("case.toml");
-    std::fs::write(&case, resized(&path, wall_points, rings, iters)).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_qflow"))
-        .args([
-            "run",
-            case.to_str().unwrap(),
-            "-o",
-            dir.join("out").to_str().unwrap(),
-            "-q",
-        ])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let history = std::fs::read_to_string(dir.join("out/history.csv")).unwrap();
-    let rows: Vec<Vec<f64>> = history
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').map(|t| t.parse().unwrap()).collect())
-        .collect();
+    let rows = run_history("supersonic", &resized(&path, wall_points, rings, iters));
     assert_eq!(rows.len() as i64, iters);
     let last = rows.last().unwrap();
     let (logres, cl, cd) = (last[1], last[3], last[4]);
@@ -176,5 +163,4 @@ fn supersonic_case_has_no_lift_and_the_known_wave_drag() {
         (cd - 0.095).abs() <= 0.01,
         "Cd = {cd}, expected 0.095 +/- 0.01"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
