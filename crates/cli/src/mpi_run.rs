@@ -41,7 +41,7 @@ use qflow_lskum::Vec4;
 use crate::case::Case;
 use crate::runner::{
     choose_numbering, kernel_rdp, load_cloud, output_dir, prepare_output_dir, read_checkpoint_for,
-    write_outputs, Progress, RunOptions, Summary, CHECKPOINT,
+    scheme_label, stop_label, write_outputs, Progress, RunOptions, Summary, CHECKPOINT,
 };
 
 /// Whether this process was started by an MPI launcher (mpirun, mpiexec,
@@ -665,19 +665,10 @@ fn run(
         case: root.case_path.display().to_string(),
         points: global_len,
         backend: backend_name,
-        scheme: format!(
-            "{} ({} stages)",
-            settings.scheme.name(),
-            settings.scheme.stages()
-        ),
+        scheme: scheme_label(&settings),
         inner_iterations: settings.inner_iterations,
         iterations: solver.iteration(),
-        stop: match &outcome {
-            Ok(StopReason::MaxIterations) => "iteration limit".into(),
-            Ok(StopReason::Converged) => "residue dropped".into(),
-            Ok(StopReason::Interrupted) => "interrupted".into(),
-            Err(_) => "non-physical state".into(),
-        },
+        stop: stop_label(&outcome),
         log10_residue: last.map_or(0.0, |r| r.log_residue),
         residue: last.map_or(0.0, |r| r.residue),
         cl: coefficients.cl,

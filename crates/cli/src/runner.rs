@@ -93,6 +93,26 @@ pub struct Summary {
     pub output: String,
 }
 
+/// The scheme and its stage count, as the summary shows them.
+pub fn scheme_label(settings: &Settings) -> String {
+    format!(
+        "{} ({} stages)",
+        settings.scheme.name(),
+        settings.scheme.stages()
+    )
+}
+
+/// Why a run stopped, as the summary says it.
+pub fn stop_label(outcome: &Result<StopReason, SolverError>) -> String {
+    match outcome {
+        Ok(StopReason::MaxIterations) => "iteration limit",
+        Ok(StopReason::Converged) => "residue dropped",
+        Ok(StopReason::Interrupted) => "interrupted",
+        Err(_) => "non-physical state",
+    }
+    .into()
+}
+
 impl Summary {
     /// A human-readable block.
     pub fn render(&self) -> String {
@@ -532,19 +552,10 @@ pub fn run_case(case_path: &Path, opts: &RunOptions) -> Result<Summary> {
         case: case_path.display().to_string(),
         points: cloud.len(),
         backend: solver.backend_name(),
-        scheme: format!(
-            "{} ({} stages)",
-            settings.scheme.name(),
-            settings.scheme.stages()
-        ),
+        scheme: scheme_label(&settings),
         inner_iterations: settings.inner_iterations,
         iterations: solver.iteration(),
-        stop: match &outcome {
-            Ok(StopReason::MaxIterations) => "iteration limit".into(),
-            Ok(StopReason::Converged) => "residue dropped".into(),
-            Ok(StopReason::Interrupted) => "interrupted".into(),
-            Err(_) => "non-physical state".into(),
-        },
+        stop: stop_label(&outcome),
         log10_residue: last.map_or(0.0, |r| r.log_residue),
         residue: last.map_or(0.0, |r| r.residue),
         cl: coefficients.cl,

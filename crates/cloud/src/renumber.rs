@@ -88,48 +88,11 @@ pub fn mean_neighbour_gap(cloud: &Cloud) -> f64 {
 /// numbered one after another. Deterministic.
 pub fn reverse_cuthill_mckee(cloud: &Cloud) -> Vec<u32> {
     let n = cloud.len();
-    // Symmetric adjacency in compressed rows.
-    let mut deg = vec![0u32; n];
-    for i in 0..n {
-        for &k in cloud.neighbours(i) {
-            if k as usize != i {
-                deg[i] += 1;
-                deg[k as usize] += 1;
-            }
-        }
-    }
-    let mut start = vec![0usize; n + 1];
-    for i in 0..n {
-        start[i + 1] = start[i] + deg[i] as usize;
-    }
-    let mut fill = start.clone();
-    let mut adj = vec![0u32; start[n]];
-    for i in 0..n {
-        for &k in cloud.neighbours(i) {
-            let k = k as usize;
-            if k != i {
-                adj[fill[i]] = k as u32;
-                fill[i] += 1;
-                adj[fill[k]] = i as u32;
-                fill[k] += 1;
-            }
-        }
-    }
-    // Sort each row by degree (then index) and drop duplicates.
-    let mut deg_unique = vec![0u32; n];
-    for i in 0..n {
-        let row = &mut adj[start[i]..start[i + 1]];
-        row.sort_unstable();
-        let mut m = 0;
-        for j in 0..row.len() {
-            if j == 0 || row[j] != row[j - 1] {
-                row[m] = row[j];
-                m += 1;
-            }
-        }
-        deg_unique[i] = m as u32;
-    }
-    let row = |i: usize| &adj[start[i]..start[i] + deg_unique[i] as usize];
+    // Symmetric adjacency, rows sorted, no repeats.
+    let graph = crate::partition::SymmetricGraph::of(cloud);
+    let (start, adj) = (&graph.start, &graph.adj);
+    let deg_unique: Vec<u32> = (0..n).map(|i| (start[i + 1] - start[i]) as u32).collect();
+    let row = |i: usize| &adj[start[i]..start[i + 1]];
 
     let mut order: Vec<u32> = Vec::with_capacity(n);
     let mut visited = vec![false; n];
