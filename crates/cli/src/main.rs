@@ -163,7 +163,8 @@ enum Command {
         /// Growth ratio of successive ring spacings.
         #[arg(long)]
         growth: Option<f64>,
-        /// Output file (legacy text format).
+        /// Output file: qflow's native binary format if it ends in `.qfc`,
+        /// the legacy text format otherwise.
         #[arg(short, long)]
         output: PathBuf,
     },
@@ -357,7 +358,13 @@ fn run(cli: Cli) -> Result<()> {
         Command::Check { cloud } => {
             let bytes = std::fs::read(&cloud)
                 .with_context(|| format!("cannot read cloud file {}", cloud.display()))?;
-            let (c, problems) = legacy::parse_lenient(&bytes, &cloud, None)?;
+            // A native file is whole or refused (checksum, bounds); a legacy
+            // one is read leniently so that every defect can be reported.
+            let (c, problems) = if qflow_cloud::native::is_native(&bytes) {
+                (qflow_cloud::native::from_bytes(&bytes, &cloud)?, Vec::new())
+            } else {
+                legacy::parse_lenient(&bytes, &cloud, None)?
+            };
             let report = check::check(&c, &problems);
             for f in &report.findings {
                 println!("{f}");
@@ -398,7 +405,8 @@ fn run(cli: Cli) -> Result<()> {
             let t = std::time::Instant::now();
             let cloud = g.generate()?;
             let secs = t.elapsed().as_secs_f64();
-            legacy::write(&cloud, &output, legacy::Variant::Plain)?;
+            let format = qflow_cloud::native::format_for_path(&output);
+            qflow_cloud::native::write_any(&cloud, &output, format)?;
             println!(
                 "{}: {} points in {:.3} s ({:.3e} points per second)",
                 output.display(),

@@ -486,3 +486,45 @@ fn convert_round_trips_losslessly() {
         &["xml"],
     );
 }
+
+/// `generate -o NAME.qfc` writes the native binary format (other names the
+/// legacy text), and `check` reads both: the same cloud, the same report.
+#[test]
+fn generate_writes_the_format_its_output_name_says_and_check_reads_both() {
+    let d = scratch("generate-native");
+    let args = |out: &Path| {
+        qflow(&[
+            "generate",
+            "naca2412",
+            "--wall-points",
+            "40",
+            "--rings",
+            "12",
+            "-o",
+            out.to_str().unwrap(),
+        ])
+    };
+    let (native, text) = (d.join("c.qfc"), d.join("c.cloud"));
+    for p in [&native, &text] {
+        let o = args(p);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    assert_eq!(&std::fs::read(&native).unwrap()[..8], b"QFLOWCLD");
+    assert!(std::fs::read_to_string(&text).unwrap().starts_with("480\n"));
+    let report = |p: &Path| {
+        let o = qflow(&["check", p.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = String::from_utf8_lossy(&o.stdout).into_owned();
+        // The last line, without the file name.
+        out.lines()
+            .last()
+            .unwrap()
+            .split_once(": ")
+            .unwrap()
+            .1
+            .to_string()
+    };
+    let r = report(&native);
+    assert!(r.starts_with("480 points"), "{r}");
+    assert_eq!(r, report(&text));
+}
