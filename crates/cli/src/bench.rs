@@ -7,7 +7,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use qflow_cloud::Cloud;
+use qflow_mesh::Cloud;
 use qflow_exec::{create_backend, BackendSpec, KernelTimes, Solver, StopRule};
 use qflow_lskum::{Geometry, Settings};
 
@@ -23,7 +23,7 @@ pub struct BenchOptions {
     /// Timed runs; the median is reported.
     pub repeats: usize,
     /// Renumbering applied before the run.
-    pub renumber: qflow_cloud::renumber::Renumbering,
+    pub renumber: qflow_mesh::renumber::Renumbering,
 }
 
 /// One kernel's row.
@@ -106,7 +106,7 @@ pub fn bench(
     o: &BenchOptions,
 ) -> Result<BenchReport> {
     let renumbered;
-    let cloud = if o.renumber == qflow_cloud::renumber::Renumbering::None {
+    let cloud = if o.renumber == qflow_mesh::renumber::Renumbering::None {
         cloud
     } else {
         renumbered = cloud.permuted(&o.renumber.permutation(cloud));
@@ -174,7 +174,7 @@ pub fn bench(
         renumbering: format!(
             "{:?} (mean neighbour index gap {:.1})",
             o.renumber,
-            qflow_cloud::renumber::mean_neighbour_gap(cloud)
+            qflow_mesh::renumber::mean_neighbour_gap(cloud)
         ),
     })
 }
@@ -218,11 +218,11 @@ impl BenchReport {
 
 /// A NACA 0012 O-grid of about `points` points with the 9,600-point cloud's
 /// proportions (8 wall points for every 3 rings).
-pub fn naca0012_of_size(points: usize) -> Result<qflow_cloud::generate::NacaOGrid> {
+pub fn naca0012_of_size(points: usize) -> Result<qflow_mesh::generate::NacaOGrid> {
     let wall = (((points as f64) * 8.0 / 3.0).sqrt() / 2.0).round() as usize * 2;
-    let wall = wall.max(qflow_cloud::generate::MIN_WALL_POINTS);
-    let rings = (points / wall).max(qflow_cloud::generate::MIN_RINGS);
-    Ok(qflow_cloud::generate::NacaOGrid {
+    let wall = wall.max(qflow_mesh::generate::MIN_WALL_POINTS);
+    let rings = (points / wall).max(qflow_mesh::generate::MIN_RINGS);
+    Ok(qflow_mesh::generate::NacaOGrid {
         section: "naca0012".parse()?,
         wall_points: wall,
         rings,

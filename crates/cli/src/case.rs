@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
-use qflow_cloud::generate::{Naca4, NacaOGrid, Stretching};
+use qflow_mesh::generate::{Naca4, NacaOGrid, Stretching};
 use qflow_lskum::settings::{ForceNormals, Limiter, Scheme};
 use qflow_lskum::Settings;
 

@@ -8,8 +8,8 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
 use qflow::runner::{run_case, RunOptions};
-use qflow_cloud::generate::{Naca4, NacaOGrid, Stretching};
-use qflow_cloud::{check, legacy};
+use qflow_mesh::generate::{Naca4, NacaOGrid, Stretching};
+use qflow_mesh::{check, legacy};
 use qflow_exec::{BackendKind, BackendSpec};
 
 #[derive(Parser)]
@@ -137,7 +137,7 @@ enum Command {
         json: bool,
         /// Renumber the points first: none, rcm, hilbert or random.
         #[arg(long, default_value = "none")]
-        renumber: qflow_cloud::renumber::Renumbering,
+        renumber: qflow_mesh::renumber::Renumbering,
     },
     /// Check a cloud file and report its defects by point number.
     Check {
@@ -269,7 +269,7 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Convert { input, output, to } => {
-            use qflow_cloud::native::{format_for_path, read_any, write_any, Format};
+            use qflow_mesh::native::{format_for_path, read_any, write_any, Format};
             let format = match to.as_deref() {
                 None => format_for_path(&output),
                 Some("native") => Format::Native,
@@ -360,8 +360,8 @@ fn run(cli: Cli) -> Result<()> {
                 .with_context(|| format!("cannot read cloud file {}", cloud.display()))?;
             // A native file is whole or refused (checksum, bounds); a legacy
             // one is read leniently so that every defect can be reported.
-            let (c, problems) = if qflow_cloud::native::is_native(&bytes) {
-                (qflow_cloud::native::from_bytes(&bytes, &cloud)?, Vec::new())
+            let (c, problems) = if qflow_mesh::native::is_native(&bytes) {
+                (qflow_mesh::native::from_bytes(&bytes, &cloud)?, Vec::new())
             } else {
                 legacy::parse_lenient(&bytes, &cloud, None)?
             };
@@ -405,8 +405,8 @@ fn run(cli: Cli) -> Result<()> {
             let t = std::time::Instant::now();
             let cloud = g.generate()?;
             let secs = t.elapsed().as_secs_f64();
-            let format = qflow_cloud::native::format_for_path(&output);
-            qflow_cloud::native::write_any(&cloud, &output, format)?;
+            let format = qflow_mesh::native::format_for_path(&output);
+            qflow_mesh::native::write_any(&cloud, &output, format)?;
             println!(
                 "{}: {} points in {:.3} s ({:.3e} points per second)",
                 output.display(),

@@ -27,8 +27,8 @@ use mpi::collective::CommunicatorCollectives;
 use mpi::topology::Communicator;
 use serde::{Deserialize, Serialize};
 
-use qflow_cloud::partition::{Method, Partition, PartitionStats};
-use qflow_cloud::{Cloud, PointKind};
+use qflow_mesh::partition::{Method, Partition, PartitionStats};
+use qflow_mesh::{Cloud, PointKind};
 use qflow_exec::distributed::{
     agree, gather_owned, install_panic_abort, receive_bytes, scatter, send_bytes,
     DistributedBackend, ExchangeMode, ScatterInput, World,
@@ -782,8 +782,8 @@ fn write_pieces(
         x: geom.x[..owned].to_vec(),
         y: geom.y[..owned].to_vec(),
         kind: geom.kind[..owned].to_vec(),
-        left: vec![qflow_cloud::NO_POINT; owned],
-        right: vec![qflow_cloud::NO_POINT; owned],
+        left: vec![qflow_mesh::NO_POINT; owned],
+        right: vec![qflow_mesh::NO_POINT; owned],
         shape: vec![0; owned],
         min_dist: geom.min_dist[..owned].to_vec(),
         nbr_start: vec![0; owned + 1],

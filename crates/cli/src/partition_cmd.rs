@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use anyhow::{anyhow, Result};
 
-use qflow_cloud::partition::{Method, Partition};
+use qflow_mesh::partition::{Method, Partition};
 
 /// Partitions the cloud in `path` into `parts` parts with `method` (`metis`
 /// or `rcb`) and reports edge cut, points, ghosts and wall points per part
@@ -16,7 +16,7 @@ pub fn run(path: &Path, parts: usize, method: &str, output: Option<&Path>) -> Re
     let method: Method = method
         .parse()
         .map_err(|e: String| anyhow!("--method: {e}"))?;
-    let cloud = qflow_cloud::native::read_any(path)?;
+    let cloud = qflow_mesh::native::read_any(path)?;
     let t = Instant::now();
     let p = Partition::new(&cloud, parts, method)?;
     let secs = t.elapsed().as_secs_f64();

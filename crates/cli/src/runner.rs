@@ -10,7 +10,7 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use qflow_cloud::{check, native, renumber, Cloud};
+use qflow_mesh::{check, native, renumber, Cloud};
 use qflow_exec::{
     create_backend, BackendSpec, IterationReport, KernelTimes, Solver, SolverError, StopReason,
     StopRule,

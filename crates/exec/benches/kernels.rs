@@ -9,11 +9,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use qflow_cloud::generate::NacaOGrid;
+use qflow_mesh::generate::NacaOGrid;
 use qflow_exec::{Backend, CpuBackend, Solver};
 use qflow_lskum::{Geometry, Settings};
 
-fn cloud(points: usize) -> qflow_cloud::Cloud {
+fn cloud(points: usize) -> qflow_mesh::Cloud {
     let wall = ((((points as f64) * 8.0 / 3.0).sqrt() / 2.0).round() as usize * 2).max(16);
     NacaOGrid {
         section: "naca0012".parse().unwrap(),

@@ -5,7 +5,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use qflow_cloud::generate::NacaOGrid;
+use qflow_mesh::generate::NacaOGrid;
 use qflow_exec::{create_backend, BackendKind, BackendSpec, Solver};
 use qflow_lskum::settings::Scheme;
 use qflow_lskum::{Geometry, Settings};

@@ -6,8 +6,8 @@ mod common;
 use std::collections::HashMap;
 
 use common::*;
-use qflow_cloud::generate::{NacaOGrid, Stretching};
-use qflow_cloud::{renumber, Cloud, PointKind, NO_POINT};
+use qflow_mesh::generate::{NacaOGrid, Stretching};
+use qflow_mesh::{renumber, Cloud, PointKind, NO_POINT};
 use qflow_exec::BackendKind;
 use qflow_lskum::settings::Scheme;
 use qflow_lskum::{Settings, Vec4};
@@ -148,7 +148,7 @@ fn disk(rings: usize, per_ring: usize) -> Cloud {
             c.nbr_start.push(c.nbr.len() as u32);
         }
     }
-    c.min_dist = qflow_cloud::geometry::min_neighbour_distance(&c);
+    c.min_dist = qflow_mesh::geometry::min_neighbour_distance(&c);
     c.validate_structure().unwrap();
     c
 }
@@ -156,7 +156,7 @@ fn disk(rings: usize, per_ring: usize) -> Cloud {
 #[test]
 fn the_free_stream_is_preserved_without_walls() {
     let cloud = disk(12, 48);
-    let report = qflow_cloud::check::check(&cloud, &[]);
+    let report = qflow_mesh::check::check(&cloud, &[]);
     assert!(
         report.is_ok(),
         "{:#?}",

@@ -30,9 +30,9 @@ use std::time::Instant;
 
 use common::*;
 use mpi::traits::*;
-use qflow_cloud::generate::NacaOGrid;
-use qflow_cloud::partition::{Method, Partition};
-use qflow_cloud::{Cloud, PointKind};
+use qflow_mesh::generate::NacaOGrid;
+use qflow_mesh::partition::{Method, Partition};
+use qflow_mesh::{Cloud, PointKind};
 use qflow_exec::distributed::{
     gather_owned, install_panic_abort, scatter, DistributedBackend, ExchangeMode, ScatterInput,
     World,

@@ -26,8 +26,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use common::*;
-use qflow_cloud::generate::NacaOGrid;
-use qflow_cloud::Cloud;
+use qflow_mesh::generate::NacaOGrid;
+use qflow_mesh::Cloud;
 use qflow_exec::opencl::{
     check_memory, compile_check, devices, memory_needs, select_device, DeviceInfo, Field,
     FluxVariant, OpenClBackend, OpenClOptions, TuningCache, CACHE_FILE, KERNEL_SOURCE,

@@ -19,7 +19,7 @@
 
 use std::path::Path;
 
-use qflow_cloud::{Cloud, CloudError};
+use qflow_mesh::{Cloud, CloudError};
 use qflow_exec::IterationReport;
 use qflow_lskum::forces::Coefficients;
 use qflow_lskum::Vec4;
@@ -52,7 +52,7 @@ pub struct Checkpoint {
 /// native encoding, with its point count): two clouds with the same
 /// fingerprint are, for all practical purposes, the same cloud.
 pub fn fingerprint(cloud: &Cloud) -> u64 {
-    let crc = qflow_cloud::fsutil::crc32(&qflow_cloud::native::to_bytes(cloud)) as u64;
+    let crc = qflow_mesh::fsutil::crc32(&qflow_mesh::native::to_bytes(cloud)) as u64;
     (cloud.len() as u64) << 32 | crc
 }
 
@@ -100,7 +100,7 @@ impl Checkpoint {
                 put_f64(&mut b, *v);
             }
         }
-        let crc = qflow_cloud::fsutil::crc32(&b);
+        let crc = qflow_mesh::fsutil::crc32(&b);
         b.extend_from_slice(&crc.to_le_bytes());
         b
     }
@@ -125,7 +125,7 @@ impl Checkpoint {
         }
         let (body, tail) = bytes.split_at(bytes.len() - 4);
         let stored = u32::from_le_bytes(tail.try_into().expect("4 bytes"));
-        let computed = qflow_cloud::fsutil::crc32(body);
+        let computed = qflow_mesh::fsutil::crc32(body);
         if stored != computed {
             return Err(err(format!(
                 "checksum mismatch (stored {stored:#010x}, computed {computed:#010x}): the file is damaged or truncated"
@@ -192,7 +192,7 @@ impl Checkpoint {
     /// Writes the checkpoint atomically.
     pub fn write(&self, path: &Path) -> Result<(), CloudError> {
         let bytes = self.to_bytes();
-        qflow_cloud::fsutil::write_atomically(path, |w| std::io::Write::write_all(w, &bytes))
+        qflow_mesh::fsutil::write_atomically(path, |w| std::io::Write::write_all(w, &bytes))
     }
 
     /// Reads a checkpoint file.

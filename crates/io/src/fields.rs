@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use qflow_cloud::{Cloud, CloudError};
+use qflow_mesh::{Cloud, CloudError};
 use qflow_lskum::forces::pressure_coefficient;
 use qflow_lskum::gas::{FreeStream, GAMMA};
 use qflow_lskum::Vec4;
@@ -20,7 +20,7 @@ pub fn write_solution(
     prim: &[Vec4],
     fs: &FreeStream,
 ) -> Result<(), CloudError> {
-    qflow_cloud::fsutil::write_atomically(path, |w| {
+    qflow_mesh::fsutil::write_atomically(path, |w| {
         writeln!(w, "{HEADER}")?;
         for (i, s) in prim.iter().enumerate() {
             let mach = s[1].hypot(s[2]) / (GAMMA * s[3] / s[0]).sqrt();

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use qflow_cloud::CloudError;
+use qflow_mesh::CloudError;
 use qflow_exec::IterationReport;
 
 /// The header of `history.csv`.
@@ -32,7 +32,7 @@ pub fn write_row(w: &mut impl Write, r: &HistoryRow) -> std::io::Result<()> {
 
 /// Writes the whole history to `path`, atomically.
 pub fn write(path: &Path, rows: &[HistoryRow]) -> Result<(), CloudError> {
-    qflow_cloud::fsutil::write_atomically(path, |w| {
+    qflow_mesh::fsutil::write_atomically(path, |w| {
         writeln!(w, "{HEADER}")?;
         for r in rows {
             write_row(w, r)?;

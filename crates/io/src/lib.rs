@@ -10,4 +10,4 @@ pub mod plot;
 pub mod surface;
 pub mod vtk;
 
-pub use qflow_cloud::fsutil::write_atomically;
+pub use qflow_mesh::fsutil::write_atomically;

@@ -23,7 +23,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::FontStyle;
 use plotters_backend::{BackendColor, BackendCoord, BackendTextStyle, DrawingErrorKind};
-use qflow_cloud::{Cloud, CloudError};
+use qflow_mesh::{Cloud, CloudError};
 use qflow_lskum::gas::{FreeStream, GAMMA};
 use qflow_lskum::Vec4;
 
@@ -661,7 +661,7 @@ impl Image {
 
     /// Encodes the image as an 8-bit RGB PNG into its file, atomically.
     fn write_png(&self) -> Result<(), PlotError> {
-        qflow_cloud::fsutil::write_atomically(&self.path, |w| {
+        qflow_mesh::fsutil::write_atomically(&self.path, |w| {
             let mut encoder = png::Encoder::new(w, self.size.0, self.size.1);
             encoder.set_color(png::ColorType::Rgb);
             encoder.set_depth(png::BitDepth::Eight);
@@ -1103,7 +1103,7 @@ fn body_mask(cloud: &Cloud, frame: &FieldFrame) -> Vec<bool> {
 mod tests {
     use super::*;
     use crate::surface::test_case;
-    use qflow_cloud::{PointKind, NO_POINT};
+    use qflow_mesh::{PointKind, NO_POINT};
     use qflow_exec::IterationReport;
     use qflow_lskum::forces::Coefficients;
 
@@ -1435,7 +1435,7 @@ mod tests {
     #[ignore]
     fn mach_field_of_a_million_points_timing() {
         let start = std::time::Instant::now();
-        let cloud = qflow_cloud::generate::NacaOGrid {
+        let cloud = qflow_mesh::generate::NacaOGrid {
             section: "naca0012".parse().unwrap(),
             wall_points: 1000,
             rings: 1000,

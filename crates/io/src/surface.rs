@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 use std::path::Path;
 
-use qflow_cloud::{Cloud, CloudError, NO_POINT};
+use qflow_mesh::{Cloud, CloudError, NO_POINT};
 use qflow_lskum::forces::pressure_coefficient;
 use qflow_lskum::gas::FreeStream;
 use qflow_lskum::Vec4;
@@ -207,7 +207,7 @@ pub fn write_surface(
 ) -> Result<(), CloudError> {
     let rows = surface_rows(cloud, prim, fs)?;
     let several = rows.iter().any(|r| r.shape != rows[0].shape);
-    qflow_cloud::fsutil::write_atomically(path, |w| {
+    qflow_mesh::fsutil::write_atomically(path, |w| {
         writeln!(w, "{}", if several { HEADER_SHAPES } else { HEADER })?;
         for r in &rows {
             write!(
@@ -233,8 +233,8 @@ pub fn write_surface(
 pub(crate) mod test_case {
     use std::path::PathBuf;
 
-    use qflow_cloud::generate::NacaOGrid;
-    use qflow_cloud::Cloud;
+    use qflow_mesh::generate::NacaOGrid;
+    use qflow_mesh::Cloud;
     use qflow_lskum::gas::{FreeStream, GAMMA, P_INF, RHO_INF};
     use qflow_lskum::Vec4;
 
@@ -292,7 +292,7 @@ pub(crate) mod test_case {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use qflow_cloud::PointKind;
+    use qflow_mesh::PointKind;
 
     #[test]
     fn rows_follow_the_boundary_from_the_trailing_edge() {

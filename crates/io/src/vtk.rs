@@ -33,7 +33,7 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use qflow_cloud::{Cloud, CloudError};
+use qflow_mesh::{Cloud, CloudError};
 use qflow_lskum::forces::pressure_coefficient;
 use qflow_lskum::gas::{FreeStream, GAMMA};
 use qflow_lskum::Vec4;
@@ -227,7 +227,7 @@ pub fn write_pvtu<P: AsRef<Path>>(path: &Path, piece_files: &[P]) -> Result<(), 
         })?;
         sources.push(xml_escape(s));
     }
-    qflow_cloud::fsutil::write_atomically(path, |w| {
+    qflow_mesh::fsutil::write_atomically(path, |w| {
         writeln!(w, r#"<?xml version="1.0"?>"#)?;
         writeln!(
             w,
@@ -309,7 +309,7 @@ fn write_selection(
     let points = element(&POINTS);
     let cells: Vec<String> = CELLS.iter().map(&mut element).collect();
 
-    qflow_cloud::fsutil::write_atomically(path, |w| {
+    qflow_mesh::fsutil::write_atomically(path, |w| {
         writeln!(w, r#"<?xml version="1.0"?>"#)?;
         writeln!(
             w,
@@ -422,7 +422,7 @@ mod tests {
 
     use super::*;
     use crate::surface::test_case;
-    use qflow_cloud::{PointKind, NO_POINT};
+    use qflow_mesh::{PointKind, NO_POINT};
 
     /// A data array as read back: its section (`PointData`, `Points`,
     /// `Cells`), name, type, components and bytes.

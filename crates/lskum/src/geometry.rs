@@ -1,8 +1,8 @@
 //! The solver's view of a cloud: coordinates, normals, kinds, stencils and
 //! the force-integration data, built once before the iterations.
 
-use qflow_cloud::geometry::{boundary_normal, boundary_normals, Csr};
-use qflow_cloud::{Cloud, PointKind, NO_POINT};
+use qflow_mesh::geometry::{boundary_normal, boundary_normals, Csr};
+use qflow_mesh::{Cloud, PointKind, NO_POINT};
 
 use crate::settings::ForceNormals;
 
@@ -51,7 +51,7 @@ pub struct SurfacePoint {
 
 impl Geometry {
     /// Builds the geometry of `cloud`. The cloud must have passed
-    /// [`qflow_cloud::check::check`] (boundary points with valid neighbours).
+    /// [`qflow_mesh::check::check`] (boundary points with valid neighbours).
     pub fn new(cloud: &Cloud, force_normals: ForceNormals) -> Self {
         let (nx, ny) = boundary_normals(cloud);
         let mut surface = Vec::new();
@@ -194,7 +194,7 @@ fn surface_point(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use qflow_cloud::generate::NacaOGrid;
+    use qflow_mesh::generate::NacaOGrid;
 
     fn bits(v: &[f64]) -> Vec<u64> {
         v.iter().map(|x| x.to_bits()).collect()

@@ -29,7 +29,7 @@ use crate::geometry::Geometry;
 use crate::limiter::{venkat_epsilon, venkatakrishnan};
 use crate::settings::{Limiter, Scheme, Settings};
 use crate::{math, Vec4};
-use qflow_cloud::PointKind;
+use qflow_mesh::PointKind;
 
 /// The settings the kernels need, in the form they use them.
 #[derive(Clone, Copy, Debug)]
@@ -738,7 +738,7 @@ pub fn state_update(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use qflow_cloud::generate::NacaOGrid;
+    use qflow_mesh::generate::NacaOGrid;
 
     /// The flux residual of point `i` neighbour by neighbour, without
     /// batches: every reconstruction converted and its moments taken on its
@@ -824,7 +824,7 @@ mod tests {
                 idx.extend_from_slice(&row[..5]);
                 start.push(idx.len() as u32);
             }
-            g.stencil = qflow_cloud::geometry::Csr { start, idx };
+            g.stencil = qflow_mesh::geometry::Csr { start, idx };
         }
         let prim = (0..g.x.len())
             .map(|i| {

@@ -222,9 +222,9 @@ pub fn install_panic_abort(rank: i32) {
 /// What rank 0 scatters.
 pub struct ScatterInput<'a> {
     /// The whole cloud, in its original numbering.
-    pub cloud: &'a qflow_cloud::Cloud,
+    pub cloud: &'a qflow_mesh::Cloud,
     /// One part per rank.
-    pub partition: &'a qflow_cloud::partition::Partition,
+    pub partition: &'a qflow_mesh::partition::Partition,
     /// Locality order of the points within each part's classes (e.g. a
     /// reverse Cuthill-McKee `new_of_old`); `None`: the cloud's order.
     pub order: Option<&'a [u32]>,

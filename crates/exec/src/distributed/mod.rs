@@ -1,6 +1,6 @@
 //! The distributed layer over MPI (feature `mpi`).
 //!
-//! A cloud is cut into parts, one per MPI rank ([`qflow_cloud::partition`]).
+//! A cloud is cut into parts, one per MPI rank ([`qflow_mesh::partition`]).
 //! Each rank holds only its part: its owned points and ghost copies of the
 //! points of other ranks that its stencils read, numbered locally
 //!

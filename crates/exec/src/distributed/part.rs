@@ -1,8 +1,8 @@
 //! What one rank holds of a cloud, and its encoding for the scatter.
 
-use qflow_cloud::geometry::Csr;
-use qflow_cloud::partition::PartLayout;
-use qflow_cloud::{Cloud, PointKind};
+use qflow_mesh::geometry::Csr;
+use qflow_mesh::partition::PartLayout;
+use qflow_mesh::{Cloud, PointKind};
 use qflow_lskum::geometry::SurfacePoint;
 use qflow_lskum::settings::ForceNormals;
 use qflow_lskum::{Geometry, Vec4};
@@ -323,8 +323,8 @@ impl<'a> Dec<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use qflow_cloud::generate::NacaOGrid;
-    use qflow_cloud::partition::Partition;
+    use qflow_mesh::generate::NacaOGrid;
+    use qflow_mesh::partition::Partition;
 
     #[test]
     fn parts_round_trip_through_bytes() {

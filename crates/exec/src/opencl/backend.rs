@@ -15,7 +15,7 @@ use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_ONLY, CL_MEM_READ_WRITE};
 use opencl3::program::Program;
 use opencl3::types::{cl_device_id, cl_mem, CL_BLOCKING, CL_NON_BLOCKING};
 
-use qflow_cloud::PointKind;
+use qflow_mesh::PointKind;
 use qflow_lskum::forces::ForceSums;
 use qflow_lskum::kernels::UpdateOutcome;
 use qflow_lskum::{Geometry, Params, Vec4};

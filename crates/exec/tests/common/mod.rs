@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use qflow_cloud::{legacy, Cloud};
+use qflow_mesh::{legacy, Cloud};
 use qflow_exec::{create_backend, BackendKind, BackendSpec, Solver, StopRule};
 use qflow_lskum::{Geometry, Settings, Vec4};
 

@@ -1730,7 +1730,7 @@ mod tests {
         assert!(same >= c.len() - 10, "{same} of {}", c.len());
     }
 
-    /// Speed: `cargo test -p qflow-cloud --release -- --ignored --nocapture
+    /// Speed: `cargo test -p qflow-mesh --release -- --ignored --nocapture
     /// generation_speed`.
     #[test]
     #[ignore]

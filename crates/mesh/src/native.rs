@@ -1659,7 +1659,7 @@ mod tests {
     ];
 
     #[test]
-    #[ignore = "long: cargo test -p qflow-cloud --release -- --ignored --nocapture fuzz_native"]
+    #[ignore = "long: cargo test -p qflow-mesh --release -- --ignored --nocapture fuzz_native"]
     fn fuzz_native_reader_long() {
         let cases = fuzz_cases();
         let t = Instant::now();
@@ -1777,7 +1777,7 @@ mod tests {
     }
 
     #[test]
-    #[ignore = "long: cargo test -p qflow-cloud --release -- --ignored --nocapture fuzz_legacy"]
+    #[ignore = "long: cargo test -p qflow-mesh --release -- --ignored --nocapture fuzz_legacy"]
     fn fuzz_legacy_reader_long() {
         use std::cell::Cell;
         use std::collections::BTreeMap;
@@ -1852,7 +1852,7 @@ mod tests {
     // -- speed ------------------------------------------------------------------
 
     #[test]
-    #[ignore = "slow: cargo test -p qflow-cloud --release -- --ignored --nocapture native_speed"]
+    #[ignore = "slow: cargo test -p qflow-mesh --release -- --ignored --nocapture native_speed"]
     fn native_speed() {
         let t = Instant::now();
         let cloud = crate::generate::NacaOGrid {
