@@ -1,7 +1,7 @@
 //! Force coefficients and surface pressure (`LSKUM.md` section 5).
 
 use crate::gas::{FreeStream, P_INF};
-use crate::geometry::SurfacePoint;
+use crate::problem::SurfacePoint;
 use crate::Vec4;
 
 /// Lift, drag and pitching-moment coefficients.
@@ -30,55 +30,29 @@ pub fn pressure_coefficient(p: f64, fs: &FreeStream) -> f64 {
     -minus_cp(p, fs)
 }
 
-/// Exact partial sums of the force integrals over some surface points; sums
-/// over any split of the points merge to the same bits.
-#[derive(Clone, Debug, Default)]
-pub struct ForceSums {
-    /// `S(-cp nx ds)` (the reference's `H`).
-    pub h: bitrep::SumF64,
-    /// `S(-cp ny ds)` (the reference's `V`).
-    pub v: bitrep::SumF64,
-    /// `S(cp ny ds (x - 0.25) - cp nx ds y)` with the reference's `-Cp` as `cp`.
-    pub m: bitrep::SumF64,
-}
-
-impl ForceSums {
-    /// Adds the contribution of one surface point with pressure `p`.
-    pub fn add(&mut self, s: &SurfacePoint, p: f64, fs: &FreeStream) {
-        let cp = minus_cp(p, fs);
-        self.h.add(cp * s.nx * s.ds);
-        self.v.add(cp * s.ny * s.ds);
-        self.m
-            .add((-cp * s.ny * s.ds * (s.x - 0.25)) + (cp * s.nx * s.ds * s.y));
-    }
-
-    /// Merges another partial sum into this one.
-    pub fn merge(&mut self, other: &ForceSums) {
-        self.h.merge(&other.h);
-        self.v.merge(&other.v);
-        self.m.merge(&other.m);
-    }
-
-    /// The coefficients (lift perpendicular, drag parallel to the free stream).
-    pub fn coefficients(&self, fs: &FreeStream) -> Coefficients {
-        let (h, v) = (self.h.value(), self.v.value());
+impl Coefficients {
+    /// The coefficients from the force integrals `H = S(-cp nx ds)`,
+    /// `V = S(-cp ny ds)` and the moment `M` (the reference's sums, with
+    /// its `-Cp`): lift perpendicular, drag parallel to the free stream.
+    pub fn from_integrals(h: f64, v: f64, m: f64, fs: &FreeStream) -> Self {
         let (s, c) = fs.theta.sin_cos();
-        Coefficients {
-            cl: v * c - h * s,
-            cd: h * c + v * s,
-            cm: self.m.value(),
-        }
+        Coefficients { cl: v * c - h * s, cd: h * c + v * s, cm: m }
     }
 }
 
 /// Force coefficients of all bodies together, from the primitive states of
-/// the points (`prim` indexed by point).
+/// the points (`prim` indexed by point), summed exactly.
 pub fn coefficients(surface: &[SurfacePoint], prim: &[Vec4], fs: &FreeStream) -> Coefficients {
-    let mut sums = ForceSums::default();
+    let (mut h, mut v, mut m) = (bitrep::SumF64::new(), bitrep::SumF64::new(), bitrep::SumF64::new());
+    let q = fs.dynamic_pressure();
     for s in surface {
-        sums.add(s, prim[s.index as usize][3], fs);
+        let mut f = [0.0; 3];
+        crate::kernels::force_sums(q, &[s.x, s.y, s.nx, s.ny, s.ds], &prim[s.index as usize], &mut f);
+        h.add(f[0]);
+        v.add(f[1]);
+        m.add(f[2]);
     }
-    sums.coefficients(fs)
+    Coefficients::from_integrals(h.value(), v.value(), m.value(), fs)
 }
 
 #[cfg(test)]

@@ -143,7 +143,7 @@ pub fn primitive_of_conserved(u: &Vec4) -> Vec4 {
 /// in the point's frame.
 #[inline]
 pub fn far_field_state(w: &Vec4, nx: f64, ny: f64, fs: &FreeStream) -> Vec4 {
-    use std::f64::consts::PI;
+    const PI: f64 = std::f64::consts::PI;
     let u1_inf = fs.mach * fs.theta.cos();
     let u2_inf = fs.mach * fs.theta.sin();
     let (tx, ty) = (ny, -nx);
@@ -179,7 +179,12 @@ pub fn far_field_state(w: &Vec4, nx: f64, ny: f64, fs: &FreeStream) -> Vec4 {
 /// pressure.
 #[inline]
 pub fn is_physical(w: &Vec4) -> bool {
-    w[0] > 0.0 && w[3] > 0.0 && w.iter().all(|v| v.is_finite())
+    w[0] > 0.0
+        && w[3] > 0.0
+        && w[0].is_finite()
+        && w[1].is_finite()
+        && w[2].is_finite()
+        && w[3].is_finite()
 }
 
 #[cfg(test)]

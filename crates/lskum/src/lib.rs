@@ -1,28 +1,31 @@
-//! The meshfree q-LSKUM method for the 2D Euler equations (`LSKUM.md`).
+//! The meshfree q-LSKUM method for the 2D Euler equations
+//! (`docs/lskum.md`), as a method of qflow's execution layer.
 //!
-//! This crate holds the numerics and nothing else: the gas model and its
-//! variables ([`gas`]), the kinetic split fluxes ([`flux`]), the limiter
-//! ([`limiter`]), the per-point kernels of one iteration written as plain
-//! functions over struct-of-arrays slices ([`kernels`]), the force
-//! coefficients ([`forces`]) and the settings ([`settings`]); [`math`] has
-//! the vectorizable `exp`, `ln` and `erf` the flux kernel uses. It knows
-//! nothing of threads, ranks or devices: the `exec` crate runs the kernels.
+//! The numerics: the gas model and its variables ([`gas`]), the kinetic
+//! split fluxes ([`flux`]), the limiter ([`limiter`]), the vectorizable
+//! `exp`, `ln` and `erf` ([`math`]), and the kernels of one iteration, each
+//! a function of one point ([`kernels`]), all written in the Rust subset
+//! that is translated to OpenCL C at build time. [`decl`] declares the
+//! method's sets, maps, dats and loops; [`problem`] turns a cloud into the
+//! layer's problem; [`method`] runs an iteration as a sequence of loops for
+//! the run driver. Nothing here knows of threads, ranks or devices.
 #![deny(missing_docs)]
 // Component loops `for c in 0..4` index several arrays at once and mirror the
 // GPU kernels line for line; iterator chains would hide that.
 #![allow(clippy::needless_range_loop)]
 
+pub mod decl;
 pub mod flux;
 pub mod forces;
 pub mod gas;
-pub mod geometry;
 pub mod kernels;
 pub mod limiter;
 pub mod math;
+pub mod method;
+pub mod problem;
 pub mod settings;
 
-pub use geometry::Geometry;
-pub use kernels::Params;
+pub use method::Lskum;
 pub use settings::Settings;
 
 /// Four components of one point: a primitive state `[rho, u, v, p]`, its

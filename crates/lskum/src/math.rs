@@ -242,7 +242,6 @@ pub fn erf_tail(x: f64) -> f64 {
     let xa = sel(ax > 6.0, 6.0, ax);
     let s = 1.0 / (xa * xa);
     let near = xa < 2.857_142_857_142_857;
-    let c = |a: f64, b: f64| sel(near, a, b);
     let ra = RA[0]
         + s * (RA[1]
             + s * (RA[2] + s * (RA[3] + s * (RA[4] + s * (RA[5] + s * (RA[6] + s * RA[7]))))));
@@ -250,13 +249,13 @@ pub fn erf_tail(x: f64) -> f64 {
         RB[0] + s * (RB[1] + s * (RB[2] + s * (RB[3] + s * (RB[4] + s * (RB[5] + s * RB[6])))));
     let r = sel(near, ra, rb);
     let big_s = 1.0
-        + s * (c(SA[0], SB[0])
-            + s * (c(SA[1], SB[1])
-                + s * (c(SA[2], SB[2])
-                    + s * (c(SA[3], SB[3])
-                        + s * (c(SA[4], SB[4])
-                            + s * (c(SA[5], SB[5])
-                                + s * (c(SA[6], SB[6]) + s * c(SA[7], 0.0))))))));
+        + s * (sel(near, SA[0], SB[0])
+            + s * (sel(near, SA[1], SB[1])
+                + s * (sel(near, SA[2], SB[2])
+                    + s * (sel(near, SA[3], SB[3])
+                        + s * (sel(near, SA[4], SB[4])
+                            + s * (sel(near, SA[5], SB[5])
+                                + s * (sel(near, SA[6], SB[6]) + s * sel(near, SA[7], 0.0))))))));
     let z = f64::from_bits(xa.to_bits() & 0xffff_ffff_0000_0000);
     let erfc = exp(-z * z - 0.5625) * exp((z - xa) * (z + xa) + r / big_s) / xa;
     let y = 1.0 - erfc;

@@ -54,6 +54,12 @@ pub enum CloudError {
     Generate(String),
 }
 
+impl From<crate::fsutil::FileError> for CloudError {
+    fn from(e: crate::fsutil::FileError) -> Self {
+        CloudError::Io { path: e.path, source: e.source }
+    }
+}
+
 impl CloudError {
     /// An I/O error for `path`.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {

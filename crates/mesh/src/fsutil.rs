@@ -3,7 +3,23 @@
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::CloudError;
+/// A file that could not be read or written: the path and what the
+/// operating system said.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {source}", path.display())]
+pub struct FileError {
+    /// The file.
+    pub path: PathBuf,
+    /// What the operating system said.
+    pub source: std::io::Error,
+}
+
+impl FileError {
+    /// The error `source` about `path`.
+    pub fn new(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        FileError { path: path.into(), source }
+    }
+}
 
 /// The temporary name used while `path` is being written: same folder (so
 /// the final rename stays on one file system), hidden, and unique per process.
@@ -23,7 +39,7 @@ pub fn temporary_path(path: &Path) -> PathBuf {
 pub fn write_atomically(
     path: &Path,
     fill: impl FnOnce(&mut BufWriter<std::fs::File>) -> std::io::Result<()>,
-) -> Result<(), CloudError> {
+) -> Result<(), FileError> {
     let tmp = temporary_path(path);
     let result = (|| {
         let f = std::fs::File::create(&tmp)?;
@@ -37,7 +53,7 @@ pub fn write_atomically(
     })();
     result.map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
-        CloudError::io(path, e)
+        FileError::new(path, e)
     })
 }
 

@@ -391,7 +391,7 @@ pub fn to_bytes(cloud: &Cloud) -> Vec<u8> {
 /// Writes `cloud` to `path` in the native format, atomically (a temporary
 /// file beside it, then a rename).
 pub fn write(cloud: &Cloud, path: &Path) -> Result<(), CloudError> {
-    crate::fsutil::write_atomically(path, |w| emit(cloud, w))
+    Ok(crate::fsutil::write_atomically(path, |w| emit(cloud, w))?)
 }
 
 // ---------------------------------------------------------------------------

@@ -289,7 +289,7 @@ impl Partition {
     /// Writes the partition (one part number per line), atomically.
     pub fn write(&self, path: &Path) -> Result<(), CloudError> {
         let text = self.to_text();
-        crate::fsutil::write_atomically(path, |w| std::io::Write::write_all(w, text.as_bytes()))
+        Ok(crate::fsutil::write_atomically(path, |w| std::io::Write::write_all(w, text.as_bytes()))?)
     }
 
     /// Reads a partition of a cloud of `points` points: one part number per

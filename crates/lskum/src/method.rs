@@ -1,0 +1,233 @@
+//! q-LSKUM as a method of the run driver: one iteration of Algorithm 1 as
+//! a sequence of declared loops, the residue as the reference reports it,
+//! forces, and a clean stop when the state goes non-physical.
+
+use std::sync::Arc;
+
+use qflow_par::driver::{Method, StepError};
+use qflow_par::{DatDecl, Exec, GlobalDecl, LoopDecl, SetDecl, Values};
+
+use crate::decl::*;
+use crate::forces::Coefficients;
+use crate::gas::{self, FreeStream};
+use crate::settings::{Limiter, Scheme, Settings};
+
+/// The device source of the kernels, translated from this crate's Rust at
+/// build time.
+pub const DEVICE_SOURCE: &str = "";
+
+/// The columns of q-LSKUM's history.
+pub const COLUMNS: [&str; 5] = ["log10_residue", "residue", "cl", "cd", "cm"];
+
+/// The q-LSKUM method on one rank.
+pub struct Lskum {
+    settings: Settings,
+    free_stream: FreeStream,
+    points: usize,
+    /// The residue of iteration 2 (`log10_residue` is relative to it).
+    res_ref: f64,
+    /// The user's number of each point of the problem (rank 0; `None`: the
+    /// problem's numbering), for messages.
+    user_index: Option<Arc<[u32]>>,
+    /// Coefficients after the last iteration.
+    coefficients: Coefficients,
+}
+
+impl Lskum {
+    /// The method with `settings` on a problem of `points` points.
+    pub fn new(settings: Settings, points: usize) -> Self {
+        let free_stream = settings.free_stream();
+        Lskum {
+            settings,
+            free_stream,
+            points,
+            res_ref: 0.0,
+            user_index: None,
+            coefficients: Coefficients::default(),
+        }
+    }
+
+    /// Tells the method the user's number of each problem point (point `i`
+    /// of the problem is the user's `user_index[i]`, 0-based); used in
+    /// messages only.
+    pub fn set_user_numbering(&mut self, user_index: Arc<[u32]>) {
+        self.user_index = Some(user_index);
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The residue that `log10_residue` is relative to (iteration 2's).
+    pub fn reference_residue(&self) -> f64 {
+        self.res_ref
+    }
+
+    /// Force coefficients after the last iteration.
+    pub fn coefficients(&self) -> Coefficients {
+        self.coefficients
+    }
+
+    /// The stages `0..stages` of the iteration after its local time step.
+    fn stages(&self, ex: &mut Exec, stages: usize) -> Result<(), StepError> {
+        let scheme = self.settings.scheme;
+        let factor = scheme.residual_factor();
+        for stage in 0..stages {
+            let average = scheme == Scheme::Ssprk43 && stage == 2;
+            ex.set_const(&STAGE, &[stage as f64, factor, if average { 1.0 } else { 0.0 }]);
+            ex.run(&Q_VARIABLES)?;
+            ex.run(&Q_DERIVATIVES)?;
+            for _ in 0..self.settings.inner_iterations {
+                ex.run(&Q_INNER_ITERATION)?;
+                ex.swap(&QX, &QX_NEXT);
+                ex.swap(&QY, &QY_NEXT);
+            }
+            ex.run(&FLUX_RESIDUAL)?;
+            if stage + 1 == scheme.stages() {
+                // The residue is that of the last stage.
+                ex.reset(&SUM_SQ);
+            }
+            ex.run(&STATE_UPDATE)?;
+        }
+        Ok(())
+    }
+
+    /// After stage `bad` of `iteration` went non-physical somewhere: replays
+    /// the iteration up to that stage (the same bits) to find the first
+    /// bad point in the user's numbering, then puts back the iteration's
+    /// start state. Collective.
+    fn non_physical(&mut self, ex: &mut Exec, iteration: u64, bad: usize) -> Result<StepError, StepError> {
+        ex.run(&RESTORE)?;
+        ex.run(&LOCAL_TIME_STEP)?;
+        self.stages(ex, bad + 1)?;
+        let prim = ex.gather(&PRIM);
+        let x = ex.gather(&X);
+        let y = ex.gather(&Y);
+        ex.run(&RESTORE)?;
+        let mut message = String::new();
+        if let (Some(Values::F64(prim)), Some(Values::F64(x)), Some(Values::F64(y))) = (prim, x, y) {
+            let user = |i: usize| self.user_index.as_ref().map_or(i, |u| u[i] as usize);
+            let found = (0..prim.len() / 4)
+                .filter(|&i| !gas::is_physical(&[prim[4 * i], prim[4 * i + 1], prim[4 * i + 2], prim[4 * i + 3]]))
+                .min_by_key(|&i| user(i));
+            if let Some(i) = found {
+                let w = &prim[4 * i..4 * i + 4];
+                message = format!(
+                    "iteration {iteration}, stage {}: non-physical state at point {} (x = {}, y = {}): \
+                     rho = {}, u = {}, v = {}, p = {}; stopped with the state after iteration {} kept",
+                    bad + 1,
+                    user(i) + 1,
+                    x[i],
+                    y[i],
+                    w[0],
+                    w[1],
+                    w[2],
+                    w[3],
+                    iteration - 1
+                );
+            }
+        }
+        if message.is_empty() {
+            message = format!(
+                "iteration {iteration}, stage {}: non-physical state; stopped with the state after \
+                 iteration {} kept",
+                bad + 1,
+                iteration - 1
+            );
+        }
+        Ok(StepError::NonPhysical(message))
+    }
+}
+
+impl Method for Lskum {
+    fn name(&self) -> &'static str {
+        "lskum"
+    }
+
+    fn loops(&self) -> &'static [&'static LoopDecl] {
+        &LOOPS
+    }
+
+    fn dats(&self) -> &'static [&'static DatDecl] {
+        &DATS
+    }
+
+    fn globals(&self) -> &'static [&'static GlobalDecl] {
+        &GLOBALS
+    }
+
+    fn device_source(&self) -> &'static str {
+        DEVICE_SOURCE
+    }
+
+    fn work_set(&self) -> &'static SetDecl {
+        &POINTS
+    }
+
+    fn columns(&self) -> &'static [&'static str] {
+        &COLUMNS
+    }
+
+    fn log_residue_column(&self) -> Option<usize> {
+        Some(0)
+    }
+
+    fn start(&mut self, ex: &mut Exec) -> Result<(), StepError> {
+        let s = &self.settings;
+        ex.set_const(&CFL, &[s.cfl]);
+        ex.set_const(&POWER, &[s.power]);
+        ex.set_const(&VL_CONST, &[s.vl_const]);
+        ex.set_const_i32(&LIMITER, &[i32::from(s.limiter == Limiter::Venkatakrishnan)]);
+        ex.set_const(&FREE_STREAM, &[self.free_stream.mach, self.free_stream.theta]);
+        ex.set_const(&DYNAMIC_PRESSURE, &[self.free_stream.dynamic_pressure()]);
+        ex.set_const(&STAGE, &[0.0, s.scheme.residual_factor(), 0.0]);
+        Ok(())
+    }
+
+    fn step(&mut self, ex: &mut Exec, iteration: u64, row: &mut [f64]) -> Result<(), StepError> {
+        ex.reset(&BAD_STAGE);
+        ex.run(&LOCAL_TIME_STEP)?;
+        self.stages(ex, self.settings.scheme.stages())?;
+        ex.reset(&FORCES);
+        ex.run(&FORCE_SUMS)?;
+        let mut v = [0.0; 5];
+        ex.reduce(&[&SUM_SQ, &BAD_STAGE, &FORCES], &mut v)?;
+        if v[1].is_finite() {
+            let e = self.non_physical(ex, iteration, v[1] as usize)?;
+            return Err(e);
+        }
+        let residue = v[0].sqrt() / self.points as f64;
+        // The reference takes iteration 2's residue as the reference value
+        // (iteration 1's is often exactly zero from a free-stream start).
+        if iteration <= 2 {
+            self.res_ref = residue;
+        }
+        let log_residue = if iteration <= 2 || self.res_ref <= 0.0 {
+            0.0
+        } else {
+            (residue / self.res_ref).log10()
+        };
+        self.coefficients = Coefficients::from_integrals(v[2], v[3], v[4], &self.free_stream);
+        let c = self.coefficients;
+        row.copy_from_slice(&[log_residue, residue, c.cl, c.cd, c.cm]);
+        Ok(())
+    }
+
+    fn books(&self) -> Vec<(&'static str, f64)> {
+        vec![("reference_residue", self.res_ref)]
+    }
+
+    fn restore_books(&mut self, books: &[(String, f64)]) -> Result<(), String> {
+        self.res_ref = books
+            .iter()
+            .find(|(k, _)| k == "reference_residue")
+            .map(|b| b.1)
+            .ok_or("the checkpoint lacks the reference residue")?;
+        Ok(())
+    }
+
+    fn progress_label(&self, row: &[f64]) -> String {
+        format!("log10 res {:.4}  Cl {:.6}  Cd {:.6}", row[0], row[2], row[3])
+    }
+}

@@ -1,0 +1,440 @@
+//! The CPU backends: `serial` (the calling thread) and `threads` (chunks of
+//! elements on a rayon pool). Both call a loop's generated runner; only the
+//! cutting into chunks differs, and a kernel computes each element
+//! independently of the chunking (reductions are exact), so they give
+//! bit-identical results for any thread count. Loops that increment
+//! through a map (several elements adding to one target) run on one thread,
+//! in element order.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
+
+use rayon::prelude::*;
+
+use crate::decl::{Access, ArgKind, DatDecl, ElemType, GlobalDecl, GlobalKind, LoopDecl, Via};
+use crate::kernel::{LoopArgs, Partials, RawArg, RawDat, MAX_CONST, MAX_REDUCED, MAX_REDUCE_DIM};
+use crate::part::Part;
+use crate::problem::Values;
+
+use super::LocalBackend;
+
+/// How a CPU backend runs the chunks of a loop.
+#[derive(Clone, Debug)]
+pub enum Par {
+    /// One chunk, on the calling thread.
+    Seq,
+    /// Chunks on a rayon thread pool.
+    Rayon(Arc<rayon::ThreadPool>),
+}
+
+impl Par {
+    /// A pool of `threads` threads (0: one per available core).
+    pub fn rayon(threads: usize) -> Result<Self, rayon::ThreadPoolBuildError> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("qflow-worker-{i}"))
+            .build()?;
+        Ok(Par::Rayon(Arc::new(pool)))
+    }
+
+    /// Number of threads.
+    pub fn threads(&self) -> usize {
+        match self {
+            Par::Seq => 1,
+            Par::Rayon(p) => p.current_num_threads(),
+        }
+    }
+}
+
+/// How one argument of a loop is bound: indices into the backend's dats,
+/// maps and globals.
+#[derive(Clone, Copy, Debug)]
+enum Plan {
+    Direct { dat: usize, access: Access },
+    Map { dat: usize, map: usize, slot: usize, access: Access },
+    Star { dat: usize, map: usize },
+    Offsets { dat: usize, set: usize },
+    Const { global: usize },
+    Scratch,
+    Reduce { global: usize, offset: usize },
+}
+
+/// A loop bound to this backend's data.
+struct Bound {
+    plan: Vec<Plan>,
+    raw: Vec<RawArg>,
+    sink: Mutex<Partials>,
+    /// The reduction globals, in the order of their values in `sink`.
+    reductions: Vec<(usize, usize)>,
+    serial: bool,
+    set: usize,
+}
+
+struct Global {
+    decl: &'static GlobalDecl,
+    f: [f64; MAX_CONST],
+    i: [i32; MAX_CONST],
+    acc: Partials,
+}
+
+/// A CPU backend over one part.
+pub struct CpuBackend {
+    par: Par,
+    part: Arc<Part>,
+    dats: Vec<Values>,
+    names: Vec<&'static DatDecl>,
+    globals: Vec<Global>,
+    bound: HashMap<usize, Bound>,
+}
+
+impl CpuBackend {
+    /// A backend over `part` running its chunks as `par` says, with the
+    /// method's globals.
+    pub fn new(part: Arc<Part>, globals: &[&'static GlobalDecl], par: Par) -> Self {
+        let dats = part.dats.iter().map(|d| d.values.clone()).collect();
+        let names = part.dats.iter().map(|d| d.decl).collect();
+        let globals = globals
+            .iter()
+            .map(|&g| {
+                let ops = match g.kind {
+                    GlobalKind::Reduce(op) => vec![op; g.dim],
+                    GlobalKind::Const(_) => Vec::new(),
+                };
+                Global { decl: g, f: [0.0; MAX_CONST], i: [0; MAX_CONST], acc: Partials::new(&ops) }
+            })
+            .collect();
+        CpuBackend { par, part, dats, names, globals, bound: HashMap::new() }
+    }
+
+    /// The serial backend.
+    pub fn serial(part: Arc<Part>, globals: &[&'static GlobalDecl]) -> Self {
+        Self::new(part, globals, Par::Seq)
+    }
+
+    /// How chunks run.
+    pub fn par(&self) -> &Par {
+        &self.par
+    }
+
+    fn dat_index(&self, d: &DatDecl) -> usize {
+        self.names
+            .iter()
+            .position(|n| n.name == d.name)
+            .unwrap_or_else(|| panic!("dat `{}` is not part of the problem", d.name))
+    }
+
+    fn global_index(&self, g: &GlobalDecl) -> usize {
+        self.globals
+            .iter()
+            .position(|x| x.decl.name == g.name)
+            .unwrap_or_else(|| panic!("global `{}` is not declared by the method", g.name))
+    }
+
+    fn bind(&self, l: &'static LoopDecl) -> Bound {
+        if let Err(e) = l.validate() {
+            panic!("{e}");
+        }
+        let set = self
+            .part
+            .set_index(l.set)
+            .unwrap_or_else(|| panic!("loop `{}`: set `{}` is not part of the problem", l.name, l.set.name));
+        let map_index = |m: &crate::decl::MapDecl| {
+            self.part
+                .map_index(m)
+                .unwrap_or_else(|| panic!("loop `{}`: map `{}` is not part of the problem", l.name, m.name))
+        };
+        let mut plan = Vec::new();
+        let mut ops = Vec::new();
+        let mut reductions = Vec::new();
+        for a in l.args {
+            plan.push(match a.kind {
+                ArgKind::Dat { dat, via, access } => {
+                    let d = self.dat_index(dat);
+                    match via {
+                        Via::Direct => Plan::Direct { dat: d, access },
+                        Via::Map(m, slot) => Plan::Map { dat: d, map: map_index(m), slot, access },
+                        Via::Star(m) => Plan::Star { dat: d, map: map_index(m) },
+                        Via::Offsets(_) => Plan::Offsets { dat: d, set },
+                    }
+                }
+                ArgKind::Scratch { .. } => Plan::Scratch,
+                ArgKind::Global { global, .. } => {
+                    let g = self.global_index(global);
+                    match global.kind {
+                        GlobalKind::Const(_) => Plan::Const { global: g },
+                        GlobalKind::Reduce(op) => {
+                            assert!(global.dim <= MAX_REDUCE_DIM, "global `{}`: too many values", global.name);
+                            let offset = ops.len();
+                            ops.extend(std::iter::repeat_n(op, global.dim));
+                            assert!(ops.len() <= MAX_REDUCED, "loop `{}`: too many reduced values", l.name);
+                            reductions.push((g, offset));
+                            Plan::Reduce { global: g, offset }
+                        }
+                    }
+                }
+            });
+        }
+        let raw = Vec::with_capacity(plan.len());
+        Bound {
+            plan,
+            raw,
+            sink: Mutex::new(Partials::new(&ops)),
+            reductions,
+            serial: l.has_indirect_increment(),
+            set,
+        }
+    }
+
+    /// The arguments' memory, now (dats may have been swapped since the
+    /// last call).
+    fn fill_raw(&mut self, key: usize) {
+        let b = self.bound.get_mut(&key).expect("bound");
+        b.raw.clear();
+        for p in &b.plan {
+            let dat = |dats: &mut Vec<Values>, names: &[&'static DatDecl], d: usize, len: usize| {
+                let (ptr, ty) = match &mut dats[d] {
+                    Values::F64(v) => (v.as_mut_ptr() as *mut u8, ElemType::F64),
+                    Values::I32(v) => (v.as_mut_ptr() as *mut u8, ElemType::I32),
+                };
+                RawDat { ptr, ty, dim: names[d].dim, len }
+            };
+            let set_len = |decl: &DatDecl| self.part.set(decl.set).map_or(0, |s| s.len);
+            b.raw.push(match *p {
+                Plan::Direct { dat: d, access } => {
+                    let len = set_len(self.names[d]);
+                    RawArg::Direct { dat: dat(&mut self.dats, &self.names, d, len), access }
+                }
+                Plan::Map { dat: d, map, slot, access } => {
+                    let m = &self.part.maps[map];
+                    let len = set_len(self.names[d]);
+                    let arity = match m.decl.arity {
+                        crate::decl::Arity::Fixed(a) => a,
+                        crate::decl::Arity::Variable => unreachable!("validated"),
+                    };
+                    RawArg::Map {
+                        dat: dat(&mut self.dats, &self.names, d, len),
+                        access,
+                        map: m.values.as_ptr(),
+                        arity,
+                        slot,
+                        rows: m.values.len() / arity.max(1),
+                    }
+                }
+                Plan::Star { dat: d, map } => {
+                    let m = &self.part.maps[map];
+                    let len = set_len(self.names[d]);
+                    RawArg::Star {
+                        dat: dat(&mut self.dats, &self.names, d, len),
+                        start: m.start.as_ptr(),
+                        idx: m.values.as_ptr(),
+                        rows: m.start.len() - 1,
+                    }
+                }
+                Plan::Offsets { dat: d, set } => {
+                    let s = &self.part.sets[set];
+                    let b = s.block.as_ref().expect("offsets on a block");
+                    let st = b.strides();
+                    RawArg::Offsets {
+                        dat: dat(&mut self.dats, &self.names, d, s.len),
+                        sy: st[1] as isize,
+                        sz: st[2] as isize,
+                    }
+                }
+                Plan::Const { global } => {
+                    let g = &self.globals[global];
+                    let ty = match g.decl.kind {
+                        GlobalKind::Const(t) => t,
+                        GlobalKind::Reduce(_) => ElemType::F64,
+                    };
+                    RawArg::Const { ty, f: g.f, i: g.i, dim: g.decl.dim }
+                }
+                Plan::Scratch => RawArg::Scratch,
+                Plan::Reduce { global, offset } => {
+                    let g = &self.globals[global];
+                    let op = match g.decl.kind {
+                        GlobalKind::Reduce(op) => op,
+                        GlobalKind::Const(_) => unreachable!("validated"),
+                    };
+                    RawArg::Reduce { op, dim: g.decl.dim, offset }
+                }
+            });
+        }
+    }
+
+    fn two_mut(&mut self, a: usize, b: usize) -> (&mut Values, &mut Values) {
+        assert_ne!(a, b);
+        if a < b {
+            let (x, y) = self.dats.split_at_mut(b);
+            (&mut x[a], &mut y[0])
+        } else {
+            let (x, y) = self.dats.split_at_mut(a);
+            (&mut y[0], &mut x[b])
+        }
+    }
+}
+
+/// Chunk length for `n` elements on `threads` threads: enough chunks per
+/// thread for work stealing to balance uneven elements, not so many that
+/// scheduling shows.
+fn chunk_len(n: usize, threads: usize) -> usize {
+    (n / (threads * 32)).clamp(64, 4096).max(1)
+}
+
+impl LocalBackend for CpuBackend {
+    fn name(&self) -> String {
+        match &self.par {
+            Par::Seq => "serial".into(),
+            Par::Rayon(_) => format!("threads ({})", self.par.threads()),
+        }
+    }
+
+    fn run(&mut self, l: &'static LoopDecl, spans: &[Range<usize>]) -> Result<(), String> {
+        let key = l as *const LoopDecl as usize;
+        if !self.bound.contains_key(&key) {
+            let b = self.bind(l);
+            self.bound.insert(key, b);
+        }
+        self.fill_raw(key);
+        let b = self.bound.get(&key).expect("bound");
+        let n_set = self.part.sets[b.set].len;
+        if let Some(s) = spans.iter().find(|s| s.end > n_set) {
+            return Err(format!("loop `{}`: span {s:?} outside its set of {n_set}", l.name));
+        }
+        {
+            let mut sink = b.sink.lock().map_err(|_| "a kernel panicked".to_string())?;
+            sink.reset();
+        }
+        let args = LoopArgs { args: &b.raw, sink: &b.sink };
+        match (&self.par, b.serial) {
+            (Par::Seq, _) | (_, true) => (l.cpu)(&args, spans),
+            (Par::Rayon(pool), false) => {
+                let total: usize = spans.iter().map(|s| s.len()).sum();
+                let c = chunk_len(total, pool.current_num_threads());
+                let chunks: usize = spans.iter().map(|s| s.len().div_ceil(c)).sum();
+                let run_chunk = |k: usize| {
+                    let mut k = k;
+                    for s in spans {
+                        let m = s.len().div_ceil(c);
+                        if k < m {
+                            let a = s.start + k * c;
+                            let r = a..(a + c).min(s.end);
+                            (l.cpu)(&args, std::slice::from_ref(&r));
+                            return;
+                        }
+                        k -= m;
+                    }
+                };
+                pool.install(|| (0..chunks).into_par_iter().for_each(run_chunk));
+            }
+        }
+        let sink = b.sink.lock().map_err(|_| "a kernel panicked".to_string())?;
+        for &(g, offset) in &b.reductions {
+            let acc = &mut self.globals[g].acc;
+            for c in 0..acc.n {
+                let k = offset + c;
+                match acc.ops[c] {
+                    crate::decl::Reduction::Sum => acc.sums[c].merge(&sink.sums[k]),
+                    crate::decl::Reduction::Min => acc.ext[c] = merge_ext(acc.ext[c], sink.ext[k], true),
+                    crate::decl::Reduction::Max => acc.ext[c] = merge_ext(acc.ext[c], sink.ext[k], false),
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn swap(&mut self, a: &DatDecl, b: &DatDecl) {
+        let (ia, ib) = (self.dat_index(a), self.dat_index(b));
+        assert!(
+            a.set.name == b.set.name && a.dim == b.dim && a.ty == b.ty,
+            "swap of `{}` and `{}`: different shapes",
+            a.name,
+            b.name
+        );
+        let (x, y) = self.two_mut(ia, ib);
+        std::mem::swap(x, y);
+    }
+
+    fn pack(&mut self, dat: &DatDecl, elements: &[u32], out: &mut [f64]) {
+        let d = self.dat_index(dat);
+        let dim = dat.dim;
+        let Values::F64(v) = &self.dats[d] else {
+            panic!("dat `{}`: only f64 dats are exchanged", dat.name)
+        };
+        for (o, &e) in out.chunks_exact_mut(dim).zip(elements) {
+            let e = e as usize * dim;
+            o.copy_from_slice(&v[e..e + dim]);
+        }
+    }
+
+    fn unpack(&mut self, dat: &DatDecl, elements: &[u32], values: &[f64]) {
+        let d = self.dat_index(dat);
+        let dim = dat.dim;
+        let Values::F64(v) = &mut self.dats[d] else {
+            panic!("dat `{}`: only f64 dats are exchanged", dat.name)
+        };
+        for (x, &e) in values.chunks_exact(dim).zip(elements) {
+            let e = e as usize * dim;
+            v[e..e + dim].copy_from_slice(x);
+        }
+    }
+
+    fn read(&mut self, dat: &DatDecl) -> Values {
+        self.dats[self.dat_index(dat)].clone()
+    }
+
+    fn write(&mut self, dat: &DatDecl, values: &Values) {
+        let d = self.dat_index(dat);
+        assert!(
+            values.ty() == self.dats[d].ty() && values.len() == self.dats[d].len(),
+            "dat `{}`: {} values given for {}",
+            dat.name,
+            values.len(),
+            self.dats[d].len()
+        );
+        match (&mut self.dats[d], values) {
+            (Values::F64(a), Values::F64(b)) => a.copy_from_slice(b),
+            (Values::I32(a), Values::I32(b)) => a.copy_from_slice(b),
+            _ => unreachable!("checked"),
+        }
+    }
+
+    fn set_const(&mut self, g: &GlobalDecl, f: &[f64], i: &[i32]) {
+        let k = self.global_index(g);
+        let x = &mut self.globals[k];
+        assert!(f.len() <= MAX_CONST && i.len() <= MAX_CONST, "global `{}`: too many values", g.name);
+        x.f[..f.len()].copy_from_slice(f);
+        x.i[..i.len()].copy_from_slice(i);
+    }
+
+    fn partial(&mut self, g: &GlobalDecl) -> Partials {
+        self.globals[self.global_index(g)].acc.clone()
+    }
+
+    fn reset(&mut self, g: &GlobalDecl) {
+        let k = self.global_index(g);
+        self.globals[k].acc.reset();
+    }
+
+    fn pool(&self) -> Option<Arc<rayon::ThreadPool>> {
+        match &self.par {
+            Par::Seq => None,
+            Par::Rayon(p) => Some(p.clone()),
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        self.dats.iter().map(|v| v.len() * v.ty().bytes()).sum()
+    }
+}
+
+/// Min (`min = true`) or max of two values, a NaN kept.
+fn merge_ext(a: f64, b: f64, min: bool) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if min {
+        a.min(b)
+    } else {
+        a.max(b)
+    }
+}

@@ -1,0 +1,161 @@
+//! Backends: what runs a rank's loops on its part.
+//!
+//! Every backend has the same inner shape: it holds the part's dats (in
+//! host memory, or on a device), binds a loop's declared arguments to them
+//! the first time the loop runs, and runs it over spans of local elements.
+//! [`crate::exec::Exec`] drives a backend: it decides which spans run when
+//! (the core while halos travel, then the rest), moves halo values with
+//! [`LocalBackend::pack`] / [`LocalBackend::unpack`] and merges reductions
+//! across ranks.
+//!
+//! - [`cpu`]: `serial` (one thread) and `threads` (a rayon pool);
+//! - `opencl` (feature `opencl`): any OpenCL device, kernels generated
+//!   from the same Rust.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use crate::decl::{DatDecl, GlobalDecl, LoopDecl};
+use crate::problem::Values;
+
+pub mod cpu;
+#[cfg(feature = "opencl")]
+pub mod opencl;
+
+/// A backend that runs one rank's loops.
+pub trait LocalBackend: Send {
+    /// A short description, e.g. `threads (4)`.
+    fn name(&self) -> String;
+
+    /// Runs `l` over `spans` of its set's local elements (each element
+    /// once; the spans are owned elements, or boundary cells of a block).
+    fn run(&mut self, l: &'static LoopDecl, spans: &[Range<usize>]) -> Result<(), String>;
+
+    /// Whether `run` only enqueues work for a device and returns (the
+    /// layer then submits the core in one piece and waits for halos while
+    /// the device computes).
+    fn asynchronous(&self) -> bool {
+        false
+    }
+
+    /// Starts the work enqueued so far (asynchronous backends).
+    fn flush(&mut self) {}
+
+    /// Waits until all submitted work is done.
+    fn synchronize(&mut self) {}
+
+    /// Exchanges the values of two dats of the same set, shape and type.
+    fn swap(&mut self, a: &DatDecl, b: &DatDecl);
+
+    /// Writes the values of `dat` at the local `elements` into `out`
+    /// (`dim` values per element, f64 dats).
+    fn pack(&mut self, dat: &DatDecl, elements: &[u32], out: &mut [f64]);
+
+    /// Sets the values of `dat` at the local `elements` from `values`.
+    fn unpack(&mut self, dat: &DatDecl, elements: &[u32], values: &[f64]);
+
+    /// Every local value of `dat`.
+    fn read(&mut self, dat: &DatDecl) -> Values;
+
+    /// Sets every local value of `dat`.
+    fn write(&mut self, dat: &DatDecl, values: &Values);
+
+    /// Sets a constant.
+    fn set_const(&mut self, g: &GlobalDecl, f: &[f64], i: &[i32]);
+
+    /// The local partial result of a reduction (accumulated over the loops
+    /// since its last reset).
+    fn partial(&mut self, g: &GlobalDecl) -> crate::kernel::Partials;
+
+    /// Resets a reduction to its identity.
+    fn reset(&mut self, g: &GlobalDecl);
+
+    /// The thread pool the loops run on, if any: the driver runs each
+    /// step inside it, so that no job is injected from outside (which keeps
+    /// the step free of allocation).
+    fn pool(&self) -> Option<Arc<rayon::ThreadPool>> {
+        None
+    }
+
+    /// Bytes of dat storage held.
+    fn bytes(&self) -> usize;
+
+    /// An error the backend recorded (a device fault), which stops the run
+    /// at the next reduction.
+    fn error(&self) -> Option<String> {
+        None
+    }
+}
+
+/// The backends, by name. Optional backends exist in every build so that a
+/// request for one names what is missing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BackendKind {
+    /// One core.
+    Serial,
+    /// A rayon pool.
+    #[default]
+    Threads,
+    /// OpenCL on any vendor's GPU or on a CPU (PoCL); feature `opencl`.
+    #[serde(rename = "opencl")]
+    OpenCl,
+}
+
+impl std::str::FromStr for BackendKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "serial" => Ok(Self::Serial),
+            "threads" => Ok(Self::Threads),
+            "opencl" => Ok(Self::OpenCl),
+            other => Err(format!("unknown backend '{other}' (serial, threads, opencl)")),
+        }
+    }
+}
+
+impl BackendKind {
+    /// The name, as on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Serial => "serial",
+            Self::Threads => "threads",
+            Self::OpenCl => "opencl",
+        }
+    }
+
+    /// Whether this build has the backend.
+    pub fn available(self) -> bool {
+        match self {
+            Self::Serial | Self::Threads => true,
+            Self::OpenCl => cfg!(feature = "opencl"),
+        }
+    }
+}
+
+/// Which backend to create and how.
+#[derive(Clone, Debug, Default)]
+pub struct BackendSpec {
+    /// The backend.
+    pub kind: BackendKind,
+    /// Threads of the threads backend (0: one per core).
+    pub threads: usize,
+    /// Device of a device backend: an index or part of a name (`None`: the
+    /// first suitable device).
+    pub device: Option<String>,
+    /// Work-group size of a device backend (`None`: measured at start).
+    pub work_group: Option<usize>,
+}
+
+/// What a backend needs of the method besides the part: the loops it may
+/// run (a device backend compiles them all at start) and their device
+/// source.
+#[derive(Clone, Copy, Debug)]
+pub struct Program {
+    /// A name for messages and caches (the method's).
+    pub name: &'static str,
+    /// Every loop the method may run.
+    pub loops: &'static [&'static LoopDecl],
+    /// The device functions translated from the method's Rust kernels.
+    pub device_source: &'static str,
+}

@@ -1,0 +1,512 @@
+//! Declarations: what a method's data are and what each of its loops does
+//! with them, stated once, as `static` items.
+//!
+//! - a [`SetDecl`] is a kind of element: points, cells, edges, boundary
+//!   faces, or the cells of a structured block;
+//! - a [`DatDecl`] is per-element data on a set: `dim` values of one type
+//!   per element, with a [`Role`] (problem input, solution state that a
+//!   checkpoint holds, or scratch);
+//! - a [`MapDecl`] connects the elements of one set to elements of another,
+//!   `arity` of them each ([`Arity::Fixed`]) or a varying number stored as
+//!   compressed rows ([`Arity::Variable`]: a point's stencil);
+//! - a [`StencilDecl`] is a structured block's neighbourhood as offsets;
+//! - a [`GlobalDecl`] is a value outside the sets: a constant the kernels
+//!   read, or a reduction (sum, min, max) they contribute to;
+//! - a [`LoopDecl`] runs a kernel over a set; each of its arguments
+//!   ([`ArgDecl`]) names its dat, how it is reached ([`Via`]) and its
+//!   [`Access`] mode, or a global.
+//!
+//! Everything the execution layer does follows from these: which halos a
+//! distributed run refreshes before a loop (dats read through a map or a
+//! stencil whose ghost copies are stale), which elements can be computed
+//! while they travel, what an OpenCL kernel binds, and which dats a
+//! checkpoint holds.
+
+use std::fmt;
+
+use crate::kernel::CpuRunner;
+
+/// A set of elements.
+#[derive(Debug)]
+pub struct SetDecl {
+    /// The set's name (unique within a method).
+    pub name: &'static str,
+}
+
+/// The type of a dat's values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ElemType {
+    /// 64-bit floating point.
+    F64,
+    /// 32-bit signed integer (flags, kinds).
+    I32,
+}
+
+impl ElemType {
+    /// Bytes of one value.
+    pub fn bytes(self) -> usize {
+        match self {
+            ElemType::F64 => 8,
+            ElemType::I32 => 4,
+        }
+    }
+
+    /// The Rust spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            ElemType::F64 => "f64",
+            ElemType::I32 => "i32",
+        }
+    }
+}
+
+/// What a dat is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// Given with the problem (geometry, connectivity-derived data): part of
+    /// the problem's fingerprint, never checkpointed.
+    Input,
+    /// Solution state carried from one step to the next: a checkpoint holds
+    /// it and a resume restores it.
+    State,
+    /// Recomputed within a step before it is read.
+    Scratch,
+}
+
+/// Per-element data on a set.
+#[derive(Debug)]
+pub struct DatDecl {
+    /// The dat's name (unique within a method).
+    pub name: &'static str,
+    /// The set it lives on.
+    pub set: &'static SetDecl,
+    /// Values per element.
+    pub dim: usize,
+    /// The values' type.
+    pub ty: ElemType,
+    /// What the dat is for.
+    pub role: Role,
+}
+
+impl DatDecl {
+    /// A dat of `dim` `f64` values per element.
+    pub const fn f64(name: &'static str, set: &'static SetDecl, dim: usize, role: Role) -> Self {
+        DatDecl {
+            name,
+            set,
+            dim,
+            ty: ElemType::F64,
+            role,
+        }
+    }
+
+    /// A dat of `dim` `i32` values per element.
+    pub const fn i32(name: &'static str, set: &'static SetDecl, dim: usize, role: Role) -> Self {
+        DatDecl {
+            name,
+            set,
+            dim,
+            ty: ElemType::I32,
+            role,
+        }
+    }
+}
+
+/// How many target elements a map gives each source element.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arity {
+    /// Exactly this many (an edge's two cells, a cell's four nodes).
+    Fixed(usize),
+    /// A varying number, stored as compressed rows (a point's stencil).
+    Variable,
+}
+
+/// A map from the elements of one set to elements of another.
+#[derive(Debug)]
+pub struct MapDecl {
+    /// The map's name (unique within a method).
+    pub name: &'static str,
+    /// The set mapped from.
+    pub from: &'static SetDecl,
+    /// The set mapped to.
+    pub to: &'static SetDecl,
+    /// Targets per source element.
+    pub arity: Arity,
+}
+
+/// A structured block's neighbourhood: offsets `(dx, dy, dz)` from an
+/// element (unused dimensions 0). The largest offset in each direction is
+/// the halo depth a distributed run keeps.
+#[derive(Debug)]
+pub struct StencilDecl {
+    /// The stencil's name.
+    pub name: &'static str,
+    /// The block set it is used on.
+    pub set: &'static SetDecl,
+    /// The offsets, the element itself included if it is read.
+    pub offsets: &'static [[i32; 3]],
+}
+
+impl StencilDecl {
+    /// The largest `|offset|` per direction.
+    pub fn depth(&self) -> [usize; 3] {
+        let mut d = [0usize; 3];
+        for o in self.offsets {
+            for k in 0..3 {
+                d[k] = d[k].max(o[k].unsigned_abs() as usize);
+            }
+        }
+        d
+    }
+}
+
+/// How a reduction combines the contributions of the elements.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reduction {
+    /// Sum, exact (order-independent, so every backend, thread count and
+    /// rank count gives the same bits on the CPU).
+    Sum,
+    /// Minimum.
+    Min,
+    /// Maximum.
+    Max,
+}
+
+/// What a global is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GlobalKind {
+    /// A constant the kernels read, set by the method before a loop.
+    Const(ElemType),
+    /// A reduction the kernels contribute to. It accumulates over the loops
+    /// that name it until the method resets it.
+    Reduce(Reduction),
+}
+
+/// A value outside the sets.
+#[derive(Debug)]
+pub struct GlobalDecl {
+    /// The global's name (unique within a method).
+    pub name: &'static str,
+    /// Number of values.
+    pub dim: usize,
+    /// Constant or reduction.
+    pub kind: GlobalKind,
+}
+
+impl GlobalDecl {
+    /// A constant of `dim` `f64` values.
+    pub const fn f64(name: &'static str, dim: usize) -> Self {
+        GlobalDecl {
+            name,
+            dim,
+            kind: GlobalKind::Const(ElemType::F64),
+        }
+    }
+
+    /// A constant of `dim` `i32` values.
+    pub const fn i32(name: &'static str, dim: usize) -> Self {
+        GlobalDecl {
+            name,
+            dim,
+            kind: GlobalKind::Const(ElemType::I32),
+        }
+    }
+
+    /// A reduction of `dim` `f64` values.
+    pub const fn reduce(name: &'static str, dim: usize, op: Reduction) -> Self {
+        GlobalDecl {
+            name,
+            dim,
+            kind: GlobalKind::Reduce(op),
+        }
+    }
+}
+
+/// How a loop uses a dat.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Read only.
+    Read,
+    /// Written (every value of the element), not read.
+    Write,
+    /// Read and written.
+    ReadWrite,
+    /// Incremented: the kernel adds to it (through a map, several elements
+    /// of the loop may add to the same target).
+    Inc,
+}
+
+impl Access {
+    /// Whether the loop changes the dat.
+    pub fn writes(self) -> bool {
+        !matches!(self, Access::Read)
+    }
+
+    /// The keyword of the loop macro.
+    pub fn keyword(self) -> &'static str {
+        match self {
+            Access::Read => "read",
+            Access::Write => "write",
+            Access::ReadWrite => "rw",
+            Access::Inc => "inc",
+        }
+    }
+}
+
+/// How a loop's element reaches a dat.
+#[derive(Clone, Copy, Debug)]
+pub enum Via {
+    /// The element's own value (the dat is on the loop's set).
+    Direct,
+    /// Through slot `k` of a fixed-arity map from the loop's set.
+    Map(&'static MapDecl, usize),
+    /// The element and its neighbours through a compressed-row map from
+    /// the loop's set to itself (the kernel gets a `Star`).
+    Star(&'static MapDecl),
+    /// Structured: the element's neighbours at the stencil's offsets (the
+    /// kernel gets an `Offsets`).
+    Offsets(&'static StencilDecl),
+}
+
+impl Via {
+    /// Whether the access reads other elements than the loop's own (and so
+    /// needs fresh halo values in a distributed run).
+    pub fn reaches_others(self) -> bool {
+        !matches!(self, Via::Direct)
+    }
+}
+
+/// What one argument of a loop is.
+#[derive(Clone, Copy, Debug)]
+pub enum ArgKind {
+    /// A dat, reached `via`, used as `access` says.
+    Dat {
+        /// The dat.
+        dat: &'static DatDecl,
+        /// How it is reached.
+        via: Via,
+        /// How it is used.
+        access: Access,
+    },
+    /// Work space of a device type, private to a thread (a chunk of
+    /// elements on the CPU, one work item on a device), made by `ctor` and
+    /// handed to every element it runs: the kernel must not depend on what
+    /// an earlier element left in it.
+    Scratch {
+        /// The type's name.
+        ty: &'static str,
+        /// Its constructor's device name (`Type_new`).
+        ctor: &'static str,
+    },
+    /// A global: a constant read by every element, or a reduction.
+    Global {
+        /// The global.
+        global: &'static GlobalDecl,
+        /// How the loop uses it.
+        usage: GlobalUse,
+    },
+}
+
+/// How a loop uses a global.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GlobalUse {
+    /// Reads a constant.
+    Read,
+    /// Contributes to a reduction.
+    Reduce(Reduction),
+}
+
+/// One argument of a loop: the kernel parameter it binds to, and what it is.
+#[derive(Clone, Copy, Debug)]
+pub struct ArgDecl {
+    /// The kernel's parameter name.
+    pub name: &'static str,
+    /// What is passed.
+    pub kind: ArgKind,
+}
+
+/// A parallel loop: a kernel over every element of a set, with its
+/// arguments in the kernel's parameter order.
+pub struct LoopDecl {
+    /// The loop's name (the kernel's, unless a kernel runs in several loops).
+    pub name: &'static str,
+    /// The kernel function's name (the device code's entry).
+    pub kernel: &'static str,
+    /// The set iterated over.
+    pub set: &'static SetDecl,
+    /// The arguments.
+    pub args: &'static [ArgDecl],
+    /// The kernel over spans of elements on the CPU (generated by
+    /// [`crate::par_loop!`]).
+    pub cpu: CpuRunner,
+}
+
+impl fmt::Debug for LoopDecl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LoopDecl")
+            .field("name", &self.name)
+            .field("set", &self.set.name)
+            .field("args", &self.args)
+            .finish()
+    }
+}
+
+/// A declaration that contradicts itself: a programming error in a method,
+/// reported with the loop and argument.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("loop `{loop_name}`, argument `{arg}`: {reason}")]
+pub struct DeclError {
+    /// The loop.
+    pub loop_name: &'static str,
+    /// The argument.
+    pub arg: &'static str,
+    /// What is wrong.
+    pub reason: String,
+}
+
+impl LoopDecl {
+    /// Checks the declaration: every dat is on the set its access reaches,
+    /// maps start at the loop's set, a written dat appears once and is not
+    /// read through a map in the same loop (its neighbours' values would
+    /// race with their writes), increments go through maps or direct,
+    /// globals are used as they are declared.
+    pub fn validate(&self) -> Result<(), DeclError> {
+        let err = |arg: &ArgDecl, reason: String| DeclError {
+            loop_name: self.name,
+            arg: arg.name,
+            reason,
+        };
+        for (k, a) in self.args.iter().enumerate() {
+            if self.args[..k].iter().any(|b| b.name == a.name) {
+                return Err(err(a, "two arguments have this name".into()));
+            }
+            let (dat, via, access) = match a.kind {
+                ArgKind::Dat { dat, via, access } => (dat, via, access),
+                ArgKind::Global { global, usage } => {
+                    let ok = match (global.kind, usage) {
+                        (GlobalKind::Const(_), GlobalUse::Read) => true,
+                        (GlobalKind::Reduce(a), GlobalUse::Reduce(b)) => a == b,
+                        _ => false,
+                    };
+                    if !ok {
+                        return Err(err(
+                            a,
+                            format!("global `{}` is {:?}, used as {usage:?}", global.name, global.kind),
+                        ));
+                    }
+                    continue;
+                }
+                ArgKind::Scratch { .. } => continue,
+            };
+            let reached = match via {
+                Via::Direct => self.set,
+                Via::Map(m, slot) => {
+                    if !std::ptr::eq(m.from, self.set) {
+                        return Err(err(a, format!("map `{}` does not start at `{}`", m.name, self.set.name)));
+                    }
+                    match m.arity {
+                        Arity::Fixed(n) if slot < n => {}
+                        Arity::Fixed(n) => {
+                            return Err(err(a, format!("slot {slot} of map `{}` of arity {n}", m.name)))
+                        }
+                        Arity::Variable => {
+                            return Err(err(
+                                a,
+                                format!("map `{}` has variable arity: use `via {}` (a Star)", m.name, m.name),
+                            ))
+                        }
+                    }
+                    m.to
+                }
+                Via::Star(m) => {
+                    if !std::ptr::eq(m.from, self.set) || !std::ptr::eq(m.to, self.set) {
+                        return Err(err(
+                            a,
+                            format!("a Star needs a map from `{}` to itself; `{}` is not", self.set.name, m.name),
+                        ));
+                    }
+                    if m.arity != Arity::Variable {
+                        return Err(err(a, format!("map `{}` has fixed arity: use `via {}[slot]`", m.name, m.name)));
+                    }
+                    if access != Access::Read {
+                        return Err(err(a, "a Star is read only".into()));
+                    }
+                    m.to
+                }
+                Via::Offsets(s) => {
+                    if !std::ptr::eq(s.set, self.set) {
+                        return Err(err(a, format!("stencil `{}` is not on `{}`", s.name, self.set.name)));
+                    }
+                    if access != Access::Read {
+                        return Err(err(a, "stencil offsets are read only".into()));
+                    }
+                    s.set
+                }
+            };
+            if !std::ptr::eq(dat.set, reached) {
+                return Err(err(
+                    a,
+                    format!("dat `{}` is on `{}`, the access reaches `{}`", dat.name, dat.set.name, reached.name),
+                ));
+            }
+            if access == Access::Inc && matches!(via, Via::Star(_) | Via::Offsets(_)) {
+                return Err(err(a, "increments go directly or through a fixed-arity map".into()));
+            }
+            if access.writes() {
+                for b in self.args {
+                    if std::ptr::eq(b as *const ArgDecl, a as *const ArgDecl) {
+                        continue;
+                    }
+                    if let ArgKind::Dat { dat: d2, via: v2, access: a2 } = b.kind {
+                        if std::ptr::eq(d2, dat) {
+                            let why = if a2.writes() {
+                                "the dat is written by two arguments"
+                            } else if v2.reaches_others() {
+                                "the dat is written and read through a map in the same loop (a race)"
+                            } else {
+                                "the dat is written and also read: declare one `rw` argument"
+                            };
+                            return Err(err(a, why.into()));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The dats this loop reads through a map or a stencil (whose halos a
+    /// distributed run must refresh first).
+    pub fn halo_reads(&self) -> impl Iterator<Item = &'static DatDecl> + '_ {
+        self.args.iter().filter_map(|a| match a.kind {
+            ArgKind::Dat { dat, via, access } if via.reaches_others() && !access.writes() => Some(dat),
+            _ => None,
+        })
+    }
+
+    /// The dats this loop changes.
+    pub fn writes(&self) -> impl Iterator<Item = &'static DatDecl> + '_ {
+        self.args.iter().filter_map(|a| match a.kind {
+            ArgKind::Dat { dat, access, .. } if access.writes() => Some(dat),
+            _ => None,
+        })
+    }
+
+    /// Whether the loop increments a dat through a map (several elements
+    /// may add to one target: the order of the additions is the layer's).
+    pub fn has_indirect_increment(&self) -> bool {
+        self.args.iter().any(|a| {
+            matches!(a.kind, ArgKind::Dat { access: Access::Inc, via: Via::Map(..), .. })
+        })
+    }
+
+    /// The reductions this loop contributes to.
+    pub fn reductions(&self) -> impl Iterator<Item = &'static GlobalDecl> + '_ {
+        self.args.iter().filter_map(|a| match a.kind {
+            ArgKind::Global { global, .. } if matches!(global.kind, GlobalKind::Reduce(_)) => {
+                Some(global)
+            }
+            _ => None,
+        })
+    }
+}

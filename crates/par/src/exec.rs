@@ -1,0 +1,581 @@
+//! The executor: one rank's backend, its part and its [`Comm`], driven by a
+//! method one loop at a time.
+//!
+//! Before a loop, [`Exec::run`] refreshes the halos it needs: the dats the
+//! loop reads through a map or a stencil whose ghost copies are stale (a
+//! loop that writes a dat makes its ghosts stale). With an overlapping
+//! exchange mode it starts the exchange, computes the core elements (which
+//! read no ghost) while the values travel, polling for progress between
+//! chunks (a device gets the core as one launch), then finishes the
+//! exchange and computes the rest. Reductions accumulate on the backend
+//! until the method asks for their values ([`Exec::reduce`]): then one
+//! all-reduce merges every requested value, with the control flags (a stop
+//! request, a backend fault) riding along. On one rank ([`SelfComm`]) all of
+//! this reduces to running the loop over every element.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::backend::LocalBackend;
+use crate::comm::{flags, Comm, Exchange, ExchangeMode, ExchangeTimes, PeerCounts, Record};
+use crate::decl::{DatDecl, ElemType, GlobalDecl, LoopDecl, SetDecl};
+use crate::driver::LoopTime;
+use crate::part::Part;
+use crate::problem::Values;
+
+/// Core elements computed between two polls of an exchange under way.
+const POLL_CHUNK: usize = 4096;
+
+/// A run that cannot go on.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ExecError {
+    /// A backend failed (a device fault, a kernel that could not run).
+    #[error("rank {rank}: {message}")]
+    Backend {
+        /// The rank (the lowest, if several failed).
+        rank: usize,
+        /// What happened.
+        message: String,
+    },
+}
+
+/// What the executor knows of a loop.
+struct LoopInfo {
+    set: usize,
+    /// Dats read through a map or stencil: (dat, its set).
+    halo_reads: Vec<(usize, usize)>,
+    /// Dats written.
+    writes: Vec<usize>,
+}
+
+/// Communication statistics.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CommStats {
+    /// Halo exchanges.
+    pub exchange: ExchangeTimes,
+    /// Time in reductions (including waiting for the slowest rank).
+    pub reduce: Duration,
+    /// Reductions done.
+    pub reductions: u64,
+}
+
+/// One rank's executor.
+pub struct Exec {
+    local: Box<dyn LocalBackend>,
+    comm: Box<dyn Comm>,
+    part: Arc<Part>,
+    mode: ExchangeMode,
+    stale: Vec<bool>,
+    loops: HashMap<usize, LoopInfo>,
+    exchanges: HashMap<(usize, u64), Box<dyn Exchange>>,
+    owned_spans: Vec<Vec<Range<usize>>>,
+    scratch: Vec<Range<usize>>,
+    groups: Vec<(usize, u64)>,
+    record: Record,
+    control: u64,
+    agreed: u64,
+    reduce_time: Duration,
+    reductions: u64,
+    times: Vec<LoopTime>,
+}
+
+impl Exec {
+    /// An executor of `part` on `local`, talking to the other ranks through
+    /// `comm` with exchanges as `mode` says.
+    pub fn new(
+        part: Arc<Part>,
+        local: Box<dyn LocalBackend>,
+        comm: Box<dyn Comm>,
+        mode: ExchangeMode,
+    ) -> Self {
+        assert!(part.dats.len() <= 64, "more than 64 dats");
+        let owned_spans = part.sets.iter().map(|s| s.owned_spans().cloned().collect()).collect();
+        Exec {
+            stale: vec![false; part.dats.len()],
+            local,
+            comm,
+            part,
+            mode,
+            loops: HashMap::new(),
+            exchanges: HashMap::new(),
+            owned_spans,
+            scratch: Vec::with_capacity(64),
+            groups: Vec::with_capacity(8),
+            record: Record::default(),
+            control: 0,
+            agreed: 0,
+            reduce_time: Duration::ZERO,
+            reductions: 0,
+            times: Vec::with_capacity(32),
+        }
+    }
+
+    /// This rank.
+    pub fn rank(&self) -> usize {
+        self.comm.rank()
+    }
+
+    /// Ranks in all.
+    pub fn ranks(&self) -> usize {
+        self.comm.size()
+    }
+
+    /// The part this rank holds.
+    pub fn part(&self) -> &Arc<Part> {
+        &self.part
+    }
+
+    /// The backend.
+    pub fn backend(&mut self) -> &mut dyn LocalBackend {
+        &mut *self.local
+    }
+
+    /// The communicator.
+    pub fn comm(&self) -> &dyn Comm {
+        &*self.comm
+    }
+
+    /// The exchange mode.
+    pub fn mode(&self) -> ExchangeMode {
+        self.mode
+    }
+
+    /// A description: backend, ranks, exchange.
+    pub fn describe(&self) -> String {
+        if self.comm.size() == 1 {
+            self.local.name()
+        } else {
+            format!(
+                "mpi ({} ranks x {}), {} exchange",
+                self.comm.size(),
+                self.local.name(),
+                self.mode.name()
+            )
+        }
+    }
+
+    fn dat_index(&self, d: &DatDecl) -> usize {
+        self.part
+            .dat_index(d)
+            .unwrap_or_else(|| panic!("dat `{}` is not part of the problem", d.name))
+    }
+
+    fn set_index(&self, s: &SetDecl) -> usize {
+        self.part
+            .set_index(s)
+            .unwrap_or_else(|| panic!("set `{}` is not part of the problem", s.name))
+    }
+
+    fn info(&mut self, l: &'static LoopDecl) -> usize {
+        let key = l as *const LoopDecl as usize;
+        if !self.loops.contains_key(&key) {
+            let set = self.set_index(l.set);
+            let halo_reads = l
+                .halo_reads()
+                .map(|d| (self.dat_index(d), self.set_index(d.set)))
+                .collect();
+            let writes = l.writes().map(|d| self.dat_index(d)).collect();
+            self.loops.insert(key, LoopInfo { set, halo_reads, writes });
+        }
+        key
+    }
+
+    /// Runs loop `l` over every owned element of its set, halos refreshed
+    /// first where it reads stale ones.
+    pub fn run(&mut self, l: &'static LoopDecl) -> Result<(), ExecError> {
+        let t = Instant::now();
+        let r = self.run_untimed(l);
+        if self.local.asynchronous() {
+            // Timings per loop on a device: wait for it.
+            self.local.synchronize();
+        }
+        self.record_time(l.name, t.elapsed());
+        r
+    }
+
+    fn record_time(&mut self, name: &'static str, d: Duration) {
+        match self.times.iter_mut().find(|x| std::ptr::eq(x.name, name)) {
+            Some(x) => {
+                x.calls += 1;
+                x.time += d;
+            }
+            None => self.times.push(LoopTime { name, calls: 1, time: d }),
+        }
+    }
+
+    /// Time per loop since the last [`Exec::reset_times`], in the order the
+    /// loops first ran.
+    pub fn loop_times(&self) -> Vec<LoopTime> {
+        self.times.clone()
+    }
+
+    /// Forgets the loop timings.
+    pub fn reset_times(&mut self) {
+        self.times.clear();
+    }
+
+    fn run_untimed(&mut self, l: &'static LoopDecl) -> Result<(), ExecError> {
+        let key = self.info(l);
+        let info = &self.loops[&key];
+        let set = info.set;
+        self.groups.clear();
+        for &(d, s) in &info.halo_reads {
+            if self.stale[d] && self.part.sets[s].has_peers() {
+                match self.groups.iter_mut().find(|g| g.0 == s) {
+                    Some(g) => g.1 |= 1 << d,
+                    None => self.groups.push((s, 1 << d)),
+                }
+            }
+        }
+        let result = if self.groups.is_empty() {
+            let spans = std::mem::take(&mut self.owned_spans[set]);
+            let r = self.local.run(l, &spans);
+            self.owned_spans[set] = spans;
+            r
+        } else {
+            self.run_exchanging(l, set)
+        };
+        let info = &self.loops[&key];
+        for &d in &info.writes {
+            self.stale[d] = true;
+        }
+        result.map_err(|message| ExecError::Backend { rank: self.rank(), message })
+    }
+
+    /// Runs `l` over the given spans of its set's local elements only (a
+    /// boundary condition on some of a block's cells), after refreshing the
+    /// halos it reads.
+    pub fn run_spans(&mut self, l: &'static LoopDecl, spans: &[Range<usize>]) -> Result<(), ExecError> {
+        let key = self.info(l);
+        let groups: Vec<(usize, u64)> = {
+            let info = &self.loops[&key];
+            let mut g: Vec<(usize, u64)> = Vec::new();
+            for &(d, s) in &info.halo_reads {
+                if self.stale[d] && self.part.sets[s].has_peers() {
+                    match g.iter_mut().find(|x| x.0 == s) {
+                        Some(x) => x.1 |= 1 << d,
+                        None => g.push((s, 1 << d)),
+                    }
+                }
+            }
+            g
+        };
+        for &(s, mask) in &groups {
+            self.start_exchange(s, mask);
+            self.finish_exchange(s, mask);
+        }
+        let r = self.local.run(l, spans);
+        for &d in &self.loops[&key].writes {
+            self.stale[d] = true;
+        }
+        r.map_err(|message| ExecError::Backend { rank: self.rank(), message })
+    }
+
+    fn run_exchanging(&mut self, l: &'static LoopDecl, set: usize) -> Result<(), String> {
+        let groups = std::mem::take(&mut self.groups);
+        for &(s, mask) in &groups {
+            self.start_exchange(s, mask);
+        }
+        let result = if self.mode.overlaps() {
+            let r = self.run_core(l, set, &groups);
+            for &(s, mask) in &groups {
+                self.finish_exchange(s, mask);
+            }
+            r.and_then(|_| {
+                let rest = std::mem::take(&mut self.scratch);
+                let mut rest = rest;
+                rest.clear();
+                rest.extend(self.part.sets[set].rest.iter().cloned());
+                let r = self.local.run(l, &rest);
+                self.scratch = rest;
+                r
+            })
+        } else {
+            for &(s, mask) in &groups {
+                self.finish_exchange(s, mask);
+            }
+            let spans = std::mem::take(&mut self.owned_spans[set]);
+            let r = self.local.run(l, &spans);
+            self.owned_spans[set] = spans;
+            r
+        };
+        self.groups = groups;
+        result
+    }
+
+    /// The core of `set` while the exchanges of `groups` travel: in chunks
+    /// between polls on the CPU, in one launch on a device.
+    fn run_core(&mut self, l: &'static LoopDecl, set: usize, groups: &[(usize, u64)]) -> Result<(), String> {
+        let mut chunk = std::mem::take(&mut self.scratch);
+        chunk.clear();
+        let core = &self.part.sets[set].core;
+        let n: usize = core.iter().map(|r| r.len()).sum();
+        let mut result = Ok(());
+        if self.local.asynchronous() {
+            chunk.extend(core.iter().cloned());
+            result = self.local.run(l, &chunk);
+            self.local.flush();
+        } else {
+            let step = (n / 8).max(POLL_CHUNK);
+            let mut filled = 0;
+            for r in core {
+                let mut a = r.start;
+                while a < r.end {
+                    let b = (a + step - filled).min(r.end);
+                    chunk.push(a..b);
+                    filled += b - a;
+                    a = b;
+                    if filled >= step {
+                        result = result.and(self.local.run(l, &chunk));
+                        chunk.clear();
+                        filled = 0;
+                        for &(s, mask) in groups {
+                            if let Some(x) = self.exchanges.get_mut(&(s, mask)) {
+                                x.progress();
+                            }
+                        }
+                    }
+                }
+            }
+            if !chunk.is_empty() {
+                result = result.and(self.local.run(l, &chunk));
+            }
+        }
+        chunk.clear();
+        self.scratch = chunk;
+        result
+    }
+
+    fn dats_of(&self, mask: u64) -> impl Iterator<Item = usize> + '_ {
+        (0..self.part.dats.len()).filter(move |d| mask & (1 << d) != 0)
+    }
+
+    fn start_exchange(&mut self, s: usize, mask: u64) {
+        if !self.exchanges.contains_key(&(s, mask)) {
+            let width: usize = self.dats_of(mask).map(|d| self.part.dats[d].decl.dim).sum();
+            let peers: Vec<PeerCounts> = self.part.sets[s]
+                .peers
+                .iter()
+                .map(|p| PeerCounts { rank: p.rank, send: p.send.len() * width, recv: p.recv.len() * width })
+                .collect();
+            let x = self.comm.exchange(&peers, self.mode);
+            self.exchanges.insert((s, mask), x);
+        }
+        let part = self.part.clone();
+        let x = self.exchanges.get_mut(&(s, mask)).expect("created");
+        let buf = x.send_buffer();
+        let mut at = 0;
+        for p in &part.sets[s].peers {
+            for d in (0..part.dats.len()).filter(|d| mask & (1 << d) != 0) {
+                let decl = part.dats[d].decl;
+                let n = p.send.len() * decl.dim;
+                self.local.pack(decl, &p.send, &mut buf[at..at + n]);
+                at += n;
+            }
+        }
+        x.start();
+    }
+
+    fn finish_exchange(&mut self, s: usize, mask: u64) {
+        let part = self.part.clone();
+        let x = self.exchanges.get_mut(&(s, mask)).expect("started");
+        x.finish();
+        let buf = x.recv_buffer();
+        let mut at = 0;
+        for p in &part.sets[s].peers {
+            for d in (0..part.dats.len()).filter(|d| mask & (1 << d) != 0) {
+                let decl = part.dats[d].decl;
+                let n = p.recv.len() * decl.dim;
+                self.local.unpack(decl, &p.recv, &buf[at..at + n]);
+                at += n;
+                self.stale[d] = false;
+            }
+        }
+    }
+
+    /// Exchanges the contents of two dats of the same shape (a sweep's new
+    /// values become the current ones).
+    pub fn swap(&mut self, a: &'static DatDecl, b: &'static DatDecl) {
+        let (ia, ib) = (self.dat_index(a), self.dat_index(b));
+        self.local.swap(a, b);
+        self.stale.swap(ia, ib);
+    }
+
+    /// Sets an `f64` constant.
+    pub fn set_const(&mut self, g: &'static GlobalDecl, values: &[f64]) {
+        assert_eq!(values.len(), g.dim, "global `{}`: {} values", g.name, values.len());
+        self.local.set_const(g, values, &[]);
+    }
+
+    /// Sets an `i32` constant.
+    pub fn set_const_i32(&mut self, g: &'static GlobalDecl, values: &[i32]) {
+        assert_eq!(values.len(), g.dim, "global `{}`: {} values", g.name, values.len());
+        self.local.set_const(g, &[], values);
+    }
+
+    /// Resets a reduction to its identity.
+    pub fn reset(&mut self, g: &'static GlobalDecl) {
+        self.local.reset(g);
+    }
+
+    /// The values of the reductions `gs` over every rank, one after the
+    /// other in `out`; one all-reduce, which also agrees on the control
+    /// flags. Collective.
+    pub fn reduce(&mut self, gs: &[&'static GlobalDecl], out: &mut [f64]) -> Result<(), ExecError> {
+        let t = Instant::now();
+        self.record.clear();
+        for g in gs {
+            let p = self.local.partial(g);
+            self.record.push(&p);
+        }
+        self.record.flags = self.control;
+        let local_error = self.local.error();
+        if local_error.is_some() {
+            self.record.flags |= flags::ERROR;
+            self.record.error_rank = self.rank() as u64;
+        }
+        self.comm.all_reduce(&mut self.record);
+        self.agreed |= self.record.flags;
+        self.reduce_time += t.elapsed();
+        self.reductions += 1;
+        if self.record.flags & flags::ERROR != 0 {
+            let rank = self.record.error_rank as usize;
+            let message = self.error_message(rank, local_error);
+            return Err(ExecError::Backend { rank, message });
+        }
+        for (k, o) in out.iter_mut().enumerate().take(self.record.n) {
+            *o = self.record.value(k);
+        }
+        Ok(())
+    }
+
+    /// The failed rank's message, on every rank.
+    fn error_message(&self, rank: usize, mine: Option<String>) -> String {
+        let mut bytes = if rank == self.rank() { mine.unwrap_or_default().into_bytes() } else { Vec::new() };
+        self.comm.broadcast(rank, &mut bytes);
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
+    /// Agrees on the control flags without reducing anything (a step that
+    /// reduced nothing). Collective.
+    pub fn sync_control(&mut self) -> Result<(), ExecError> {
+        self.reduce(&[], &mut [])
+    }
+
+    /// Asks every rank to stop after the current step (the request travels
+    /// with the next reduction).
+    pub fn request_stop(&mut self) {
+        self.control |= flags::STOP;
+    }
+
+    /// Whether some rank asked to stop (known after a reduction).
+    pub fn stop_agreed(&self) -> bool {
+        self.agreed & flags::STOP != 0
+    }
+
+    /// Communication statistics so far.
+    pub fn stats(&self) -> CommStats {
+        let mut exchange = ExchangeTimes::default();
+        for x in self.exchanges.values() {
+            exchange.add(&x.times());
+        }
+        CommStats { exchange, reduce: self.reduce_time, reductions: self.reductions }
+    }
+
+    /// Bytes held by the backend and the exchange buffers.
+    pub fn bytes(&self) -> usize {
+        self.local.bytes() + self.exchanges.values().map(|x| x.bytes()).sum::<usize>()
+    }
+
+    /// The owned values of `dat` from every rank, in the problem's
+    /// numbering, on rank 0 (`None` elsewhere). Collective.
+    pub fn gather(&mut self, dat: &'static DatDecl) -> Option<Values> {
+        let s = &self.part.sets[self.set_index(dat.set)];
+        let dim = dat.dim;
+        let local = self.local.read(dat);
+        // (problem index, values) of every owned element.
+        let mut index = Vec::with_capacity(s.owned);
+        for r in s.owned_spans() {
+            for i in r.clone() {
+                index.push((i, s.global_of(i).expect("an owned element is in the problem")));
+            }
+        }
+        let mut bytes = Vec::with_capacity(index.len() * (4 + 8 * dim));
+        for &(i, g) in &index {
+            bytes.extend_from_slice(&(g as u32).to_le_bytes());
+            match &local {
+                Values::F64(v) => v[i * dim..(i + 1) * dim].iter().for_each(|x| bytes.extend_from_slice(&x.to_le_bytes())),
+                Values::I32(v) => v[i * dim..(i + 1) * dim]
+                    .iter()
+                    .for_each(|x| bytes.extend_from_slice(&(*x as i64 as u64).to_le_bytes())),
+            }
+        }
+        if self.rank() != 0 {
+            self.comm.send(0, &bytes);
+            return None;
+        }
+        let n = s.global_len;
+        let mut out = match dat.ty {
+            ElemType::F64 => Values::F64(vec![0.0; n * dim]),
+            ElemType::I32 => Values::I32(vec![0; n * dim]),
+        };
+        for r in 0..self.ranks() {
+            let b = if r == 0 { std::mem::take(&mut bytes) } else { self.comm.receive(r) };
+            for rec in b.chunks_exact(4 + 8 * dim) {
+                let g = u32::from_le_bytes(rec[..4].try_into().expect("4 bytes")) as usize;
+                for c in 0..dim {
+                    let w = u64::from_le_bytes(rec[4 + 8 * c..12 + 8 * c].try_into().expect("8 bytes"));
+                    match &mut out {
+                        Values::F64(v) => v[g * dim + c] = f64::from_bits(w),
+                        Values::I32(v) => v[g * dim + c] = w as i64 as i32,
+                    }
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// Sets `dat` on every rank from rank 0's values in the problem's
+    /// numbering (ghosts included; a block's boundary cells outside the
+    /// block keep their values). Collective.
+    pub fn scatter(&mut self, dat: &'static DatDecl, values: Option<&Values>) {
+        let mut bytes = Vec::new();
+        if self.rank() == 0 {
+            let v = values.expect("rank 0 gives the values");
+            match v {
+                Values::F64(v) => v.iter().for_each(|x| bytes.extend_from_slice(&x.to_le_bytes())),
+                Values::I32(v) => v.iter().for_each(|x| bytes.extend_from_slice(&(*x as i64 as u64).to_le_bytes())),
+            }
+        }
+        self.comm.broadcast(0, &mut bytes);
+        let all: Vec<u64> = bytes.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))).collect();
+        let s = &self.part.sets[self.set_index(dat.set)];
+        let dim = dat.dim;
+        let mut local = self.local.read(dat);
+        for i in 0..s.len {
+            let Some(g) = s.global_of(i) else { continue };
+            for c in 0..dim {
+                let w = all[g * dim + c];
+                match &mut local {
+                    Values::F64(v) => v[i * dim + c] = f64::from_bits(w),
+                    Values::I32(v) => v[i * dim + c] = w as i64 as i32,
+                }
+            }
+        }
+        self.local.write(dat, &local);
+        let d = self.dat_index(dat);
+        self.stale[d] = false;
+    }
+
+    /// Waits until the backend has done all submitted work.
+    pub fn synchronize(&mut self) {
+        self.local.synchronize();
+    }
+
+    /// The backend's thread pool, if any.
+    pub fn pool(&self) -> Option<Arc<rayon::ThreadPool>> {
+        self.local.pool()
+    }
+}

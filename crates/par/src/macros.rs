@@ -1,0 +1,154 @@
+//! The `par_loop!` macro: a loop's declaration and its CPU runner from one
+//! statement.
+
+/// Declares a parallel loop: the kernel, the set it runs over, and for
+/// every kernel parameter (in order) its dat or global, how it is reached
+/// and how it is used.
+///
+/// ```ignore
+/// par_loop! {
+///     /// First least-squares q-derivatives.
+///     pub static Q_DERIVATIVES = q_derivatives over POINTS {
+///         power: global(POWER),
+///         x: read(X via STENCIL),
+///         y: read(Y via STENCIL),
+///         q: read(Q via STENCIL),
+///         qx: write(QX),
+///         qy: write(QY),
+///     }
+/// }
+/// ```
+///
+/// Argument forms: `read(D)`, `write(D)`, `rw(D)`, `inc(D)` (the
+/// element's own value); `read(D via M[k])`, `inc(D via M[k])` (slot `k` of
+/// a fixed-arity map); `read(D via M)` (a `Star` through a compressed-row
+/// map); `read(D at S)` (an `Offsets` through a structured stencil);
+/// `global(G)` (a constant); `sum(G)`, `min(G)`, `max(G)` (reductions);
+/// `scratch(Type::new)` (work space of a device type, made once per chunk
+/// of elements on the CPU and once per work item on a device).
+///
+/// It defines a `static` [`LoopDecl`](crate::decl::LoopDecl) whose CPU
+/// runner calls the kernel element by element, built both for the target's
+/// baseline and, on x86-64 processors that have it, for AVX2 (chosen at run
+/// time; the same bits, since neither contracts `a * b + c` into a fused
+/// multiply-add). The kernel and every function it calls in its hot loops
+/// should be `#[inline(always)]`, so that the AVX2 build covers them.
+#[macro_export]
+macro_rules! par_loop {
+    (
+        $(#[$meta:meta])*
+        $vis:vis static $loop_name:ident = $kernel:ident over $set:ident {
+            $($arg:ident : $mode:ident ( $($spec:tt)* )),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        $vis static $loop_name: $crate::decl::LoopDecl = $crate::decl::LoopDecl {
+            name: stringify!($kernel),
+            kernel: stringify!($kernel),
+            set: &$set,
+            args: &[$($crate::decl::ArgDecl {
+                name: stringify!($arg),
+                kind: $crate::par_loop!(@decl $mode ($($spec)*)),
+            }),*],
+            cpu: {
+                #[inline(always)]
+                #[allow(unused_mut, non_snake_case)]
+                fn body(
+                    args: &$crate::kernel::LoopArgs<'_>,
+                    spans: &[::std::ops::Range<usize>],
+                ) {
+                    let mut cursor = args.cursor();
+                    $(let mut $arg = $crate::par_loop!(@view cursor $mode ($($spec)*));)*
+                    cursor.done();
+                    for span in spans {
+                        $($arg.span(span);)*
+                        for i in span.clone() {
+                            $kernel($($arg.arg(i)),*);
+                            $($arg.after();)*
+                        }
+                    }
+                }
+                fn run(
+                    args: &$crate::kernel::LoopArgs<'_>,
+                    spans: &[::std::ops::Range<usize>],
+                ) {
+                    #[cfg(target_arch = "x86_64")]
+                    {
+                        #[target_feature(enable = "avx2")]
+                        unsafe fn avx2(
+                            args: &$crate::kernel::LoopArgs<'_>,
+                            spans: &[::std::ops::Range<usize>],
+                        ) {
+                            body(args, spans)
+                        }
+                        if $crate::kernel::use_avx2() {
+                            // SAFETY: the processor has AVX2, all `avx2` requires.
+                            unsafe { avx2(args, spans) };
+                            return;
+                        }
+                    }
+                    body(args, spans)
+                }
+                run
+            },
+        };
+    };
+
+    // The declaration of one argument.
+    (@decl read ($d:ident via $m:ident [$k:expr])) => {
+        $crate::par_loop!(@dat $d, $crate::decl::Via::Map(&$m, $k), Read)
+    };
+    (@decl inc ($d:ident via $m:ident [$k:expr])) => {
+        $crate::par_loop!(@dat $d, $crate::decl::Via::Map(&$m, $k), Inc)
+    };
+    (@decl read ($d:ident via $m:ident)) => {
+        $crate::par_loop!(@dat $d, $crate::decl::Via::Star(&$m), Read)
+    };
+    (@decl read ($d:ident at $s:ident)) => {
+        $crate::par_loop!(@dat $d, $crate::decl::Via::Offsets(&$s), Read)
+    };
+    (@decl read ($d:ident)) => { $crate::par_loop!(@dat $d, $crate::decl::Via::Direct, Read) };
+    (@decl write ($d:ident)) => { $crate::par_loop!(@dat $d, $crate::decl::Via::Direct, Write) };
+    (@decl rw ($d:ident)) => { $crate::par_loop!(@dat $d, $crate::decl::Via::Direct, ReadWrite) };
+    (@decl inc ($d:ident)) => { $crate::par_loop!(@dat $d, $crate::decl::Via::Direct, Inc) };
+    (@decl scratch ($t:ident :: $f:ident)) => {
+        $crate::decl::ArgKind::Scratch {
+            ty: stringify!($t),
+            ctor: concat!(stringify!($t), "_", stringify!($f)),
+        }
+    };
+    (@decl global ($g:ident)) => {
+        $crate::decl::ArgKind::Global { global: &$g, usage: $crate::decl::GlobalUse::Read }
+    };
+    (@decl sum ($g:ident)) => { $crate::par_loop!(@red $g, Sum) };
+    (@decl min ($g:ident)) => { $crate::par_loop!(@red $g, Min) };
+    (@decl max ($g:ident)) => { $crate::par_loop!(@red $g, Max) };
+    (@dat $d:ident, $via:expr, $access:ident) => {
+        $crate::decl::ArgKind::Dat {
+            dat: &$d,
+            via: $via,
+            access: $crate::decl::Access::$access,
+        }
+    };
+    (@red $g:ident, $op:ident) => {
+        $crate::decl::ArgKind::Global {
+            global: &$g,
+            usage: $crate::decl::GlobalUse::Reduce($crate::decl::Reduction::$op),
+        }
+    };
+
+    // The view a runner takes for one argument.
+    (@view $c:ident read ($d:ident via $m:ident [$k:expr])) => { $c.mapped() };
+    (@view $c:ident inc ($d:ident via $m:ident [$k:expr])) => { $c.mapped() };
+    (@view $c:ident read ($d:ident via $m:ident)) => { $c.star() };
+    (@view $c:ident read ($d:ident at $s:ident)) => { $c.offsets() };
+    (@view $c:ident read ($d:ident)) => { $c.read() };
+    (@view $c:ident write ($d:ident)) => { $c.write() };
+    (@view $c:ident rw ($d:ident)) => { $c.write() };
+    (@view $c:ident inc ($d:ident)) => { $c.write() };
+    (@view $c:ident global ($g:ident)) => { $c.global() };
+    (@view $c:ident scratch ($t:ident :: $f:ident)) => { $c.scratch($t::$f()) };
+    (@view $c:ident sum ($g:ident)) => { $c.reduce() };
+    (@view $c:ident min ($g:ident)) => { $c.reduce() };
+    (@view $c:ident max ($g:ident)) => { $c.reduce() };
+}
