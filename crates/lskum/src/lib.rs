@@ -24,9 +24,11 @@ pub mod math;
 pub mod method;
 pub mod problem;
 pub mod settings;
+pub mod solver;
 
 pub use method::Lskum;
 pub use settings::Settings;
+pub use solver::Solver;
 
 /// Four components of one point: a primitive state `[rho, u, v, p]`, its
 /// q-variables, a gradient component or a flux.

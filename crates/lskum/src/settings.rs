@@ -1,4 +1,4 @@
-//! Settings of the method and their reference defaults (`LSKUM.md` section 6).
+//! Settings of the method and their reference defaults (`docs/lskum.md`).
 
 use serde::{Deserialize, Serialize};
 
@@ -63,11 +63,14 @@ pub enum ForceNormals {
     /// point: the surface integral of the pressure over the body's polygon.
     Boundary,
     /// The solver's normal, `(0, 1)` at interior points, as the reference
-    /// C++ code sums its forces.
+    /// C++ code sums its forces (the reference's default; qflow's is
+    /// `boundary`, because the trailing edge's force then acts along the
+    /// body's own normal rather than straight up).
     Solver,
 }
 
-/// Settings of the method. Every field has the reference's default.
+/// Settings of the method. Every field has the reference's default except
+/// `force_normals` (see [`ForceNormals`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Settings {
@@ -130,8 +133,13 @@ impl Settings {
                 reason,
             })
         };
-        if !(self.mach.is_finite() && self.mach >= 0.0) {
-            return bad("mach", self.mach, "must be a finite number >= 0");
+        // At rest the q-variables' beta is finite but the far-field moments
+        // and Cp divide by M^2: a Mach number of 0 runs to NaN.
+        if !(self.mach.is_finite() && self.mach >= 1e-6) {
+            return bad("mach", self.mach, "must be a finite Mach number of at least 1e-6");
+        }
+        if self.mach > 50.0 {
+            return bad("mach", self.mach, "above 50 is surely a mistake");
         }
         if !(self.aoa.is_finite() && self.aoa.abs() <= 90.0) {
             return bad(

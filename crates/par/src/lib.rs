@@ -33,6 +33,7 @@ pub mod decl;
 pub mod driver;
 pub mod exec;
 pub mod kernel;
+pub mod launch;
 mod macros;
 pub mod part;
 pub mod problem;

@@ -159,3 +159,36 @@ pub struct Program {
     /// The device functions translated from the method's Rust kernels.
     pub device_source: &'static str,
 }
+
+/// The backend `spec` asks for, on `part`, for a method's `program` and
+/// `globals`. `node` is this rank's index among the ranks of its node and
+/// their number: the threads backend then takes its share of the cores
+/// (unless `spec.threads` says), a device backend its device.
+pub fn create(
+    spec: &BackendSpec,
+    part: Arc<crate::part::Part>,
+    globals: &[&'static GlobalDecl],
+    program: &Program,
+    node: (usize, usize),
+) -> Result<Box<dyn LocalBackend>, String> {
+    let _ = program;
+    match spec.kind {
+        BackendKind::Serial => Ok(Box::new(cpu::CpuBackend::new(part, globals, cpu::Par::Seq))),
+        BackendKind::Threads => {
+            let threads = if spec.threads > 0 {
+                spec.threads
+            } else {
+                let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+                (cores / node.1.max(1)).max(1)
+            };
+            let par = cpu::Par::rayon(threads).map_err(|e| format!("cannot start {threads} threads: {e}"))?;
+            Ok(Box::new(cpu::CpuBackend::new(part, globals, par)))
+        }
+        #[cfg(feature = "opencl")]
+        BackendKind::OpenCl => opencl::create(spec, part, globals, program, node),
+        #[cfg(not(feature = "opencl"))]
+        BackendKind::OpenCl => Err("this build has no OpenCL backend: build with `--features opencl` \
+             (scripts/install-deps.sh installs an OpenCL runtime)"
+            .into()),
+    }
+}

@@ -288,6 +288,11 @@ pub trait Comm: Send {
     fn broadcast(&self, root: usize, bytes: &mut Vec<u8>);
     /// Ends every rank of the job at once (after a fault on one).
     fn abort(&self, code: i32) -> !;
+    /// This rank's index among the ranks on its node, and their number
+    /// (threads per rank and devices per node follow from them).
+    fn node_rank(&self) -> (usize, usize) {
+        (0, 1)
+    }
 }
 
 /// The world of one rank.

@@ -57,6 +57,8 @@ pub struct Summary {
     pub entries: Vec<(String, Value)>,
     /// Speed per loop.
     pub kernels: Vec<KernelRdp>,
+    /// Arrays of tables (`[[name]]` in TOML), e.g. one row per rank.
+    pub tables: Vec<(String, Vec<Vec<(String, Value)>>)>,
 }
 
 impl Summary {
@@ -101,6 +103,14 @@ impl Summary {
                 k.kernel, k.rdp, k.fraction
             );
         }
+        for (name, rows) in &self.tables {
+            for row in rows {
+                let _ = writeln!(s, "\n[[{name}]]");
+                for (k, v) in row {
+                    let _ = writeln!(s, "{k} = {}", v.toml());
+                }
+            }
+        }
         s
     }
 
@@ -113,6 +123,16 @@ impl Summary {
         }
         for k in &self.kernels {
             let _ = writeln!(s, "  {:<22} {:.4e}  {:5.1}%", k.kernel, k.rdp, 100.0 * k.fraction);
+        }
+        for (name, rows) in &self.tables {
+            if let Some(first) = rows.first() {
+                let head: Vec<&str> = first.iter().map(|(k, _)| k.as_str()).collect();
+                let _ = writeln!(s, "{name}: {}", head.join("  "));
+                for row in rows {
+                    let cells: Vec<String> = row.iter().map(|(_, v)| v.text()).collect();
+                    let _ = writeln!(s, "  {}", cells.join("  "));
+                }
+            }
         }
         s
     }

@@ -1,0 +1,84 @@
+//! q-LSKUM on one process without the run driver: a cloud, a backend, and
+//! iterations on demand. For tests, benchmarks and programs that drive the
+//! iteration themselves; `qflow run` uses the driver of `qflow-par`.
+
+use std::sync::Arc;
+
+use qflow_mesh::Cloud;
+use qflow_par::backend::{BackendSpec, Program};
+use qflow_par::comm::{ExchangeMode, SelfComm};
+use qflow_par::driver::{Method, StepError};
+use qflow_par::part::Part;
+use qflow_par::{Exec, Values};
+
+use crate::decl::{LOOPS, PRIM};
+use crate::forces::Coefficients;
+use crate::method::{Lskum, COLUMNS};
+use crate::{problem, Settings, Vec4};
+
+/// A q-LSKUM run on one process, the cloud's numbering kept.
+pub struct Solver {
+    /// The executor.
+    pub ex: Exec,
+    /// The method.
+    pub method: Lskum,
+    iteration: u64,
+    row: [f64; COLUMNS.len()],
+}
+
+impl Solver {
+    /// A solver on `cloud` (which must have passed `qflow_mesh::check`)
+    /// with the backend `spec` asks for, every point at the free stream.
+    pub fn new(cloud: &Cloud, settings: &Settings, spec: &BackendSpec) -> Result<Solver, String> {
+        let p = problem::build(cloud, settings);
+        let part = Arc::new(Part::whole(&p, &LOOPS));
+        drop(p);
+        let mut method = Lskum::new(settings.clone(), cloud.len());
+        let program = Program { name: "lskum", loops: &LOOPS, device_source: method.device_source() };
+        let local = qflow_par::backend::create(spec, part.clone(), method.globals(), &program, (0, 1))?;
+        let mut ex = Exec::new(part, local, Box::new(SelfComm), ExchangeMode::Nonblocking);
+        method.start(&mut ex).map_err(|e| e.to_string())?;
+        Ok(Solver { ex, method, iteration: 0, row: [0.0; COLUMNS.len()] })
+    }
+
+    /// Runs one iteration; its history row (`COLUMNS`).
+    pub fn step(&mut self) -> Result<[f64; COLUMNS.len()], StepError> {
+        let it = self.iteration + 1;
+        let (ex, method, row) = (&mut self.ex, &mut self.method, &mut self.row);
+        match ex.pool() {
+            Some(pool) => pool.install(|| method.step(ex, it, row)),
+            None => method.step(ex, it, row),
+        }?;
+        self.iteration = it;
+        Ok(self.row)
+    }
+
+    /// Runs `iters` iterations; the log residue of each.
+    pub fn run(&mut self, iters: u64) -> Result<Vec<f64>, StepError> {
+        (0..iters).map(|_| self.step().map(|r| r[0])).collect()
+    }
+
+    /// Completed iterations.
+    pub fn iteration(&self) -> u64 {
+        self.iteration
+    }
+
+    /// The primitive state of every point.
+    pub fn state(&mut self) -> Vec<Vec4> {
+        match self.ex.gather(&PRIM) {
+            Some(Values::F64(v)) => v.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]]).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Sets the primitive state of every point.
+    pub fn set_state(&mut self, prim: &[Vec4]) {
+        let v: Vec<f64> = prim.iter().flatten().copied().collect();
+        self.ex.scatter(&PRIM, Some(&Values::F64(v)));
+    }
+
+    /// Force coefficients after the last iteration.
+    pub fn coefficients(&self) -> Coefficients {
+        self.method.coefficients()
+    }
+}

@@ -1,0 +1,99 @@
+//! The OpenCL backend (feature `opencl`): any vendor's GPU, or a CPU
+//! through PoCL.
+//!
+//! - The program is generated ([`source`]): a short hand-written prelude,
+//!   the method's device functions translated from its Rust kernels at
+//!   build time, and one entry kernel per declared loop binding its
+//!   arguments as the declaration says.
+//! - The part's dats and maps live in device buffers, uploaded once; a loop
+//!   is one launch per run of equally long rows; only reductions (when the
+//!   layer asks for their values) and halo values cross to the host.
+//! - The runtime is loaded when first used (opencl3's dynamic loading): a
+//!   machine without one gets an error naming what to install.
+
+mod backend;
+mod device;
+pub mod names;
+pub mod source;
+
+use std::sync::Arc;
+
+use opencl3::context::Context;
+use opencl3::error_codes::CL_BUILD_PROGRAM_FAILURE;
+use opencl3::program::Program;
+use opencl3::types::cl_device_id;
+
+pub use backend::{memory_needs, OpenClBackend};
+pub use device::{
+    check_fp64, check_memory, devices, select_device, select_rank_device, DeviceInfo, MemoryNeeds, RankDevice,
+    NO_RUNTIME,
+};
+
+use super::{BackendSpec, LocalBackend, Program as MethodProgram};
+use crate::decl::GlobalDecl;
+use crate::part::Part;
+
+/// The OpenCL backend as `spec` says: under several ranks, local rank `r`
+/// of a node's `n` takes the device `select_rank_device` gives it.
+pub fn create(
+    spec: &BackendSpec,
+    part: Arc<Part>,
+    globals: &[&'static GlobalDecl],
+    program: &MethodProgram,
+    node: (usize, usize),
+) -> Result<Box<dyn LocalBackend>, String> {
+    let device = if node.1 > 1 {
+        let list = devices()?;
+        let d = select_rank_device(&list, spec.device.as_deref(), node.0, node.1)?;
+        Some(d.spec)
+    } else {
+        spec.device.clone()
+    };
+    Ok(Box::new(OpenClBackend::new(part, globals, program, device.as_deref(), spec.work_group)?))
+}
+
+/// Builds `source` for device `id` of `context`; a failed build returns the
+/// driver's whole build log with the device's name. No option relaxes IEEE
+/// arithmetic (`-cl-fast-relaxed-math`, `-cl-mad-enable`): the kernels must
+/// round as the Rust ones do.
+pub(crate) fn build(
+    context: &Context,
+    id: cl_device_id,
+    info: &DeviceInfo,
+    source: &str,
+    options: &str,
+) -> Result<Program, String> {
+    let mut program = Program::create_from_source(context, source)
+        .map_err(|e| device::cl_error(&format!("creating the OpenCL program for device {}", info.label()), e))?;
+    if let Err(e) = program.build(&[id], options) {
+        let log = program.get_build_log(id).unwrap_or_else(|le| format!("(the build log could not be read: {le})"));
+        let what = if e.0 == CL_BUILD_PROGRAM_FAILURE {
+            "the OpenCL compiler rejected qflow's kernels"
+        } else {
+            "building qflow's kernels failed"
+        };
+        return Err(format!(
+            "{what} for device {} (driver {}; options `{options}`): OpenCL error {e} ({})\n\
+             --- build log ---\n{}\n--- end of build log ---",
+            info.label(),
+            info.driver,
+            e.0,
+            log.trim_end()
+        ));
+    }
+    Ok(program)
+}
+
+/// Builds a program text for a device (`None`: the default device) and
+/// returns the driver's build log, or an error with the whole log.
+pub fn compile_check(device: Option<&str>, text: &str) -> Result<String, String> {
+    let _setup = device::setup_lock();
+    let found = device::enumerate()?;
+    let infos: Vec<DeviceInfo> = found.iter().map(|f| f.info.clone()).collect();
+    let chosen = select_device(&infos, device)?;
+    let (info, id) = (&found[chosen].info, found[chosen].id);
+    let context = Context::from_device(&opencl3::device::Device::new(id))
+        .map_err(|e| device::cl_error(&format!("creating a context on {}", info.label()), e))?;
+    let program = build(&context, id, info, text, "")?;
+    Ok(program.get_build_log(id).unwrap_or_default())
+}

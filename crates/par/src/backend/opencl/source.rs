@@ -1,0 +1,388 @@
+//! The program a device runs: a short hand-written prelude (the OpenCL and
+//! CUDA spellings of what differs between them, double-double sums), the
+//! method's device functions translated from its Rust kernels at build time
+//! (`qflow-par-codegen`), and one entry kernel per declared loop, generated
+//! here from the loop's declaration: it binds every argument as the
+//! declaration says (own value, through a map, a stencil, offsets, a
+//! constant, a reduction, scratch), calls the translated kernel for its
+//! element and folds its reductions over the work group.
+
+use std::fmt::Write as _;
+
+use super::names::{self, DeviceType};
+
+use crate::decl::{Access, ArgKind, Arity, ElemType, GlobalKind, LoopDecl, Reduction, Via};
+
+/// The prelude: everything hand-written on the device side.
+pub const PRELUDE: &str = r#"/* qflow device prelude: the spellings that differ between OpenCL C and
+ * CUDA, and the double-double sums of reductions. Everything else is
+ * generated: the kernels are translated from the Rust, the entry points
+ * from the loops' declarations. */
+#if defined(__OPENCL_VERSION__)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+/* No a*b+c -> fma contraction: the Rust kernels round every product. */
+#pragma OPENCL FP_CONTRACT OFF
+#define FUNC static inline
+#define GLOBAL __global
+#define CONSTANT __constant
+#define LOCAL __local
+#define KERNEL __kernel void
+#define QF_AS_DOUBLE(u) as_double((ulong)(u))
+#define QF_AS_ULONG(x) as_ulong((double)(x))
+#define QF_INF INFINITY
+#define QF_NAN NAN
+#define QF_GID(d) ((uint)get_global_id(d))
+#define QF_LID() ((uint)(get_local_id(0) + get_local_id(1) * get_local_size(0)))
+#define QF_LSIZE() ((uint)(get_local_size(0) * get_local_size(1)))
+#define QF_GROUP() ((uint)(get_group_id(0) + get_group_id(1) * get_num_groups(0)))
+#define QF_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#elif defined(__CUDACC__)
+/* CUDA (compiled with --fmad=false; not built in this repository). */
+typedef unsigned int uint;
+typedef unsigned long ulong;
+#define FUNC static __device__ __forceinline__
+#define GLOBAL
+#define CONSTANT __constant__
+#define LOCAL __shared__
+#define KERNEL extern "C" __global__ void
+#define QF_AS_DOUBLE(u) __longlong_as_double((long long)(u))
+#define QF_AS_ULONG(x) ((ulong)__double_as_longlong(x))
+#define QF_INF __longlong_as_double(0x7ff0000000000000LL)
+#define QF_NAN __longlong_as_double(0x7ff8000000000000LL)
+#define QF_GID(d) ((d) == 0 ? blockIdx.x * blockDim.x + threadIdx.x : blockIdx.y * blockDim.y + threadIdx.y)
+#define QF_LID() (threadIdx.x + threadIdx.y * blockDim.x)
+#define QF_LSIZE() (blockDim.x * blockDim.y)
+#define QF_GROUP() (blockIdx.x + blockIdx.y * gridDim.x)
+#define QF_BARRIER() __syncthreads()
+#else
+#error "qflow's device code needs an OpenCL C or a CUDA compiler"
+#endif
+#ifndef QF_WG_MAX
+#define QF_WG_MAX 256
+#endif
+
+/* a + b in double-double: (hi, lo) exact to about 1e-32 relative. */
+FUNC void qf_dd_add(double* hi, double* lo, double bh, double bl)
+{
+    double s = *hi + bh;
+    double v = s - *hi;
+    double e = (*hi - (s - v)) + (bh - v);
+    e = e + (*lo + bl);
+    double h = s + e;
+    *lo = e - (h - s);
+    *hi = h;
+}
+
+/* min and max that keep a NaN (a NaN contribution must not vanish). */
+FUNC double qf_min(double a, double b) { return (isnan(a) || isnan(b)) ? QF_NAN : fmin(a, b); }
+FUNC double qf_max(double a, double b) { return (isnan(a) || isnan(b)) ? QF_NAN : fmax(a, b); }
+
+/* Halo values: out[k] = src[list[k / dim] * dim + k % dim], and back. */
+KERNEL qf_gather(uint n, uint dim, GLOBAL const double* src, GLOBAL const uint* list, GLOBAL double* out)
+{
+    uint k = QF_GID(0);
+    if (k < n * dim) out[k] = src[list[k / dim] * dim + k % dim];
+}
+
+KERNEL qf_scatter(uint n, uint dim, GLOBAL double* dst, GLOBAL const uint* list, GLOBAL const double* values)
+{
+    uint k = QF_GID(0);
+    if (k < n * dim) dst[list[k / dim] * dim + k % dim] = values[k];
+}
+"#;
+
+/// The device type of `dim` values of `ty` (a scalar for `dim == 1`).
+pub fn elem_type(ty: ElemType, dim: usize) -> DeviceType {
+    let s = match ty {
+        ElemType::F64 => DeviceType::F64,
+        ElemType::I32 => DeviceType::I32,
+    };
+    if dim == 1 {
+        s
+    } else {
+        DeviceType::Array(Box::new(s), dim)
+    }
+}
+
+/// The scalar C type of a value type.
+fn scalar(ty: ElemType) -> &'static str {
+    match ty {
+        ElemType::F64 => "double",
+        ElemType::I32 => "int",
+    }
+}
+
+/// One kernel argument the host sets, in order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Slot {
+    /// `uint`: the first element, the row length, the rows, the row stride.
+    Range(u8),
+    /// A dat's buffer (argument `arg` of the loop).
+    Dat(usize),
+    /// A fixed-arity map's values (argument `arg`).
+    MapValues(usize),
+    /// A compressed-row map's row starts (argument `arg`).
+    StarStart(usize),
+    /// A compressed-row map's targets (argument `arg`).
+    StarIdx(usize),
+    /// `long`: the block's row and plane strides.
+    Strides(u8),
+    /// Value `c` of a constant (argument `arg`).
+    Const(usize, usize),
+    /// A reduction's accumulator buffer (argument `arg`).
+    Accumulator(usize),
+}
+
+/// The name of the entry kernel of a loop.
+pub fn entry_name(l: &LoopDecl) -> String {
+    format!("qf_loop_{}", l.name)
+}
+
+/// The arguments the entry kernel of `l` takes, in order.
+pub fn slots(l: &LoopDecl) -> Vec<Slot> {
+    let mut s: Vec<Slot> = (0..4).map(Slot::Range).collect();
+    let mut strides = false;
+    for (k, a) in l.args.iter().enumerate() {
+        match a.kind {
+            ArgKind::Dat { via, .. } => {
+                s.push(Slot::Dat(k));
+                match via {
+                    Via::Direct => {}
+                    Via::Map(..) => s.push(Slot::MapValues(k)),
+                    Via::Star(_) => {
+                        s.push(Slot::StarStart(k));
+                        s.push(Slot::StarIdx(k));
+                    }
+                    Via::Offsets(_) => strides = true,
+                }
+            }
+            ArgKind::Global { global, .. } => match global.kind {
+                GlobalKind::Const(_) => s.extend((0..global.dim).map(|c| Slot::Const(k, c))),
+                GlobalKind::Reduce(_) => s.push(Slot::Accumulator(k)),
+            },
+            ArgKind::Scratch { .. } => {}
+        }
+    }
+    if strides {
+        s.push(Slot::Strides(0));
+        s.push(Slot::Strides(1));
+    }
+    s
+}
+
+/// Whether a loop runs on one work item (increments through a map: their
+/// order is the layer's, not the device's).
+pub fn serial(l: &LoopDecl) -> bool {
+    l.has_indirect_increment()
+}
+
+/// The entry kernel of loop `l`.
+pub fn entry(l: &LoopDecl) -> String {
+    let mut params = Vec::new();
+    let mut setup = String::new();
+    let mut call = Vec::new();
+    let mut after = String::new();
+    let mut reds: Vec<(String, Reduction, usize, usize)> = Vec::new();
+    for slot in slots(l) {
+        let p = match slot {
+            Slot::Range(0) => "uint qf_first".to_string(),
+            Slot::Range(1) => "uint qf_len".to_string(),
+            Slot::Range(2) => "uint qf_rows".to_string(),
+            Slot::Range(_) => "uint qf_stride".to_string(),
+            Slot::Dat(k) => {
+                let ArgKind::Dat { dat, access, .. } = l.args[k].kind else { unreachable!() };
+                let c = if access.writes() { "" } else { "const " };
+                format!("GLOBAL {c}{}* a{k}", scalar(dat.ty))
+            }
+            Slot::MapValues(k) | Slot::StarIdx(k) => format!("GLOBAL const uint* m{k}"),
+            Slot::StarStart(k) => format!("GLOBAL const uint* s{k}"),
+            Slot::Strides(0) => "long qf_sy".to_string(),
+            Slot::Strides(_) => "long qf_sz".to_string(),
+            Slot::Const(k, c) => {
+                let ArgKind::Global { global, .. } = l.args[k].kind else { unreachable!() };
+                let t = match global.kind {
+                    GlobalKind::Const(ElemType::I32) => "int",
+                    _ => "double",
+                };
+                format!("{t} g{k}_{c}")
+            }
+            Slot::Accumulator(k) => format!("GLOBAL double* r{k}"),
+        };
+        params.push(p);
+    }
+    for (k, a) in l.args.iter().enumerate() {
+        let name = format!("v{k}");
+        match a.kind {
+            ArgKind::Dat { dat, via, access } => {
+                let t = names::c_type(&elem_type(dat.ty, dat.dim));
+                let c = if access.writes() { "" } else { "const " };
+                let base = format!("((GLOBAL {c}{t}*)a{k})");
+                match via {
+                    Via::Direct | Via::Map(..) => {
+                        let at = match via {
+                            Via::Map(m, slot) => {
+                                let Arity::Fixed(n) = m.arity else { unreachable!("validated") };
+                                format!("m{k}[i * {n}u + {slot}u]")
+                            }
+                            _ => "i".to_string(),
+                        };
+                        let _ = writeln!(setup, "        uint e{k} = {at};");
+                        if access == Access::Write {
+                            let _ = writeln!(setup, "        {t} {name};");
+                        } else {
+                            let _ = writeln!(setup, "        {t} {name} = {base}[e{k}];");
+                        }
+                        call.push(format!("&{name}"));
+                        if access.writes() {
+                            let _ = writeln!(after, "        {base}[e{k}] = {name};");
+                        }
+                    }
+                    Via::Star(_) => {
+                        let st = names::c_type(&DeviceType::Star(Box::new(elem_type(dat.ty, dat.dim))));
+                        let _ = writeln!(
+                            setup,
+                            "        {st} {name};\n        {name}.base = {base};\n        {name}.idx = m{k} + s{k}[i];\n        \
+                             {name}.n = s{k}[i + 1] - s{k}[i];\n        {name}.own = i;"
+                        );
+                        call.push(name);
+                    }
+                    Via::Offsets(_) => {
+                        let ot = names::c_type(&DeviceType::Offsets(Box::new(elem_type(dat.ty, dat.dim))));
+                        let _ = writeln!(
+                            setup,
+                            "        {ot} {name};\n        {name}.base = {base};\n        {name}.at = (long)i;\n        \
+                             {name}.sy = qf_sy;\n        {name}.sz = qf_sz;"
+                        );
+                        call.push(name);
+                    }
+                }
+            }
+            ArgKind::Global { global, .. } => match global.kind {
+                GlobalKind::Const(ty) => {
+                    if global.dim == 1 {
+                        call.push(format!("g{k}_0"));
+                    } else {
+                        let t = names::c_type(&elem_type(ty, global.dim));
+                        let _ = writeln!(setup, "        {t} {name};");
+                        for c in 0..global.dim {
+                            let _ = writeln!(setup, "        {name}.v[{c}] = g{k}_{c};");
+                        }
+                        call.push(name);
+                    }
+                }
+                GlobalKind::Reduce(op) => {
+                    let t = names::c_type(&elem_type(ElemType::F64, global.dim));
+                    let id = match op {
+                        Reduction::Sum => "0.0",
+                        Reduction::Min => "QF_INF",
+                        Reduction::Max => "(-QF_INF)",
+                    };
+                    if global.dim == 1 {
+                        let _ = writeln!(setup, "        double {name} = {id};");
+                    } else {
+                        let _ = writeln!(setup, "        {t} {name};");
+                        for c in 0..global.dim {
+                            let _ = writeln!(setup, "        {name}.v[{c}] = {id};");
+                        }
+                    }
+                    call.push(format!("&{name}"));
+                    for c in 0..global.dim {
+                        let v = if global.dim == 1 { name.clone() } else { format!("{name}.v[{c}]") };
+                        let acc = format!("qf_r{k}_{c}");
+                        let _ = match op {
+                            Reduction::Sum => writeln!(after, "        qf_dd_add(&{acc}_hi, &{acc}_lo, {v}, 0.0);"),
+                            Reduction::Min => writeln!(after, "        {acc}_hi = qf_min({acc}_hi, {v});"),
+                            Reduction::Max => writeln!(after, "        {acc}_hi = qf_max({acc}_hi, {v});"),
+                        };
+                        reds.push((acc, op, k, c));
+                    }
+                }
+            },
+            ArgKind::Scratch { ty, ctor } => {
+                let _ = writeln!(setup, "        {ty} {name} = {ctor}();");
+                call.push(format!("&{name}"));
+            }
+        }
+    }
+    let mut s = String::new();
+    let _ = writeln!(s, "/* loop {} over {}: {} */", l.name, l.set.name, l.kernel);
+    let _ = writeln!(s, "KERNEL {}({})\n{{", entry_name(l), params.join(", "));
+    for (acc, op, _, _) in &reds {
+        let id = match op {
+            Reduction::Sum => "0.0",
+            Reduction::Min => "QF_INF",
+            Reduction::Max => "(-QF_INF)",
+        };
+        let _ = writeln!(s, "    double {acc}_hi = {id};\n    double {acc}_lo = 0.0;");
+    }
+    let body = format!("{setup}        {}({});\n{after}", l.kernel, call.join(", "));
+    if serial(l) {
+        let _ = writeln!(
+            s,
+            "    if (QF_GID(0) == 0 && QF_GID(1) == 0) {{\n    for (uint qf_y = 0; qf_y < qf_rows; qf_y++)\n    \
+             for (uint qf_x = 0; qf_x < qf_len; qf_x++) {{\n        uint i = qf_first + qf_x + qf_y * qf_stride;\n{body}    }}\n    }}"
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "    uint qf_x = QF_GID(0);\n    uint qf_y = QF_GID(1);\n    if (qf_x < qf_len && qf_y < qf_rows) {{\n        \
+             uint i = qf_first + qf_x + qf_y * qf_stride;\n{body}    }}"
+        );
+    }
+    if !reds.is_empty() {
+        let _ = writeln!(
+            s,
+            "    LOCAL double qf_lhi[QF_WG_MAX];\n    LOCAL double qf_llo[QF_WG_MAX];\n    uint qf_l = QF_LID();\n    \
+             uint qf_ls = QF_LSIZE();\n    uint qf_g = QF_GROUP();"
+        );
+        let nv = reds.len();
+        for (v, (acc, op, _, _)) in reds.iter().enumerate() {
+            let fold = match op {
+                Reduction::Sum => "qf_dd_add(&qf_lhi[qf_l], &qf_llo[qf_l], qf_lhi[qf_l + qf_s], qf_llo[qf_l + qf_s]);",
+                Reduction::Min => "qf_lhi[qf_l] = qf_min(qf_lhi[qf_l], qf_lhi[qf_l + qf_s]);",
+                Reduction::Max => "qf_lhi[qf_l] = qf_max(qf_lhi[qf_l], qf_lhi[qf_l + qf_s]);",
+            };
+            let store = match op {
+                Reduction::Sum => format!(
+                    "qf_dd_add(&r{k}[2 * (qf_g * {dim}u + {c}u)], &r{k}[2 * (qf_g * {dim}u + {c}u) + 1], qf_lhi[0], qf_llo[0]);",
+                    k = reds[v].2,
+                    c = reds[v].3,
+                    dim = reds.iter().filter(|x| x.2 == reds[v].2).count()
+                ),
+                Reduction::Min => format!(
+                    "r{k}[2 * (qf_g * {dim}u + {c}u)] = qf_min(r{k}[2 * (qf_g * {dim}u + {c}u)], qf_lhi[0]);",
+                    k = reds[v].2,
+                    c = reds[v].3,
+                    dim = reds.iter().filter(|x| x.2 == reds[v].2).count()
+                ),
+                Reduction::Max => format!(
+                    "r{k}[2 * (qf_g * {dim}u + {c}u)] = qf_max(r{k}[2 * (qf_g * {dim}u + {c}u)], qf_lhi[0]);",
+                    k = reds[v].2,
+                    c = reds[v].3,
+                    dim = reds.iter().filter(|x| x.2 == reds[v].2).count()
+                ),
+            };
+            let _ = writeln!(
+                s,
+                "    /* reduced value {v} of {nv} */\n    qf_lhi[qf_l] = {acc}_hi;\n    qf_llo[qf_l] = {acc}_lo;\n    QF_BARRIER();\n    \
+                 for (uint qf_s = qf_ls / 2; qf_s > 0; qf_s >>= 1) {{\n        if (qf_l < qf_s) {{ {fold} }}\n        QF_BARRIER();\n    }}\n    \
+                 if (qf_l == 0) {{ {store} }}\n    QF_BARRIER();"
+            );
+        }
+    }
+    s.push_str("}\n");
+    s
+}
+
+/// The whole program of a method: prelude, translated device functions,
+/// one entry per loop.
+pub fn program(device_source: &str, loops: &[&LoopDecl]) -> String {
+    let mut s = String::from(PRELUDE);
+    s.push_str("\n/* ---- translated from the method's Rust kernels ---- */\n");
+    s.push_str(device_source);
+    s.push_str("\n/* ---- entry points, from the loops' declarations ---- */\n");
+    for l in loops {
+        s.push_str(&entry(l));
+    }
+    s
+}
