@@ -56,7 +56,10 @@ pub enum CloudError {
 
 impl From<crate::fsutil::FileError> for CloudError {
     fn from(e: crate::fsutil::FileError) -> Self {
-        CloudError::Io { path: e.path, source: e.source }
+        CloudError::Io {
+            path: e.path,
+            source: e.source,
+        }
     }
 }
 

@@ -17,7 +17,10 @@ pub struct FileError {
 impl FileError {
     /// The error `source` about `path`.
     pub fn new(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
-        FileError { path: path.into(), source }
+        FileError {
+            path: path.into(),
+            source,
+        }
     }
 }
 

@@ -444,7 +444,9 @@ pub fn write_to(cloud: &Cloud, variant: Variant, w: &mut impl Write) -> std::io:
 /// Writes `cloud` to `path` atomically (a temporary file beside it, then a
 /// rename), so that no half-written cloud ever stands under the final name.
 pub fn write(cloud: &Cloud, path: &Path, variant: Variant) -> Result<(), CloudError> {
-    Ok(crate::fsutil::write_atomically(path, |w| write_to(cloud, variant, w))?)
+    Ok(crate::fsutil::write_atomically(path, |w| {
+        write_to(cloud, variant, w)
+    })?)
 }
 
 #[cfg(test)]

@@ -22,9 +22,9 @@
 //! [`Partition::layouts`] turns a partition into what each rank holds: its
 //! owned points, those whose stencils are wholly owned first, then those that
 //! read ghosts, then the ghosts grouped by the rank that owns them, and the
-//! lists of points to send to each neighbour. It is plain graph work; the
-//! distributed layer of `qflow-exec` turns it into local geometry and
-//! messages.
+//! lists of points to send to each neighbour. It is plain graph work:
+//! turning it into local geometry and messages is the distributed layer's
+//! job.
 
 mod graph;
 mod layout;

@@ -112,7 +112,7 @@ fn err_of(bytes: &[u8]) -> String {
 
 // -- the 9600-point cloud --------------------------------------------------
 
-/// The shared reference data folder, if present (see the exec crate's
+/// The shared reference data folder, if present (see the lskum crate's
 /// tests): `$QFLOW_SHARED_DATA` or `../shared/data` beside the project.
 fn shared_data() -> Option<PathBuf> {
     let dir = std::env::var_os("QFLOW_SHARED_DATA")
