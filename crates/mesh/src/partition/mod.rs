@@ -70,6 +70,7 @@ impl Method {
         }
     }
 }
+
 /// A part (rank) for every point of a cloud.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Partition {
