@@ -1,13 +1,18 @@
-//! qflow's outputs. Every file is written atomically (a temporary file
-//! beside it, then a rename), so no half-written result ever stands under a
-//! final name.
+//! qflow's outputs: the surface pressure (`surface.csv`), the solution
+//! table (`solution.dat`), VTK files for ParaView and PNG plots. Every file
+//! is written atomically (a temporary file beside it, then a rename), so no
+//! half-written result ever stands under a final name; every writer returns
+//! an [`OutputError`] that names the file.
+//!
+//! The history (`history.csv`) and checkpoints belong to the run driver
+//! (`qflow_par::driver`); [`plot::plot_history`] draws a history.
 #![deny(missing_docs)]
 
-pub mod checkpoint;
+mod error;
 pub mod fields;
-pub mod history;
 pub mod plot;
 pub mod surface;
 pub mod vtk;
 
+pub use error::{DataError, OutputError};
 pub use qflow_mesh::fsutil::write_atomically;

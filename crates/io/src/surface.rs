@@ -13,10 +13,13 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 use std::path::Path;
 
-use qflow_mesh::{Cloud, CloudError, NO_POINT};
 use qflow_lskum::forces::pressure_coefficient;
 use qflow_lskum::gas::FreeStream;
 use qflow_lskum::Vec4;
+use qflow_mesh::{Cloud, NO_POINT};
+
+use crate::error::check_states;
+use crate::{DataError, OutputError};
 
 /// The header of `surface.csv` for a cloud with one body.
 pub const HEADER: &str = "x,y,x_over_c,cp,point";
@@ -157,19 +160,14 @@ fn order_body(cloud: &Cloud, shape: u32, members: &[usize]) -> Vec<usize> {
 }
 
 /// The rows of `surface.csv`: every body's points in surface order (see
-/// [`body_outlines`]), with `prim[i]` the state of point `i`.
+/// [`body_outlines`]), with `prim[i]` the state of point `i`. An error
+/// unless there is one state per point.
 pub fn surface_rows(
     cloud: &Cloud,
     prim: &[Vec4],
     fs: &FreeStream,
-) -> Result<Vec<SurfaceRow>, CloudError> {
-    if prim.len() != cloud.len() {
-        return Err(CloudError::Structure(format!(
-            "surface output: {} states for {} points",
-            prim.len(),
-            cloud.len()
-        )));
-    }
+) -> Result<Vec<SurfaceRow>, DataError> {
+    check_states(prim.len(), cloud.len())?;
     let mut rows = Vec::new();
     for body in body_outlines(cloud) {
         let (x_min, x_max) = body
@@ -198,14 +196,15 @@ pub fn surface_rows(
 /// Writes `surface.csv` (see [`surface_rows`]): header [`HEADER`], or
 /// [`HEADER_SHAPES`] when the cloud has more than one body; reals to 17
 /// significant digits, point numbers 1-based; atomically. `cp` has the
-/// conventional sign: negative on the suction side.
+/// conventional sign: negative on the suction side. An error, and nothing
+/// written, unless there is one state per point.
 pub fn write_surface(
     path: &Path,
     cloud: &Cloud,
     prim: &[Vec4],
     fs: &FreeStream,
-) -> Result<(), CloudError> {
-    let rows = surface_rows(cloud, prim, fs)?;
+) -> Result<(), OutputError> {
+    let rows = surface_rows(cloud, prim, fs).map_err(|e| e.at(path))?;
     let several = rows.iter().any(|r| r.shape != rows[0].shape);
     qflow_mesh::fsutil::write_atomically(path, |w| {
         writeln!(w, "{}", if several { HEADER_SHAPES } else { HEADER })?;
@@ -225,7 +224,8 @@ pub fn write_surface(
             writeln!(w)?;
         }
         Ok(())
-    })
+    })?;
+    Ok(())
 }
 
 /// Test data shared by the tests of this crate's writers.
@@ -233,10 +233,10 @@ pub fn write_surface(
 pub(crate) mod test_case {
     use std::path::PathBuf;
 
-    use qflow_mesh::generate::NacaOGrid;
-    use qflow_mesh::Cloud;
     use qflow_lskum::gas::{FreeStream, GAMMA, P_INF, RHO_INF};
     use qflow_lskum::Vec4;
+    use qflow_mesh::generate::NacaOGrid;
+    use qflow_mesh::Cloud;
 
     /// The free stream of [`naca0012`]: M 0.63 at 2 degrees.
     pub(crate) fn free_stream() -> FreeStream {
@@ -446,5 +446,18 @@ mod tests {
         assert!(e.to_string().contains("states for"), "{e}");
         let empty = surface_rows(&Cloud::default(), &[], &fs).unwrap();
         assert!(empty.is_empty());
+        // Writing: an error naming the file, and nothing written.
+        let dir = test_case::temp_dir("surface-bad");
+        let path = dir.join("surface.csv");
+        let e = write_surface(&path, &cloud, &prim[1..], &fs).unwrap_err();
+        assert!(matches!(e, OutputError::Data { .. }), "{e}");
+        assert!(
+            e.to_string().starts_with(&format!("{}: ", path.display())),
+            "{e}"
+        );
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+        let e = write_surface(&dir.join("no/surface.csv"), &cloud, &prim, &fs).unwrap_err();
+        assert!(matches!(e, OutputError::File(_)), "{e}");
+        std::fs::remove_dir_all(dir).unwrap();
     }
 }
