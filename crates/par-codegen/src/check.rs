@@ -1,0 +1,670 @@
+//! The per-item subset check: the constructs device items may contain,
+//! judged from one item's syntax alone (the `#[device]` macro's check; the
+//! translator repeats it and adds what needs whole-program knowledge).
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::visit::{self, Visit};
+use syn::{
+    Expr, FnArg, GenericArgument, GenericParam, ImplItem, Item, Lit, Pat, PathArguments,
+    ReturnType, Signature, Stmt, Type,
+};
+
+/// Checks that `item` stays within the device subset, as far as its own
+/// syntax tells: on failure, an error per offending construct (combined),
+/// each with its span and a message naming the construct, such as
+/// "closures are not supported in device code (translated to OpenCL C)".
+///
+/// Accepted items: `fn` (free, or a method when given alone), inherent
+/// `impl` blocks, structs with named fields, `const` and `type` items.
+/// `debug_assert!`, `debug_assert_eq!` and `debug_assert_ne!` are accepted
+/// and dropped by the translator (they check nothing in release builds
+/// either).
+pub fn check_item(item: &Item) -> Result<(), syn::Error> {
+    let mut c = Checker::default();
+    c.item(item);
+    let mut errors = c.errors.into_iter();
+    match errors.next() {
+        None => Ok(()),
+        Some(mut first) => {
+            for e in errors {
+                first.combine(e);
+            }
+            Err(first)
+        }
+    }
+}
+
+/// The message for an unsupported construct (`what` ends in "is" or "are").
+pub(crate) fn unsupported(what: &str) -> String {
+    format!("{what} not supported in device code (translated to OpenCL C)")
+}
+
+/// The `debug_assert` macros, which device code drops.
+pub(crate) fn is_dropped_macro(mac: &syn::Macro) -> bool {
+    mac.path.segments.last().is_some_and(|s| {
+        matches!(
+            s.ident.to_string().as_str(),
+            "debug_assert" | "debug_assert_eq" | "debug_assert_ne"
+        )
+    })
+}
+
+/// Methods whose names alone say they are outside the subset.
+fn rejected_method(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "mul_add" => {
+            "`mul_add` is not supported in device code: kernels never fuse a multiply and an \
+             add (the device must round as the CPU does)"
+        }
+        "iter" | "iter_mut" | "into_iter" | "map" | "zip" | "enumerate" | "sum" | "product"
+        | "fold" | "collect" | "filter" | "for_each" | "chain" | "skip" | "take" => {
+            "iterators are not supported in device code (translated to OpenCL C); use `for` \
+             over an integer range"
+        }
+        "unwrap" | "expect" | "unwrap_or" | "ok" | "is_some" | "is_none" | "checked_add"
+        | "checked_sub" | "checked_mul" | "checked_div" => {
+            "`Option` and `Result` are not supported in device code (translated to OpenCL C)"
+        }
+        "to_vec" | "to_string" | "to_owned" | "as_slice" | "as_mut_slice" | "push" => {
+            "heap values and slices are not supported in device code (translated to OpenCL C)"
+        }
+        _ => return None,
+    })
+}
+
+#[derive(Default)]
+struct Checker {
+    errors: Vec<syn::Error>,
+}
+
+impl Checker {
+    fn err(&mut self, span: Span, msg: impl Into<String>) {
+        self.errors.push(syn::Error::new(span, msg.into()));
+    }
+
+    fn no(&mut self, span: Span, what: &str) {
+        self.err(span, unsupported(what));
+    }
+
+    fn item(&mut self, item: &Item) {
+        match item {
+            Item::Fn(f) => {
+                self.signature(&f.sig);
+                self.visit_block(&f.block);
+            }
+            Item::Impl(i) => self.impl_block(i),
+            Item::Struct(s) => {
+                if !s.generics.params.is_empty() {
+                    self.no(s.generics.span(), "generic structs are");
+                }
+                match &s.fields {
+                    syn::Fields::Named(n) if !n.named.is_empty() => {
+                        for f in &n.named {
+                            self.value_type(&f.ty, "in struct fields");
+                        }
+                    }
+                    syn::Fields::Named(_) | syn::Fields::Unit => {
+                        self.no(s.ident.span(), "structs without fields are")
+                    }
+                    syn::Fields::Unnamed(_) => {
+                        self.no(s.ident.span(), "tuple structs are (use named fields)")
+                    }
+                }
+            }
+            Item::Const(c) => {
+                self.value_type(&c.ty, "in constants");
+                self.const_expr(&c.expr);
+            }
+            Item::Type(t) => {
+                if !t.generics.params.is_empty() {
+                    self.no(t.generics.span(), "generic type aliases are");
+                }
+                self.value_type(&t.ty, "in type aliases");
+            }
+            Item::Enum(e) => self.no(e.ident.span(), "enums are"),
+            Item::Static(s) => self.no(s.ident.span(), "statics are (use `const`)"),
+            Item::Trait(t) => self.no(t.ident.span(), "traits are"),
+            Item::Union(u) => self.no(u.ident.span(), "unions are"),
+            other => self.err(
+                other.span(),
+                "#[device] applies to `fn`, `impl`, `struct`, `const` and `type` items",
+            ),
+        }
+    }
+
+    fn impl_block(&mut self, i: &syn::ItemImpl) {
+        if let Some((_, path, _)) = &i.trait_ {
+            self.no(path.span(), "trait impls (`impl Trait for Type`) are");
+            return;
+        }
+        if !i.generics.params.is_empty() {
+            self.no(i.generics.span(), "generic impl blocks are");
+        }
+        if i.unsafety.is_some() {
+            self.no(i.unsafety.span(), "`unsafe` is");
+        }
+        match &*i.self_ty {
+            Type::Path(p) if p.qself.is_none() => {
+                if p.path.segments.iter().any(|s| !s.arguments.is_empty()) {
+                    self.no(p.span(), "generic types are");
+                }
+            }
+            other => self.no(other.span(), "impl blocks for types other than structs are"),
+        }
+        for it in &i.items {
+            match it {
+                ImplItem::Fn(f) => {
+                    self.signature(&f.sig);
+                    self.visit_block(&f.block);
+                }
+                ImplItem::Const(c) => {
+                    self.value_type(&c.ty, "in constants");
+                    self.const_expr(&c.expr);
+                }
+                other => self.no(other.span(), "impl items other than `fn` and `const` are"),
+            }
+        }
+    }
+
+    fn signature(&mut self, sig: &Signature) {
+        for g in &sig.generics.params {
+            if !matches!(g, GenericParam::Lifetime(_)) {
+                self.no(g.span(), "generic functions are");
+            }
+        }
+        if let Some(w) = &sig.generics.where_clause {
+            self.no(w.span(), "`where` clauses are");
+        }
+        if let Some(u) = &sig.unsafety {
+            self.no(u.span(), "`unsafe` functions are");
+        }
+        if let Some(a) = &sig.asyncness {
+            self.no(a.span(), "`async` functions are");
+        }
+        if let Some(a) = &sig.abi {
+            self.no(a.span(), "`extern` functions are");
+        }
+        if let Some(v) = &sig.variadic {
+            self.no(v.span(), "variadic functions are");
+        }
+        for arg in &sig.inputs {
+            match arg {
+                FnArg::Receiver(r) => {
+                    if r.colon_token.is_some() {
+                        self.no(r.span(), "typed receivers (`self: T`) are");
+                    } else if let Some((_, Some(l))) = &r.reference {
+                        self.no(l.span(), "lifetimes on references are");
+                    }
+                }
+                FnArg::Typed(t) => {
+                    match &*t.pat {
+                        Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {}
+                        Pat::Wild(_) => {}
+                        p => self.no(p.span(), "patterns in parameters are"),
+                    }
+                    self.param_type(&t.ty);
+                }
+            }
+        }
+        if let ReturnType::Type(_, t) = &sig.output {
+            if let Type::Reference(r) = &**t {
+                self.no(r.span(), "returning references is");
+            } else {
+                self.value_type(t, "in return types");
+            }
+        }
+    }
+
+    fn param_type(&mut self, ty: &Type) {
+        match ty {
+            Type::Reference(r) => {
+                if let Some(l) = &r.lifetime {
+                    self.no(l.span(), "lifetimes on references are");
+                }
+                if is_accessor(&r.elem) {
+                    self.err(
+                        r.span(),
+                        "accessors (`Star`, `Offsets`) are passed by value, not by reference",
+                    );
+                } else {
+                    self.value_type(&r.elem, "behind references");
+                }
+            }
+            t => self.value_type(t, "in parameters"),
+        }
+    }
+
+    /// A type in a value position: no references (`place` says where, for
+    /// the message).
+    fn value_type(&mut self, ty: &Type, place: &str) {
+        match ty {
+            Type::Path(p) => {
+                if p.qself.is_some() {
+                    self.no(p.span(), "qualified paths (`<T as Trait>::X`) are");
+                    return;
+                }
+                let Some(last) = p.path.segments.last() else {
+                    return;
+                };
+                let name = last.ident.to_string();
+                match name.as_str() {
+                    "String" | "str" => self.no(p.span(), "strings are"),
+                    "Vec" | "Box" | "Rc" | "Arc" | "HashMap" | "BTreeMap" => {
+                        self.no(p.span(), "heap types (`Vec`, `Box`, ...) are")
+                    }
+                    "Option" | "Result" => self.no(p.span(), "`Option` and `Result` are"),
+                    "char" | "u8" | "i8" | "u16" | "i16" | "u128" | "i128" | "isize" => {
+                        self.no(p.span(), &format!("the type `{name}` is"))
+                    }
+                    _ => {}
+                }
+                let accessor = name == "Star" || name == "Offsets";
+                for seg in &p.path.segments {
+                    match &seg.arguments {
+                        PathArguments::None => {}
+                        PathArguments::AngleBracketed(a) if accessor => {
+                            let mut types = 0;
+                            for arg in &a.args {
+                                match arg {
+                                    GenericArgument::Lifetime(_) => {}
+                                    GenericArgument::Type(t) => {
+                                        types += 1;
+                                        self.value_type(t, "in accessors");
+                                    }
+                                    other => self.no(other.span(), "this generic argument is"),
+                                }
+                            }
+                            if types != 1 {
+                                self.err(a.span(), "accessors take one element type");
+                            }
+                        }
+                        args => self.no(args.span(), "generic types are"),
+                    }
+                }
+            }
+            Type::Array(a) => {
+                self.value_type(&a.elem, place);
+                self.const_expr(&a.len);
+            }
+            Type::Tuple(t) => {
+                for e in &t.elems {
+                    self.value_type(e, place);
+                }
+            }
+            Type::Paren(p) => self.value_type(&p.elem, place),
+            Type::Group(g) => self.value_type(&g.elem, place),
+            Type::Reference(r) => self.no(
+                r.span(),
+                &format!("references {place} are (only parameters may be references)"),
+            ),
+            Type::Slice(s) => self.no(s.span(), "slices are"),
+            Type::Ptr(p) => self.no(p.span(), "raw pointers are"),
+            Type::ImplTrait(i) => self.no(i.span(), "`impl Trait` is"),
+            Type::TraitObject(t) => self.no(t.span(), "trait objects are"),
+            Type::BareFn(f) => self.no(f.span(), "function pointers are"),
+            Type::Never(n) => self.no(n.span(), "the never type `!` is"),
+            Type::Infer(i) => self.no(i.span(), "type placeholders `_` are"),
+            Type::Macro(m) => self.no(m.span(), "macros are"),
+            other => self.no(other.span(), "this type is"),
+        }
+    }
+
+    /// A constant's value (or an array length): literals, paths, operators,
+    /// casts, arrays, `f64::from_bits` and `to_bits`.
+    fn const_expr(&mut self, e: &Expr) {
+        match e {
+            Expr::Lit(l) => self.visit_expr_lit(l),
+            Expr::Path(p) => self.visit_expr_path(p),
+            Expr::Unary(u) if !matches!(u.op, syn::UnOp::Deref(_)) => self.const_expr(&u.expr),
+            Expr::Binary(b) => {
+                self.const_expr(&b.left);
+                self.const_expr(&b.right);
+            }
+            Expr::Cast(c) => {
+                self.value_type(&c.ty, "in casts");
+                self.const_expr(&c.expr);
+            }
+            Expr::Paren(p) => self.const_expr(&p.expr),
+            Expr::Group(g) => self.const_expr(&g.expr),
+            Expr::Array(a) => a.elems.iter().for_each(|x| self.const_expr(x)),
+            Expr::Repeat(r) => {
+                self.const_expr(&r.expr);
+                self.const_expr(&r.len);
+            }
+            Expr::Index(i) => {
+                self.const_expr(&i.expr);
+                self.const_expr(&i.index);
+            }
+            Expr::Call(c) => {
+                c.args.iter().for_each(|x| self.const_expr(x));
+                match &*c.func {
+                    Expr::Path(p) if p.path.segments.last().unwrap().ident == "from_bits" => {}
+                    f => self.no(f.span(), "calls other than `from_bits` in constants are"),
+                }
+            }
+            Expr::MethodCall(m) if m.method == "to_bits" && m.args.is_empty() => {
+                self.const_expr(&m.receiver)
+            }
+            Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {
+                Stmt::Expr(x, None) => self.const_expr(x),
+                s => self.no(s.span(), "statements in constants are"),
+            },
+            other => self.no(other.span(), "this expression in a constant is"),
+        }
+    }
+}
+
+/// Whether a type is `Star<..>` or `Offsets<..>` (by its last segment).
+fn is_accessor(ty: &Type) -> bool {
+    match ty {
+        Type::Path(p) => p
+            .path
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "Star" || s.ident == "Offsets"),
+        _ => false,
+    }
+}
+
+/// Whether `e` is a range that `for` can run over: `a..b`, `a..=b`, and
+/// those with `.step_by(k)` or `.rev()` (parenthesized).
+fn is_loop_range(e: &Expr) -> bool {
+    match e {
+        Expr::Range(r) => r.start.is_some() && r.end.is_some(),
+        Expr::Paren(p) => is_loop_range(&p.expr),
+        Expr::Group(g) => is_loop_range(&g.expr),
+        Expr::MethodCall(m) => {
+            (m.method == "step_by" && m.args.len() == 1 || m.method == "rev" && m.args.is_empty())
+                && is_loop_range(&m.receiver)
+        }
+        _ => false,
+    }
+}
+
+impl<'ast> Visit<'ast> for Checker {
+    fn visit_expr_closure(&mut self, e: &'ast syn::ExprClosure) {
+        self.no(e.or1_token.span(), "closures are");
+    }
+
+    fn visit_expr_macro(&mut self, e: &'ast syn::ExprMacro) {
+        self.visit_macro(&e.mac);
+    }
+
+    fn visit_stmt_macro(&mut self, s: &'ast syn::StmtMacro) {
+        self.visit_macro(&s.mac);
+    }
+
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        if !is_dropped_macro(m) {
+            let name = m
+                .path
+                .segments
+                .last()
+                .map(|s| s.ident.to_string())
+                .unwrap_or_default();
+            self.err(
+                m.path.span(),
+                format!(
+                    "macros (`{name}!`) are not supported in device code (translated to OpenCL \
+                     C); only `debug_assert!`, `debug_assert_eq!` and `debug_assert_ne!` are \
+                     accepted, and dropped"
+                ),
+            );
+        }
+    }
+
+    fn visit_expr_match(&mut self, e: &'ast syn::ExprMatch) {
+        self.no(e.match_token.span(), "`match` is (use `if` / `else if`)");
+    }
+
+    fn visit_expr_break(&mut self, e: &'ast syn::ExprBreak) {
+        if let Some(l) = &e.label {
+            self.no(l.span(), "loop labels are");
+        }
+        if let Some(v) = &e.expr {
+            self.no(v.span(), "`break` with a value (`loop` as a value) is");
+        }
+    }
+
+    fn visit_expr_continue(&mut self, e: &'ast syn::ExprContinue) {
+        if let Some(l) = &e.label {
+            self.no(l.span(), "loop labels are");
+        }
+    }
+
+    fn visit_label(&mut self, l: &'ast syn::Label) {
+        self.no(l.span(), "loop labels are");
+    }
+
+    fn visit_expr_unsafe(&mut self, e: &'ast syn::ExprUnsafe) {
+        self.no(e.unsafe_token.span(), "`unsafe` blocks are");
+    }
+
+    fn visit_expr_try(&mut self, e: &'ast syn::ExprTry) {
+        self.no(e.question_token.span(), "the `?` operator is");
+    }
+
+    fn visit_expr_async(&mut self, e: &'ast syn::ExprAsync) {
+        self.no(e.async_token.span(), "`async` is");
+    }
+
+    fn visit_expr_await(&mut self, e: &'ast syn::ExprAwait) {
+        self.no(e.await_token.span(), "`.await` is");
+    }
+
+    fn visit_expr_try_block(&mut self, e: &'ast syn::ExprTryBlock) {
+        self.no(e.try_token.span(), "`try` blocks are");
+    }
+
+    fn visit_expr_yield(&mut self, e: &'ast syn::ExprYield) {
+        self.no(e.yield_token.span(), "`yield` is");
+    }
+
+    fn visit_expr_const(&mut self, e: &'ast syn::ExprConst) {
+        self.no(e.const_token.span(), "`const` blocks are");
+    }
+
+    fn visit_expr_let(&mut self, e: &'ast syn::ExprLet) {
+        self.no(
+            e.let_token.span(),
+            "`if let` and `while let` (pattern matching) are",
+        );
+    }
+
+    fn visit_expr_raw_addr(&mut self, e: &'ast syn::ExprRawAddr) {
+        self.no(e.span(), "raw pointers are");
+    }
+
+    fn visit_expr_infer(&mut self, e: &'ast syn::ExprInfer) {
+        self.no(e.span(), "`_` as an expression is");
+    }
+
+    fn visit_expr_range(&mut self, e: &'ast syn::ExprRange) {
+        self.no(
+            e.span(),
+            "ranges outside `for` loop bounds (and slices) are",
+        );
+    }
+
+    fn visit_expr_index(&mut self, e: &'ast syn::ExprIndex) {
+        if matches!(&*e.index, Expr::Range(_)) {
+            self.no(e.index.span(), "slices are");
+            self.visit_expr(&e.expr);
+            return;
+        }
+        visit::visit_expr_index(self, e);
+    }
+
+    fn visit_expr_for_loop(&mut self, e: &'ast syn::ExprForLoop) {
+        if let Some(l) = &e.label {
+            self.no(l.span(), "loop labels are");
+        }
+        match &*e.pat {
+            Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {}
+            Pat::Wild(_) => {}
+            p => self.no(p.span(), "patterns in `for` loops are"),
+        }
+        if is_loop_range(&e.expr) {
+            let mut x = &*e.expr;
+            loop {
+                match x {
+                    Expr::Range(r) => {
+                        r.start.iter().for_each(|s| self.visit_expr(s));
+                        r.end.iter().for_each(|s| self.visit_expr(s));
+                        break;
+                    }
+                    Expr::Paren(p) => x = &p.expr,
+                    Expr::Group(g) => x = &g.expr,
+                    Expr::MethodCall(m) => {
+                        m.args.iter().for_each(|a| self.visit_expr(a));
+                        x = &m.receiver;
+                    }
+                    _ => break,
+                }
+            }
+        } else {
+            self.no(
+                e.expr.span(),
+                "iterators are (`for` runs over integer ranges `a..b` only)",
+            );
+        }
+        self.visit_block(&e.body);
+    }
+
+    fn visit_expr_method_call(&mut self, e: &'ast syn::ExprMethodCall) {
+        if let Some(msg) = rejected_method(&e.method.to_string()) {
+            self.err(e.method.span(), msg);
+        }
+        if let Some(t) = &e.turbofish {
+            self.no(t.span(), "generic method calls are");
+        }
+        self.visit_expr(&e.receiver);
+        e.args.iter().for_each(|a| self.visit_expr(a));
+    }
+
+    fn visit_expr_call(&mut self, e: &'ast syn::ExprCall) {
+        if !matches!(&*e.func, Expr::Path(_)) {
+            self.no(
+                e.func.span(),
+                "calls through values (closures, function pointers) are",
+            );
+        }
+        visit::visit_expr_call(self, e);
+    }
+
+    fn visit_expr_path(&mut self, e: &'ast syn::ExprPath) {
+        if e.qself.is_some() {
+            self.no(e.span(), "qualified paths (`<T as Trait>::X`) are");
+        }
+        for s in &e.path.segments {
+            if !s.arguments.is_empty() {
+                self.no(s.arguments.span(), "generic arguments are");
+            }
+        }
+    }
+
+    fn visit_expr_assign(&mut self, e: &'ast syn::ExprAssign) {
+        self.assignee(&e.left);
+        self.visit_expr(&e.right);
+    }
+
+    fn visit_expr_struct(&mut self, e: &'ast syn::ExprStruct) {
+        if e.qself.is_some() {
+            self.no(e.span(), "qualified paths (`<T as Trait>::X`) are");
+        }
+        for f in &e.fields {
+            if let syn::Member::Unnamed(i) = &f.member {
+                self.no(i.span(), "tuple structs are");
+            }
+            self.visit_expr(&f.expr);
+        }
+        if let Some(r) = &e.rest {
+            self.visit_expr(r);
+        }
+    }
+
+    fn visit_lit(&mut self, l: &'ast Lit) {
+        match l {
+            Lit::Int(_) | Lit::Float(_) | Lit::Bool(_) => {}
+            Lit::Str(_) | Lit::ByteStr(_) | Lit::CStr(_) => self.no(l.span(), "strings are"),
+            Lit::Byte(_) | Lit::Char(_) => self.no(l.span(), "characters and bytes are"),
+            other => self.no(other.span(), "this literal is"),
+        }
+    }
+
+    fn visit_local(&mut self, l: &'ast syn::Local) {
+        if let Some(e) = &l.init {
+            if let Some((_, d)) = &e.diverge {
+                self.no(d.span(), "`let ... else` is");
+            }
+            if matches!(&*e.expr, Expr::Reference(_)) {
+                self.no(e.expr.span(), "references stored in local variables are");
+            }
+            self.visit_expr(&e.expr);
+        }
+        self.let_pattern(&l.pat);
+    }
+
+    fn visit_item(&mut self, i: &'ast Item) {
+        match i {
+            Item::Const(c) => {
+                self.value_type(&c.ty, "in constants");
+                self.const_expr(&c.expr);
+            }
+            Item::Use(_) => {}
+            Item::Fn(f) => self.no(f.sig.ident.span(), "nested functions are"),
+            other => self.no(
+                other.span(),
+                "items other than `const` and `use` inside functions are",
+            ),
+        }
+    }
+
+    fn visit_type(&mut self, t: &'ast Type) {
+        self.value_type(t, "in local variables and casts");
+    }
+
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        if let Expr::Verbatim(v) = e {
+            self.no(v.span(), "this syntax is");
+            return;
+        }
+        visit::visit_expr(self, e);
+    }
+}
+
+impl Checker {
+    fn let_pattern(&mut self, p: &Pat) {
+        match p {
+            Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {}
+            Pat::Ident(i) if i.by_ref.is_some() => self.no(i.span(), "`ref` bindings are"),
+            Pat::Wild(_) => {}
+            Pat::Tuple(t) => t.elems.iter().for_each(|e| self.let_pattern(e)),
+            Pat::Paren(x) => self.let_pattern(&x.pat),
+            Pat::Type(t) => {
+                self.let_pattern(&t.pat);
+                if matches!(&*t.ty, Type::Reference(_)) {
+                    self.no(t.ty.span(), "references stored in local variables are");
+                } else {
+                    self.value_type(&t.ty, "in local variables");
+                }
+            }
+            other => self.no(
+                other.span(),
+                "this pattern is (`let` takes a name, `_` or a tuple of them)",
+            ),
+        }
+    }
+
+    /// The left side of `=`: a place, or a tuple of places and `_`.
+    fn assignee(&mut self, e: &Expr) {
+        match e {
+            Expr::Tuple(t) => t.elems.iter().for_each(|x| self.assignee(x)),
+            Expr::Paren(p) => self.assignee(&p.expr),
+            Expr::Infer(_) => {}
+            Expr::Path(_) | Expr::Field(_) | Expr::Index(_) | Expr::Unary(_) => self.visit_expr(e),
+            other => self.no(other.span(), "this assignment target is"),
+        }
+    }
+}
