@@ -343,7 +343,9 @@ impl Checker {
                     f => self.no(f.span(), "calls other than `from_bits` in constants are"),
                 }
             }
-            Expr::MethodCall(m) if m.method == "to_bits" && m.args.is_empty() => {
+            Expr::MethodCall(m)
+                if (m.method == "to_bits" || m.method == "len") && m.args.is_empty() =>
+            {
                 self.const_expr(&m.receiver)
             }
             Expr::Block(b) if b.block.stmts.len() == 1 => match &b.block.stmts[0] {

@@ -172,6 +172,12 @@ impl FnCx<'_> {
                 Expr::MethodCall(m)
                     if m.method == "step_by" && m.args.len() == 1 && step.is_none() =>
                 {
+                    if rev {
+                        return self.fail(
+                            m.span(),
+                            "`.step_by(k).rev()` is not supported (`.rev().step_by(k)` is)",
+                        );
+                    }
                     step = Some(&m.args[0]);
                     it = strip(&m.receiver);
                 }
@@ -191,9 +197,6 @@ impl FnCx<'_> {
             }
         };
         let incl = matches!(range.limits, RangeLimits::Closed(_));
-        if rev && (step.is_some() || incl) {
-            return self.fail(f.expr.span(), "`rev` is supported on `a..b` alone");
-        }
         let (start, end) = (range.start.as_ref().unwrap(), range.end.as_ref().unwrap());
         let s = self.expr(start, None)?;
         let mut s = self.deref_scalar(s);
@@ -222,12 +225,32 @@ impl FnCx<'_> {
             _ => (None, false),
         };
         if rev {
+            // From the end down: `it` is one above the next value.
             let iv = self.new_tmp();
-            self.open(format!("for ({ct} {iv} = {}; {iv} > {}; )", e.code, s.code));
-            self.line(format!("{iv}--;"));
+            let top = if incl {
+                format!("{} + 1{}", e.code, self.int_sfx(&ty))
+            } else {
+                e.code.clone()
+            };
+            self.open(format!("for ({ct} {iv} = {top}; {iv} > {}; )", s.code));
+            let cur = match &k {
+                None => {
+                    self.line(format!("{iv}--;"));
+                    iv.clone()
+                }
+                Some(k) => {
+                    let c = self.new_tmp();
+                    self.line(format!("{ct} {c} = {iv} - 1;"));
+                    self.line(format!(
+                        "{iv} = {iv} - {} > {k} ? {iv} - {k} : {};",
+                        s.code, s.code
+                    ));
+                    c
+                }
+            };
             if let Some(n) = name {
                 let c = self.fresh(&n);
-                self.line(format!("{ct} {c} = {iv};"));
+                self.line(format!("{ct} {c} = {cur};"));
                 self.bind(&n, c, ty);
             }
         } else {

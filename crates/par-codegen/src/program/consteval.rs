@@ -231,6 +231,12 @@ impl Program {
                     "calls in constants are not supported (but `f64::from_bits`)",
                 ))
             }
+            Expr::MethodCall(m) if m.method == "len" && m.args.is_empty() => {
+                match self.eval(&m.receiver, None, scope)? {
+                    CVal::Array(v, _) => Ok(CVal::Int(v.len() as i128, DeviceType::Usize)),
+                    _ => Err(Fail::new(e.span(), "`len` of a value that is not an array")),
+                }
+            }
             Expr::MethodCall(m) if m.method == "to_bits" && m.args.is_empty() => {
                 match self.eval(&m.receiver, None, scope)? {
                     CVal::Float(x, DeviceType::F32) => {
