@@ -9,6 +9,8 @@ use std::process::{Command, Stdio};
 
 use qflow_par_codegen::SourceFile;
 
+pub mod opencl;
+
 /// The corpus of device code (`tests/corpus`), each file under its module
 /// path in the test crate (`corpus`, `corpus::math`, ...).
 pub fn corpus_files() -> Vec<SourceFile> {
@@ -57,17 +59,20 @@ static inline ulong qf_as_ulong(double x) { ulong u; memcpy(&u, &x, sizeof u); r
 "#;
 
 /// A `main` reading `probe n x0 x1 ...` lines (hexadecimal) and printing
-/// `m y0 y1 ...` for each, through `run(id, in, out)`.
+/// `m y0 y1 ...` for each, through `run(id, in, out, fs, us)` (`fs`, `us`:
+/// scratch memory, global on a device).
 pub const MAIN_C: &str = r#"
 int main(void)
 {
     static ulong in[128], out[128];
+    static double fs[256];
+    static uint us[64];
     int id, n;
     while (scanf("%d %d", &id, &n) == 2) {
         for (int k = 0; k < n; k++) {
             if (scanf("%lx", &in[k]) != 1) return 2;
         }
-        int m = run(id, in, out);
+        int m = run(id, in, out, fs, us);
         printf("%d", m);
         for (int k = 0; k < m; k++) printf(" %lx", out[k]);
         printf("\n");
