@@ -35,8 +35,20 @@ pub fn check_item(item: &Item) -> Result<(), syn::Error> {
     }
 }
 
-/// The message for an unsupported construct (`what` ends in "is" or "are").
+/// The message for an unsupported construct: `what` ends in "is" or "are",
+/// optionally followed by a hint in parentheses (`"`match` is (use `if`)"`
+/// gives "`match` is not supported in device code (translated to OpenCL
+/// C): use `if`").
 pub(crate) fn unsupported(what: &str) -> String {
+    for verb in [" are (", " is ("] {
+        if let (Some(k), true) = (what.rfind(verb), what.ends_with(')')) {
+            let subject = &what[..k + verb.len() - 2];
+            let hint = &what[k + verb.len()..what.len() - 1];
+            return format!(
+                "{subject} not supported in device code (translated to OpenCL C): {hint}"
+            );
+        }
+    }
     format!("{what} not supported in device code (translated to OpenCL C)")
 }
 

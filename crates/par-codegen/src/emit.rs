@@ -22,7 +22,7 @@ pub fn translate(files: &[SourceFile]) -> Result<Translation, Vec<Diagnostic>> {
     let mut diags = prog.diags.clone();
     let mut outs: Vec<(usize, FnOut)> = Vec::new();
     for f in 0..prog.fns.len() {
-        if prog.sigs[f].is_none() {
+        if prog.sigs[f].is_none() || !prog.fns[f].checked {
             continue;
         }
         match translate_fn(&prog, f) {

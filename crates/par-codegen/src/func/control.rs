@@ -110,6 +110,8 @@ impl FnCx<'_> {
             });
         }
         if tl.is_empty() && el.is_empty() {
+            // A conditional expression as the condition needs parentheses.
+            let c = if c.contains('?') { format!("({c})") } else { c };
             return Ok(Ex::new(
                 format!("({c} ? {} : {})", tv.code, ev.code),
                 ty,

@@ -124,6 +124,9 @@ pub(crate) struct FnDef {
     pub rust_path: String,
     /// `use` declarations in its body.
     pub imports: Vec<Import>,
+    /// Whether it passes [`check_item`] (else it is not translated: its
+    /// errors are reported once, by the check).
+    pub checked: bool,
 }
 
 /// Everything the translator knows about the program.
@@ -480,6 +483,13 @@ impl Program {
         let mut path = scope.module.clone();
         path.extend(self_ty.map(String::from));
         path.push(name.clone());
+        let alone = syn::ItemFn {
+            attrs: Vec::new(),
+            vis: syn::Visibility::Inherited,
+            sig: sig.clone(),
+            block: Box::new(b.clone()),
+        };
+        let checked = check_item(&Item::Fn(alone)).is_ok();
         self.fns.push(FnDef {
             name,
             scope: fscope,
@@ -489,6 +499,7 @@ impl Program {
             c_name: String::new(),
             rust_path: path.join("::"),
             imports: body.uses,
+            checked,
         });
     }
 
