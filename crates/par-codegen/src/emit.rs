@@ -237,7 +237,11 @@ fn const_def(out: &mut String, name: &str, v: &CVal, expr: &syn::Expr) {
             if matches!(expr, syn::Expr::Lit(_)) {
                 let _ = writeln!(out, "#define {name} {c}");
             } else {
-                let rust = expr.to_token_stream().to_string().replace("*/", "* /");
+                let rust = expr
+                    .to_token_stream()
+                    .to_string()
+                    .replace(" :: ", "::")
+                    .replace("*/", "* /");
                 let _ = writeln!(out, "#define {name} {c} /* {rust} */");
             }
         }

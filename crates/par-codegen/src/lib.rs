@@ -96,7 +96,7 @@
 //!
 //! **Built-ins.** Float methods `sqrt abs ln log10 log2 exp exp2 exp_m1
 //! ln_1p cbrt powf powi hypot min max floor ceil round round_ties_even
-//! trunc fract sin cos tan asin acos atan atan2 sinh cosh tanh asinh acosh
+//! trunc fract sin cos sin_cos tan asin acos atan atan2 sinh cosh tanh asinh acosh
 //! atanh copysign signum recip to_degrees to_radians clamp is_nan is_finite
 //! is_infinite is_normal is_sign_negative is_sign_positive to_bits` (also
 //! as `f64::max(a, b)`), `f64::from_bits`; integer methods `min max abs

@@ -246,7 +246,7 @@ fn structs_literals_update_syntax_and_default() {
         d,
         &[
             "F a;\n    a.nx = x;\n    a.w = qf_t0;\n    a.k = 2U;",
-            "F b = a;\n    b.nx = (-x);",
+            "F b = a;\n    b.nx = -x;",
             "F z;\n    z.nx = 0.0;\n    for (ulong qf_t1 = 0; qf_t1 < 2UL; qf_t1++) {\n        z.w.v[qf_t1] = 0.0;\n    }\n    z.k = 0U;",
             "F d;\n    d.nx = 0.0;",
         ],
@@ -418,6 +418,28 @@ fn builtins() {
             "(x * 0.017453292519943295)",
             "FUNC double qf_powi_f64(double a, int b)",
             "FUNC uint qf_pow_u32(uint b, uint e)",
+        ],
+    );
+}
+
+#[test]
+fn imported_std_constants_and_sin_cos() {
+    let c = c_of(
+        "use std::f64::consts::PI;
+        const HALF_TURN: f64 = PI;
+        #[device] fn f(x: f64) -> f64 {
+            use std::f64::consts::*;
+            let (s, c) = (x * PI).sin_cos();
+            s + c + HALF_TURN + SQRT_2
+        }",
+    );
+    has(
+        &c,
+        &[
+            "#define HALF_TURN (3.141592653589793) /* PI */",
+            "double qf_t0 = x * 3.141592653589793;\n    qf_tup_f64_f64 qf_t1;\n    qf_t1.f0 = sin(qf_t0);\n    qf_t1.f1 = cos(qf_t0);",
+            "double s = qf_t1.f0;",
+            "return ((s + c) + HALF_TURN) + 1.4142135623730951;",
         ],
     );
 }

@@ -4,6 +4,7 @@
 use syn::spanned::Spanned;
 use syn::{Expr, Member};
 
+use super::stmt::unparen;
 use super::{Ex, FnCx, Kind, Ty};
 use crate::lit::CVal;
 use crate::names::DeviceType;
@@ -91,7 +92,7 @@ impl FnCx<'_> {
         let ty = DeviceType::Array(Box::new(et), items.len());
         let t = self.aggregate_tmp(dest, &ty, None);
         for (k, v) in items.iter().enumerate() {
-            self.line(format!("{t}.v[{k}] = {};", v.code));
+            self.line(format!("{t}.v[{k}] = {};", unparen(&v.code)));
         }
         Ok(Ex::new(t, Ty::D(ty), Kind::Place))
     }
@@ -145,7 +146,7 @@ impl FnCx<'_> {
         let ty = DeviceType::Tuple(ts);
         let t = self.aggregate_tmp(dest, &ty, None);
         for (k, v) in vals.iter().enumerate() {
-            self.line(format!("{t}.f{k} = {};", v.code));
+            self.line(format!("{t}.f{k} = {};", unparen(&v.code)));
         }
         Ok(Ex::new(t, Ty::D(ty), Kind::Place))
     }
@@ -191,7 +192,7 @@ impl FnCx<'_> {
         let init = s.rest.as_ref().map(|_| vals.last().unwrap().code.clone());
         let t = self.aggregate_tmp(dest, &ty, init.as_deref());
         for (n, v) in names.iter().zip(&vals) {
-            self.line(format!("{t}.{n} = {};", v.code));
+            self.line(format!("{t}.{n} = {};", unparen(&v.code)));
         }
         Ok(Ex::new(t, Ty::D(ty), Kind::Place))
     }

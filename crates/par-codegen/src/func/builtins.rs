@@ -152,6 +152,16 @@ impl FnCx<'_> {
                 &Ty::D(DeviceType::U64),
             ),
             ("clone", 0) => Ok(r),
+            ("sin_cos", 0) => {
+                let r = self.spill(r);
+                let ty = DeviceType::Tuple(vec![t.clone(), t.clone()]);
+                let tmp = self.new_tmp();
+                let ct = self.c_ty(&Ty::D(ty.clone()));
+                self.line(format!("{ct} {tmp};"));
+                self.line(format!("{tmp}.f0 = sin({});", r.code));
+                self.line(format!("{tmp}.f1 = cos({});", r.code));
+                Ok(Ex::new(tmp, Ty::D(ty), Kind::Place))
+            }
             (n, 1) if binary_math(n).is_some() => {
                 let a = self.next_operand(&mut r, args[0], &tt)?;
                 v(

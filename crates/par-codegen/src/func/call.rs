@@ -285,7 +285,7 @@ impl FnCx<'_> {
                     } else {
                         let t = self.new_tmp();
                         let ct = self.c_ty(&r.ty);
-                        self.line(format!("{ct} {t} = {};", r.code));
+                        self.line(format!("{ct} {t} = {};", super::stmt::unparen(&r.code)));
                         Ex::new(t, r.ty, Kind::Place)
                     };
                     let d = self.known(&r.ty).unwrap_or(DeviceType::Unit);

@@ -200,6 +200,11 @@ impl FnCx<'_> {
         if let Some(v) = builtin_const(&segs) {
             return Ok(self.cval(&v));
         }
+        if segs.len() == 1 {
+            if let Some(v) = self.prog.imported_builtin(&segs[0], &self.scope) {
+                return Ok(self.cval(&v));
+            }
+        }
         match self.prog.lookup_const(&segs, &self.scope) {
             Ok(Some(k)) => {
                 let v = self.prog.const_value(k)?;
@@ -271,7 +276,7 @@ impl FnCx<'_> {
         }
         let t = self.new_tmp();
         let ct = self.c_ty(&ex.ty);
-        self.line(format!("{ct} {t} = {};", ex.code));
+        self.line(format!("{ct} {t} = {};", super::stmt::unparen(&ex.code)));
         Ex::new(t, ex.ty, Kind::Place)
     }
 
@@ -586,7 +591,7 @@ impl FnCx<'_> {
         } else {
             let t = self.new_tmp();
             let ct = self.c_ty(&x.ty);
-            self.line(format!("{ct} {t} = {};", x.code));
+            self.line(format!("{ct} {t} = {};", super::stmt::unparen(&x.code)));
             Ex::new(t, x.ty, Kind::Place)
         };
         let Some(d) = self.known(&x.ty) else {

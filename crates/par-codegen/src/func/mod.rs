@@ -298,7 +298,7 @@ impl<'p> FnCx<'p> {
                 continue;
             }
             let t = self.new_tmp();
-            let decl = format!("{} {t} = {};", self.c_ty(&e.ty), e.code);
+            let decl = format!("{} {t} = {};", self.c_ty(&e.ty), stmt::unparen(&e.code));
             let pad = "    ".repeat(self.indent);
             self.out.insert(pos, format!("{pad}{decl}"));
             pos += 1;

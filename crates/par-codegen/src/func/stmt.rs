@@ -409,7 +409,7 @@ impl FnCx<'_> {
             } else {
                 let t = self.new_tmp();
                 let ct = self.c_ty(&v.ty);
-                self.line(format!("{ct} {t} = {};", v.code));
+                self.line(format!("{ct} {t} = {};", unparen(&v.code)));
                 Ex::new(t, v.ty, Kind::Place)
             };
             self.assign_parts(left, &v)?;

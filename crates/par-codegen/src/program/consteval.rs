@@ -157,6 +157,11 @@ impl Program {
                 if let Some(v) = builtin_const(&segs) {
                     return Ok(v);
                 }
+                if segs.len() == 1 {
+                    if let Some(v) = self.imported_builtin(&segs[0], scope) {
+                        return Ok(v);
+                    }
+                }
                 match self.lookup_const(&segs, scope) {
                     Ok(Some(k)) => self.const_value(k),
                     Ok(None) => Err(Fail::new(

@@ -640,8 +640,11 @@ impl Program {
             match self.signature(k) {
                 Ok(s) => self.sigs.push(Some(s)),
                 Err(e) => {
-                    let d = self.diag(self.fns[k].scope.file, e.span, e.msg);
-                    self.diags.push(d);
+                    // An item the check rejects has its messages already.
+                    if self.fns[k].checked {
+                        let d = self.diag(self.fns[k].scope.file, e.span, e.msg);
+                        self.diags.push(d);
+                    }
                     self.sigs.push(None);
                 }
             }

@@ -2,6 +2,7 @@
 //! device code names.
 
 use super::{normalize, ConstOwner, Import, Program, Scope, StructDef};
+use crate::lit::{builtin_const, CVal};
 
 impl Program {
     /// The marked struct named `name`.
@@ -178,5 +179,25 @@ impl Program {
             .map(|(k, a)| (k, &a.scope.module[..]))
             .collect();
         self.pick(segs, scope, &cands, 0)
+    }
+
+    /// A standard constant brought in by a `use` (`use std::f64::consts::PI;`
+    /// or `use std::f64::consts::*;`) under the single name `name`.
+    pub(crate) fn imported_builtin(&self, name: &str, scope: &Scope) -> Option<CVal> {
+        let imports = self.imports_of(scope);
+        let named = imports.iter().find_map(|i| match i {
+            Import::Name(n, path) if n == name => builtin_const(path),
+            _ => None,
+        });
+        named.or_else(|| {
+            imports.iter().find_map(|i| match i {
+                Import::Glob(m) => {
+                    let mut p = m.clone();
+                    p.push(name.to_string());
+                    builtin_const(&p)
+                }
+                _ => None,
+            })
+        })
     }
 }
