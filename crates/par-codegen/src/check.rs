@@ -429,7 +429,14 @@ impl<'ast> Visit<'ast> for Checker {
     }
 
     fn visit_expr_match(&mut self, e: &'ast syn::ExprMatch) {
-        self.no(e.match_token.span(), "`match` is (use `if` / `else if`)");
+        self.visit_expr(&e.expr);
+        for arm in &e.arms {
+            self.match_pattern(&arm.pat);
+            if let Some((_, g)) = &arm.guard {
+                self.visit_expr(g);
+            }
+            self.visit_expr(&arm.body);
+        }
     }
 
     fn visit_expr_break(&mut self, e: &'ast syn::ExprBreak) {
@@ -667,6 +674,28 @@ impl Checker {
             other => self.no(
                 other.span(),
                 "this pattern is (`let` takes a name, `_` or a tuple of them)",
+            ),
+        }
+    }
+
+    /// A pattern of a `match` arm: literals (integers, `bool`), constants,
+    /// ranges of them, `|`, `_` and a name.
+    fn match_pattern(&mut self, p: &Pat) {
+        match p {
+            Pat::Lit(l) => self.visit_expr_lit(l),
+            Pat::Range(r) => {
+                r.start.iter().for_each(|x| self.const_expr(x));
+                r.end.iter().for_each(|x| self.const_expr(x));
+            }
+            Pat::Path(x) => self.visit_expr_path(x),
+            Pat::Or(o) => o.cases.iter().for_each(|c| self.match_pattern(c)),
+            Pat::Paren(x) => self.match_pattern(&x.pat),
+            Pat::Wild(_) => {}
+            Pat::Ident(i) if i.by_ref.is_none() && i.subpat.is_none() => {}
+            other => self.no(
+                other.span(),
+                "this pattern is (`match` takes integers and `bool` by value: literals, \
+                 constants, ranges, `|`, `_`, a name)",
             ),
         }
     }

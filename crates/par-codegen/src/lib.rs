@@ -74,7 +74,9 @@
 //! expression statements; `=` and the compound assignments `+= -= *= /=
 //! %= &= |= ^= <<= >>=` to variables, fields, elements and `*r`, and
 //! destructuring assignment `(a[j], b[j]) = f();`; `if` / `else if` /
-//! `else`; `for i in a..b` and `a..=b` over integers, also
+//! `else`; `match` on integers and `bool` (patterns: literals, constants,
+//! ranges `a..=b` / `a..b`, `|`, `_`, a name; guards), lowered to an `if`
+//! chain; `for i in a..b` and `a..=b` over integers, also
 //! `(a..b).step_by(k)` and `(a..b).rev()`; `while`; `loop` (without a
 //! value); `break`; `continue`; `return`; blocks. `debug_assert!`,
 //! `debug_assert_eq!` and `debug_assert_ne!` are accepted and dropped.
@@ -110,7 +112,8 @@
 //! `Offsets<T>`: `at(dx, dy, dz)`.
 //!
 //! **Rejected**, with a diagnostic naming the construct: closures, macros
-//! (but the `debug_assert`s), `match`, `if let` / `while let`, `loop` with
+//! (but the `debug_assert`s), `match` on other types or with other
+//! patterns, `if let` / `while let`, `loop` with
 //! a value, labels, slices and ranges outside `for`, `Vec`, `String` and
 //! other heap types, `Option` / `Result`, strings and characters, generics,
 //! traits and trait impls, iterators (`for x in a.iter()`), references

@@ -554,3 +554,33 @@ fn debug_asserts_are_dropped() {
     assert!(!c.contains("assert"), "{c}");
     has(&c, &["return x;"]);
 }
+
+#[test]
+fn match_becomes_if_chains_or_conditionals() {
+    let c = c_of(
+        "const WALL: i32 = 0;
+        #[device] fn f(kind: i32, x: f64) -> f64 {
+            let a = match kind { WALL => 0.5, 1 | 3 => 1.0, -2..=-1 => 2.0, _ => x };
+            let b = match kind {
+                4..8 if x > 0.0 => { let t = x * 2.0; t + 1.0 }
+                k => k as f64,
+            };
+            match x > 1.0 { true => return a, false => {} }
+            a + b
+        }",
+    );
+    has(
+        &c,
+        &[
+            "double a = kind == WALL ? 0.5 : ((kind == 1) || (kind == 3) ? 1.0 : (kind >= -2 && kind <= -1 ? 2.0 : x));",
+            "double b;\n    if ((kind >= 4 && kind < 8) && (x > 0.0)) {\n        double t = x * 2.0;\n        b = t + 1.0;\n    } else {\n        b = (double)kind;\n    }",
+            "bool qf_t0 = x > 1.0;\n    if (qf_t0 == true) {\n        return a;\n    } else {\n    }\n    return a + b;",
+        ],
+    );
+}
+
+#[test]
+fn a_let_without_value_takes_the_type_of_its_assignments() {
+    let c = c_of("#[device] fn f(c: bool) -> f64 { let x; if c { x = 1.0; } else { x = 2.0; } x }");
+    has(&c, &["double x;\n    if (c) {\n        x = 1.0;\n    } else {\n        x = 2.0;\n    }\n    return x;"]);
+}

@@ -4,8 +4,8 @@
 //! OpenCL C: `fn` items, `impl` blocks (all their methods) or single
 //! methods, structs, `const` and `type` items. At compile time it checks
 //! each item against the device subset
-//! ([`qflow_par_codegen::check_item`]: no closures, macros, `match`,
-//! slices, heap types, generics, traits, iterators, `unsafe`, `?`,
+//! ([`qflow_par_codegen::check_item`]: no closures, macros, slices, heap
+//! types, generics, traits, iterators, `unsafe`, `?`,
 //! `mul_add`, ...) and turns a violation into a compile error at the
 //! offending span; otherwise it returns the item unchanged, so CPU backends
 //! run it as ordinary Rust.

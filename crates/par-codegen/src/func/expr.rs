@@ -90,6 +90,7 @@ impl FnCx<'_> {
             Expr::Call(c) => self.call(c, exp, dest),
             Expr::MethodCall(m) => self.method_call(m, exp, dest),
             Expr::If(i) => self.if_value(i, exp, dest),
+            Expr::Match(m) => self.match_expr(m, exp, dest),
             Expr::Block(b) => self.block_value(&b.block, exp, dest),
             Expr::Assign(_)
             | Expr::While(_)
@@ -115,9 +116,12 @@ impl FnCx<'_> {
         let expd = exp.map(|t| self.resolved(t));
         match l {
             Lit::Int(i) => {
-                let v: u128 = i
-                    .base10_parse()
-                    .map_err(|x| crate::program::Fail::new(e.span(), x.to_string()))?;
+                // A literal pattern may carry its sign (`-1 =>`).
+                let digits = i.base10_digits();
+                let neg = neg != digits.starts_with('-');
+                let v: u128 = digits.trim_start_matches('-').parse().map_err(
+                    |x: std::num::ParseIntError| crate::program::Fail::new(e.span(), x.to_string()),
+                )?;
                 let hex = i.token().to_string().starts_with("0x");
                 let suffix = crate::lit::scalar_type(i.suffix());
                 let ty = match (&suffix, &expd) {

@@ -13,6 +13,7 @@ mod builtins;
 mod call;
 mod control;
 mod expr;
+mod matching;
 mod stmt;
 
 use std::collections::{BTreeSet, HashSet};

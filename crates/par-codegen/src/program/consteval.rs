@@ -263,9 +263,13 @@ impl Program {
             .ok_or_else(|| Fail::new(e.span(), "this literal is not supported in device code"))?;
         match lit {
             Lit::Int(i) if t.is_int() => {
-                let v: u128 = i
-                    .base10_parse()
-                    .map_err(|x| Fail::new(e.span(), x.to_string()))?;
+                // A literal pattern may carry its sign (`-1 =>`).
+                let digits = i.base10_digits();
+                let neg = neg != digits.starts_with('-');
+                let v: u128 = digits
+                    .trim_start_matches('-')
+                    .parse()
+                    .map_err(|x: std::num::ParseIntError| Fail::new(e.span(), x.to_string()))?;
                 let v = v as i128;
                 in_range(if neg { -v } else { v }, &t, e)
             }

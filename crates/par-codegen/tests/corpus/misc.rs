@@ -177,3 +177,35 @@ pub fn sort4(v: &mut [f64; 4]) -> f64 {
     }
     digest
 }
+
+/// A wall point.
+pub const WALL: i32 = 0;
+/// An interior point.
+pub const INTERIOR: i32 = 1;
+
+/// `match` on integers (constants, literals, ranges, `|`, a guard, a
+/// binding) and on `bool`.
+#[device]
+pub fn classify(kind: i32, x: f64) -> f64 {
+    let scale = match kind {
+        WALL => 0.5,
+        INTERIOR | 3 => 1.0,
+        4..=6 => 2.0 + x,
+        -3..0 if x > 0.0 => -x,
+        k => k as f64 * 0.25,
+    };
+    let mut acc = 0.0;
+    match (kind % 3) as u32 {
+        0 => acc += scale,
+        1 => {
+            let t = scale * 3.0;
+            acc -= t;
+        }
+        _ => {}
+    }
+    let b = match x > 1.0 {
+        true => 1.0,
+        false => -1.0,
+    };
+    acc + scale * b
+}

@@ -368,6 +368,12 @@ pub(crate) fn probes() -> Vec<Probe> {
             rust: |i| vec![b(misc::order(d(i[0])))],
         },
         Probe {
+            name: "classify",
+            args: vec![I(-5, 9), F(-3.0, 3.0)],
+            c: "out[0] = B(classify((int)(long)in[0], D(1))); return 1;",
+            rust: |i| vec![b(misc::classify(i[0] as i64 as i32, d(i[1])))],
+        },
+        Probe {
             name: "sort4",
             args: v4(-3.0, 3.0),
             c: "qf_arr_f64_4 v; for (int k = 0; k < 4; k++) v.v[k] = D(k);\n\
