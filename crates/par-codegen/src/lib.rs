@@ -22,7 +22,8 @@
 //! - With the feature `translate` (`syn`): [`translate`], [`check_item`]
 //!   (the per-item check of the `#[device]` attribute of
 //!   `qflow-par-macros`) and [`build_script`] (for a method crate's
-//!   `build.rs`).
+//!   `build.rs`; [`build_script_in`] is the same with its directories
+//!   given).
 //!
 //! # Using it
 //!
@@ -83,8 +84,7 @@
 //!
 //! **Expressions.** Literals (floats re-emitted as Rust's shortest
 //! round-trip form, so C reads the same double; integers with their C
-//! suffix, their type taken from the suffix or inferred from the context,
-//! else `i32`); unary `-`, `!` (`~` on integers); binary operators (fully
+//! suffix, `U`, `L`, `UL`); unary `-`, `!` (`~` on integers); binary operators (fully
 //! parenthesized; `%` on floats is `fmod`); `as` between numbers and from
 //! `bool`; `if` as a value (a conditional expression, or a temporary when
 //! a branch has statements); block values; fields, tuple fields `.0`,
@@ -96,17 +96,33 @@
 //! and auto-deref of receivers; arrays, tuples and structs returned by
 //! value.
 //!
+//! **Types of expressions.** The translator infers every expression's type
+//! from the whole program's signatures, fields, constants and aliases. An
+//! unsuffixed integer literal takes its type from the context, also from
+//! later statements (`let mut k = 0; ... a[k]` makes `k` a `usize`), as
+//! Rust does, else `i32`; the element type of an array or tuple literal is
+//! settled where the literal is (annotate `[0u32; 4]` if `i32` is not
+//! meant). A `let` without a value takes the type of its assignments.
+//!
 //! **Built-ins.** Float methods `sqrt abs ln log10 log2 exp exp2 exp_m1
 //! ln_1p cbrt powf powi hypot min max floor ceil round round_ties_even
-//! trunc fract sin cos sin_cos tan asin acos atan atan2 sinh cosh tanh asinh acosh
-//! atanh copysign signum recip to_degrees to_radians clamp is_nan is_finite
-//! is_infinite is_normal is_sign_negative is_sign_positive to_bits` (also
-//! as `f64::max(a, b)`), `f64::from_bits`; integer methods `min max abs
-//! signum pow clamp` and, on unsigned types only, `wrapping_add
+//! trunc fract sin cos sin_cos tan asin acos atan atan2 sinh cosh tanh
+//! asinh acosh atanh copysign signum recip to_degrees to_radians clamp
+//! is_nan is_finite is_infinite is_normal is_sign_negative
+//! is_sign_positive to_bits` (also as `f64::max(a, b)`), mapped to the
+//! OpenCL built-ins (`abs` to `fabs`, `ln` to `log`, `powf` to `pow`,
+//! `min` to `fmin`, `to_bits` to `QF_AS_ULONG`, ...), and `f64::from_bits`
+//! (`QF_AS_DOUBLE`). `powi` calls a generated helper, `qf_powi_f64`, that
+//! multiplies as Rust's `powi` does (square and multiply, `1/r` for a
+//! negative exponent), so that the device gets the CPU's bits (OpenCL's
+//! `pown` is only required to be within a few ulps). Integer methods `min
+//! max abs signum pow clamp` and, on unsigned types only, `wrapping_add
 //! wrapping_sub wrapping_mul wrapping_neg`; arrays' `len()`; `clone()` of
-//! anything; the constants `f64::INFINITY NEG_INFINITY NAN MIN_POSITIVE MAX
-//! MIN EPSILON`, `u32::MAX`, `i64::MIN`, ... and every `consts::NAME` of
-//! `std::f64::consts` (exact literals).
+//! anything; the constants `f64::INFINITY` (`QF_INF`), `NEG_INFINITY`
+//! (`(-QF_INF)`), `NAN` (`QF_NAN`), `MIN_POSITIVE`, `MAX`, `MIN`,
+//! `EPSILON`, `u32::MAX`, `usize::MAX`, `i64::MIN`, ... and every path
+//! ending in `consts::NAME` of `std::f64::consts` (`use`d or not), all as
+//! exact literals.
 //!
 //! **Accessors.** `Star<T>`: `len()`, `is_empty()`, `own()`, `nbr(m)`;
 //! `Offsets<T>`: `at(dx, dy, dz)`.
@@ -133,7 +149,7 @@
 //! | `Star<T>`, `Offsets<T>` | `qf_star_<t>`, `qf_offsets_<t>` ([`accessor_source`]) |
 //! | `fn f(x: T, r: &T, m: &mut T) -> R` | `FUNC R f(T x, const T* r, T* m)` |
 //! | method `S::m(&self, ..)` | `FUNC R S_m(const S* self, ..)` |
-//! | `const X: f64 = ..;` | `#define X (value)` |
+//! | `const X: f64 = ..;` | `#define X (value) /* the Rust expression */` |
 //! | `const A: [f64; N] = [..];` | `CONSTANT double A[N] = {..};` |
 //!
 //! A free function keeps its Rust name, with `_` appended where that name
@@ -154,24 +170,47 @@
 //! the fp64 and `FP_CONTRACT OFF` pragmas and the OpenCL built-ins. The
 //! output is deterministic.
 //!
-//! Evaluation order is Rust's: C expressions are generated free of side
-//! effects (calls that take `&mut` and statements go before, into
-//! temporaries), and where a later operand has effects the earlier ones are
-//! saved first. Every Rust binding gets its own C variable.
+//! Constants are evaluated as Rust evaluates them at compile time and
+//! emitted as exact literals. Evaluation order is Rust's: C expressions are
+//! generated free of side effects (calls that take `&mut` and statements
+//! go before, into temporaries), and where a later operand has effects the
+//! earlier ones are saved first. Every Rust binding gets its own C
+//! variable (shadowing gives `x`, `x_1`, ...), never a name C reserves.
+//!
+//! # How it is tested
+//!
+//! Besides tests per construct and per rejected construct, a corpus of
+//! device kernels (`tests/corpus`: branch-free `exp`/`ln` on the bits,
+//! `erf` with constant tables, gas-dynamics conversions, a least-squares
+//! fit with `&mut self` methods, a batch of structs and `[[f64; 16]; 4]`,
+//! accessors, `match`, loops, shadowing, evaluation order) runs natively
+//! and, translated, compiled by `gcc -std=c99 -O2 -ffp-contract=off
+//! -fno-fast-math` with a plain-C prelude, on thousands of inputs per
+//! function (zeros, subnormals, infinities, NaN included): every result
+//! has the same bits. The translation also passes clang's OpenCL C 1.2
+//! front end, and, where an OpenCL device is installed (PoCL), runs there
+//! with the same bits wherever no math-library function (`sin`, `pow`,
+//! ...) is involved.
 //!
 //! # Limits
 //!
 //! What Rust checks at run time, C does not: array indices are not
-//! bounds-checked, integer overflow and shifts by the width or more are
-//! undefined in C (use the `wrapping_` methods on unsigned types), float
-//! to integer `as` casts saturate in Rust but are undefined in C out of
-//! range (and for NaN), and `a..=b` with `b` the type's maximum never ends.
-//! `f32` has no `from_bits` / `to_bits`. Float `min`/`max` of `0.0` and
-//! `-0.0` may pick either zero, in Rust as in OpenCL.
+//! bounds-checked, signed integer overflow and shifts by the width or more
+//! are undefined in C (use the `wrapping_` methods on unsigned types),
+//! float to integer `as` casts saturate in Rust but are undefined in C out
+//! of range (and for NaN), and `a..=b` with `b` the type's maximum never
+//! ends. `T::default()` is taken as all zeros (derived `Default` of numbers,
+//! arrays, tuples and such structs). `#[cfg(..)]` other than `test` is not
+//! evaluated: both versions of an item would be seen. `f32` has no
+//! `from_bits` / `to_bits`. Float `min`/`max` of `0.0` and `-0.0` may pick
+//! either zero, in Rust as in OpenCL. Struct names must be unique in the
+//! program and not reserved by C.
 
 #![deny(missing_docs)]
+// Without the translator, the documentation's links to it lead nowhere.
+#![cfg_attr(not(feature = "translate"), allow(rustdoc::broken_intra_doc_links))]
 
-mod names;
+pub mod names;
 
 pub use names::{accessor_source, c_type, ident_part, type_definition, DeviceType};
 
