@@ -20,10 +20,43 @@
 //! use qflow_par_macros::device;
 //!
 //! #[device]
+//! pub const HALF: f64 = 0.5;
+//!
+//! #[device]
 //! pub fn kinetic(u: f64, v: f64) -> f64 {
-//!     0.5 * (u * u + v * v)
+//!     HALF * (u * u + v * v)
 //! }
-//! assert_eq!(kinetic(3.0, 4.0), 12.5);
+//!
+//! #[device]
+//! #[derive(Clone, Copy, Default)]
+//! pub struct Sums {
+//!     pub s: [f64; 2],
+//! }
+//!
+//! #[device]
+//! impl Sums {
+//!     pub fn add(&mut self, x: f64) {
+//!         self.s[0] += x;
+//!         self.s[1] += x * x;
+//!     }
+//! }
+//!
+//! impl Sums {
+//!     /// Host code beside device code: only the marked method is checked.
+//!     #[device]
+//!     pub fn mean(&self, n: f64) -> f64 {
+//!         self.s[0] / n
+//!     }
+//!
+//!     pub fn describe(&self) -> String {
+//!         format!("{:?}", self.s)
+//!     }
+//! }
+//!
+//! let mut s = Sums::default();
+//! s.add(kinetic(3.0, 4.0));
+//! assert_eq!(s.mean(1.0), 12.5);
+//! assert_eq!(s.describe(), "[12.5, 156.25]");
 //! ```
 //!
 //! A closure is rejected when the crate compiles:
