@@ -7,9 +7,14 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use serde::Serialize;
 
+use qflow_lskum::decl::LOOPS;
+use qflow_lskum::{problem, Lskum, Settings};
 use qflow_mesh::Cloud;
-use qflow_exec::{create_backend, BackendSpec, KernelTimes, Solver, StopRule};
-use qflow_lskum::{Geometry, Settings};
+use qflow_par::backend::{BackendSpec, Program};
+use qflow_par::comm::{ExchangeMode, SelfComm};
+use qflow_par::driver::{LoopTime, Method};
+use qflow_par::part::Part;
+use qflow_par::Exec;
 
 /// What to measure.
 #[derive(Clone, Debug)]
@@ -98,13 +103,9 @@ fn median(v: &mut [f64]) -> f64 {
     }
 }
 
-/// Runs the benchmark on `cloud` with `settings`.
-pub fn bench(
-    cloud: &Cloud,
-    name: &str,
-    settings: &Settings,
-    o: &BenchOptions,
-) -> Result<BenchReport> {
+/// Runs the benchmark on `cloud` with `settings`: one process, the
+/// backend `o` asks for, every loop timed.
+pub fn bench(cloud: &Cloud, name: &str, settings: &Settings, o: &BenchOptions) -> Result<BenchReport> {
     let renumbered;
     let cloud = if o.renumber == qflow_mesh::renumber::Renumbering::None {
         cloud
@@ -112,49 +113,56 @@ pub fn bench(
         renumbered = cloud.permuted(&o.renumber.permutation(cloud));
         &renumbered
     };
-    let geom = Arc::new(Geometry::new(cloud, settings.force_normals));
-    let backend =
-        create_backend(&o.backend, geom.clone(), settings.into()).map_err(anyhow::Error::msg)?;
-    let mut solver = Solver::new(backend, geom.clone(), settings.clone());
+    let problem = problem::build(cloud, settings);
+    let part = Arc::new(Part::whole(&problem, &LOOPS));
+    drop(problem);
+    let mut method = Lskum::new(settings.clone(), cloud.len());
+    let program = Program { name: "lskum", loops: &LOOPS, device_source: method.device_source() };
+    let local = qflow_par::backend::create(&o.backend, part.clone(), method.globals(), &program, (0, 1))
+        .map_err(anyhow::Error::msg)?;
+    let mut ex = Exec::new(part, local, Box::new(SelfComm), ExchangeMode::Nonblocking);
+    method.start(&mut ex).map_err(|e| anyhow::anyhow!("{e}"))?;
     let n = cloud.len() as f64;
-    let run = |iters: u64, solver: &mut Solver| -> Result<KernelTimes> {
-        solver.reset_times();
-        let stop = StopRule {
-            max_iters: solver.iteration() + iters,
-            residue_drop: None,
-        };
-        solver
-            .run(&stop, |_| std::ops::ControlFlow::Continue(()))
-            .context("benchmark run")?;
-        Ok(solver.kernel_times().0)
+    let mut iteration = 0u64;
+    let mut row = [0.0; 5];
+    let mut run = |iters: u64, ex: &mut Exec, method: &mut Lskum| -> Result<Vec<LoopTime>> {
+        ex.reset_times();
+        for _ in 0..iters {
+            iteration += 1;
+            let it = iteration;
+            match ex.pool() {
+                Some(pool) => pool.install(|| method.step(ex, it, &mut row)),
+                None => method.step(ex, it, &mut row),
+            }
+            .map_err(|e| anyhow::anyhow!("benchmark run: {e}"))?;
+        }
+        Ok(ex.loop_times())
     };
     if o.warmup > 0 {
-        run(o.warmup, &mut solver)?;
+        run(o.warmup, &mut ex, &mut method)?;
     }
-    let mut samples: Vec<KernelTimes> = Vec::with_capacity(o.repeats);
+    let mut samples: Vec<Vec<LoopTime>> = Vec::with_capacity(o.repeats);
     for _ in 0..o.repeats.max(1) {
-        samples.push(run(o.iterations, &mut solver)?);
+        samples.push(run(o.iterations, &mut ex, &mut method).context("benchmark run")?);
     }
     let per = |d: std::time::Duration| d.as_secs_f64() / (o.iterations as f64 * n);
-    let mut totals: Vec<f64> = samples.iter().map(|t| per(t.total())).collect();
+    let mut totals: Vec<f64> = samples.iter().map(|t| t.iter().map(|l| per(l.time)).sum()).collect();
     let total_rdp = median(&mut totals);
-    let names = KernelTimes::default().named().map(|(k, _)| k);
+    let names: Vec<&str> = samples[0].iter().map(|l| l.name).collect();
     let kernels = names
         .iter()
-        .enumerate()
-        .map(|(k, name)| {
-            let mut v: Vec<f64> = samples.iter().map(|t| per(t.named()[k].1)).collect();
+        .map(|name| {
+            let mut v: Vec<f64> = samples
+                .iter()
+                .map(|t| t.iter().find(|l| l.name == *name).map_or(0.0, |l| per(l.time)))
+                .collect();
             let med = median(&mut v);
             KernelRow {
                 kernel: name.to_string(),
                 rdp: med,
                 rdp_min: v[0],
                 rdp_max: v[v.len() - 1],
-                fraction: if total_rdp > 0.0 {
-                    med / total_rdp
-                } else {
-                    0.0
-                },
+                fraction: if total_rdp > 0.0 { med / total_rdp } else { 0.0 },
             }
         })
         .collect();
@@ -162,7 +170,7 @@ pub fn bench(
         machine: machine(),
         cloud: name.to_string(),
         points: cloud.len(),
-        backend: solver.backend_name(),
+        backend: ex.describe(),
         scheme: settings.scheme.name().to_string(),
         stages: settings.scheme.stages(),
         inner_iterations: settings.inner_iterations,
@@ -170,7 +178,7 @@ pub fn bench(
         repeats: samples.len(),
         kernels,
         total_rdp,
-        bytes_per_point: (solver.state_bytes() + geom.bytes()) as f64 / n,
+        bytes_per_point: ex.bytes() as f64 / n,
         renumbering: format!(
             "{:?} (mean neighbour index gap {:.1})",
             o.renumber,
@@ -198,12 +206,12 @@ impl BenchReport {
             self.renumbering
         );
         s += &format!(
-            "{:<16} {:>12} {:>12} {:>12} {:>7}\n",
+            "{:<18} {:>12} {:>12} {:>12} {:>7}\n",
             "kernel", "RDP (s)", "min", "max", "share"
         );
         for k in &self.kernels {
             s += &format!(
-                "{:<16} {:>12.4e} {:>12.4e} {:>12.4e} {:>6.1}%\n",
+                "{:<18} {:>12.4e} {:>12.4e} {:>12.4e} {:>6.1}%\n",
                 k.kernel,
                 k.rdp,
                 k.rdp_min,
@@ -211,7 +219,7 @@ impl BenchReport {
                 100.0 * k.fraction
             );
         }
-        s += &format!("{:<16} {:>12.4e}\n", "total", self.total_rdp);
+        s += &format!("{:<18} {:>12.4e}\n", "total", self.total_rdp);
         s
     }
 }

@@ -1,193 +1,128 @@
-//! Case files: TOML, every key checked (an unknown key is an error naming it),
-//! every omitted setting at the reference's default.
+//! Case files: TOML, one per run. The key `method` picks the method
+//! (`"lskum"` when absent); each method reads its own sections into serde
+//! structs with defaults, where every key is checked (an unknown key is an
+//! error naming it) and every value validated before any work. Sections
+//! every method shares: `[stop]` and `[output]`.
 //!
-//! ```toml
-//! [cloud]
-//! file = "naca0012.cloud"      # relative to the case file's folder
-//! # or: generate = { section = "naca0012", wall_points = 160, rings = 60, far_field = 10.0 }
-//!
-//! [flow]
-//! mach = 0.63
-//! aoa = 2.0                    # degrees
-//!
-//! [solver]                     # all optional, reference defaults
-//! cfl = 0.2
-//! scheme = "ssprk43"           # or "euler"
-//! inner_iterations = 3
-//! limiter = "venkatakrishnan"  # or "none"
-//! vl_const = 50.0
-//! power = 0.0
-//! force_normals = "boundary"   # or "solver"
-//! renumber = "auto"            # or "none", "rcm", "hilbert"
-//!
-//! [stop]
-//! max_iters = 1000
-//! residue_drop = 6.0           # optional: stop after a drop of 6 orders
-//!
-//! [output]
-//! dir = "out"                  # relative to the case file's folder
-//! checkpoint_every = 1000      # iterations; 0: only at the end
-//! vtk = true                   # field.vtu for ParaView
-//! plots = true                 # history.png, cp.png, mach.png
-//! ```
+//! `qflow run CASE --set section.key=value` overrides any key of the case
+//! before it is read (a dotted path; the value in TOML syntax, or plain
+//! text for a string: `--set solver.scheme=euler`), so a study needs no
+//! copied files.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use qflow_mesh::generate::{Naca4, NacaOGrid, Stretching};
-use qflow_lskum::settings::{ForceNormals, Limiter, Scheme};
-use qflow_lskum::Settings;
-
-/// A whole case file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Case {
-    /// Where the cloud comes from.
-    pub cloud: CloudSource,
-    /// The free stream.
-    #[serde(default)]
-    pub flow: Flow,
-    /// The method's settings.
-    #[serde(default)]
-    pub solver: SolverSection,
-    /// When to stop.
-    #[serde(default)]
-    pub stop: Stop,
-    /// Where results go.
-    #[serde(default)]
-    pub output: Output,
-}
-
-/// The `[cloud]` section: a file, or a generator spec.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CloudSource {
-    /// A cloud file (legacy text format), relative to the case file.
-    pub file: Option<PathBuf>,
-    /// A cloud to generate.
-    pub generate: Option<GenerateSpec>,
-}
-
-/// A NACA 4-digit O-grid to generate (see `qflow generate`).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GenerateSpec {
-    /// The section, e.g. `naca0012`.
-    pub section: String,
-    /// Points on the body.
-    pub wall_points: usize,
-    /// Rings of points, body and far field included.
-    pub rings: usize,
-    /// Far-field radius in chords, about (0.5, 0).
-    pub far_field: f64,
-    /// First-ring spacing (chords); exclusive with `growth`.
-    pub first_spacing: Option<f64>,
-    /// Growth ratio of the ring spacings; exclusive with `first_spacing`.
-    pub growth: Option<f64>,
-}
-
-impl GenerateSpec {
-    /// The generator this spec describes.
-    pub fn generator(&self) -> Result<NacaOGrid> {
-        let section: Naca4 = self.section.parse()?;
-        let stretching = match (self.first_spacing, self.growth) {
-            (Some(_), Some(_)) => bail!("give either first_spacing or growth, not both"),
-            (Some(h), None) => Some(Stretching::FirstSpacing(h)),
-            (None, Some(g)) => Some(Stretching::GrowthRatio(g)),
-            (None, None) => None,
-        };
-        Ok(NacaOGrid {
-            section,
-            wall_points: self.wall_points,
-            rings: self.rings,
-            far_field: self.far_field,
-            stretching,
-        })
-    }
-}
-
-/// The `[flow]` section.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Flow {
-    /// Free-stream Mach number.
-    pub mach: f64,
-    /// Angle of attack, degrees.
-    pub aoa: f64,
-}
-
-impl Default for Flow {
-    fn default() -> Self {
-        let s = Settings::default();
-        Flow {
-            mach: s.mach,
-            aoa: s.aoa,
-        }
-    }
-}
-
-/// The `[solver]` section (every key optional; reference defaults).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct SolverSection {
-    /// CFL number.
-    pub cfl: f64,
-    /// Time-marching scheme.
-    pub scheme: Scheme,
-    /// Inner (Jacobi) sweeps of the q-derivatives.
-    pub inner_iterations: u32,
-    /// Limiter.
-    pub limiter: Limiter,
-    /// Venkatakrishnan's constant.
-    pub vl_const: f64,
-    /// Least-squares weight exponent.
-    pub power: f64,
-    /// Normals of the force sum.
-    pub force_normals: ForceNormals,
-    /// Renumbering of the points for memory locality: `auto` (reverse
-    /// Cuthill-McKee when it brings neighbours much closer in memory), `none`,
-    /// `rcm` or `hilbert`. Outputs are always in the cloud's own numbering.
-    pub renumber: RenumberChoice,
-}
-
-/// The `renumber` setting.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// The methods a case can run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
-pub enum RenumberChoice {
-    /// RCM when it at least halves the mean index gap between a point and its
-    /// neighbours.
-    Auto,
-    /// The cloud's numbering.
-    None,
-    /// Reverse Cuthill-McKee.
-    Rcm,
-    /// Hilbert curve.
-    Hilbert,
+pub enum MethodName {
+    /// The meshfree q-LSKUM solver.
+    Lskum,
 }
 
-impl Default for SolverSection {
-    fn default() -> Self {
-        let s = Settings::default();
-        SolverSection {
-            cfl: s.cfl,
-            scheme: s.scheme,
-            inner_iterations: s.inner_iterations,
-            limiter: s.limiter,
-            vl_const: s.vl_const,
-            power: s.power,
-            force_normals: s.force_normals,
-            renumber: RenumberChoice::Auto,
+impl MethodName {
+    /// The name, as in case files.
+    pub fn name(self) -> &'static str {
+        match self {
+            MethodName::Lskum => "lskum",
         }
     }
+}
+
+/// A case file, read and with its overrides applied.
+#[derive(Clone, Debug)]
+pub struct CaseFile {
+    /// The file.
+    pub path: PathBuf,
+    /// Its folder (paths in the case are relative to it).
+    pub dir: PathBuf,
+    /// The keys and values.
+    pub table: toml::Table,
+    /// The method.
+    pub method: MethodName,
+}
+
+impl CaseFile {
+    /// Reads a case file and applies the overrides (`section.key=value`).
+    pub fn load(path: &Path, sets: &[String]) -> Result<CaseFile> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read case file {}", path.display()))?;
+        Self::parse(&text, path, sets)
+    }
+
+    /// A case from its text (`path` for messages and relative paths).
+    pub fn parse(text: &str, path: &Path, sets: &[String]) -> Result<CaseFile> {
+        let mut table: toml::Table =
+            toml::from_str(text).with_context(|| format!("case file {}", path.display()))?;
+        for s in sets {
+            apply_set(&mut table, s).with_context(|| format!("--set {s}"))?;
+        }
+        let method = match table.get("method") {
+            None => MethodName::Lskum,
+            Some(v) => MethodName::deserialize(v.clone()).map_err(|_| {
+                anyhow::anyhow!(
+                    "case file {}: method = {v}: expected one of {}",
+                    path.display(),
+                    ["lskum"].join(", ")
+                )
+            })?,
+        };
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
+        Ok(CaseFile { path: path.to_path_buf(), dir, table, method })
+    }
+
+    /// The case (overrides applied) as TOML text.
+    pub fn to_text(&self) -> String {
+        toml::to_string(&self.table).expect("a table is valid TOML")
+    }
+
+    /// The case read as a method's sections (unknown keys are errors).
+    pub fn get<T: DeserializeOwned>(&self) -> Result<T> {
+        T::deserialize(toml::Value::Table(self.table.clone()))
+            .with_context(|| format!("case file {}", self.path.display()))
+    }
+
+    /// The case's name: its file's stem.
+    pub fn name(&self) -> String {
+        self.path.file_stem().map_or_else(|| "case".into(), |s| s.to_string_lossy().into_owned())
+    }
+}
+
+/// Applies one override `a.b.c=value` to a table: the value in TOML syntax,
+/// else as a string; tables on the path are made where missing.
+pub fn apply_set(table: &mut toml::Table, spec: &str) -> Result<()> {
+    let Some((path, value)) = spec.split_once('=') else {
+        bail!("expected section.key=value");
+    };
+    let keys: Vec<&str> = path.trim().split('.').map(str::trim).collect();
+    if keys.iter().any(|k| k.is_empty()) {
+        bail!("`{path}` is not a dotted key");
+    }
+    let value = value.trim();
+    let parsed: toml::Value = match toml::from_str::<toml::Table>(&format!("v = {value}")) {
+        Ok(mut t) => t.remove("v").expect("the key just parsed"),
+        Err(_) => toml::Value::String(value.to_string()),
+    };
+    let mut t = table;
+    for k in &keys[..keys.len() - 1] {
+        let entry = t.entry(k.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        t = match entry {
+            toml::Value::Table(x) => x,
+            other => bail!("`{k}` is {}, not a section", other.type_str()),
+        };
+    }
+    t.insert(keys[keys.len() - 1].to_string(), parsed);
+    Ok(())
 }
 
 /// The `[stop]` section.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Stop {
-    /// Iteration limit.
+    /// Step (iteration) limit.
     pub max_iters: u64,
     /// Orders of magnitude of residue drop to stop at.
     pub residue_drop: Option<f64>,
@@ -195,10 +130,22 @@ pub struct Stop {
 
 impl Default for Stop {
     fn default() -> Self {
-        Stop {
-            max_iters: 1000,
-            residue_drop: None,
+        Stop { max_iters: 1000, residue_drop: None }
+    }
+}
+
+impl Stop {
+    /// Checks the values; the error names the key.
+    pub fn validate(&self) -> Result<()> {
+        if self.max_iters == 0 {
+            bail!("[stop] max_iters = 0: nothing to run");
         }
+        if let Some(d) = self.residue_drop {
+            if !(d.is_finite() && d > 0.0) {
+                bail!("[stop] residue_drop = {d}: must be a positive number of orders of magnitude");
+            }
+        }
+        Ok(())
     }
 }
 
@@ -206,72 +153,44 @@ impl Default for Stop {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Output {
-    /// Output folder, relative to the case file's folder (default: `out/<case
-    /// name>` in the current folder).
+    /// Output folder, relative to the case file's folder (default:
+    /// `out/<case name>` in the current folder).
     pub dir: Option<PathBuf>,
-    /// Write a checkpoint every this many iterations (0: only at the end).
+    /// Write a checkpoint every this many steps (0: only at the end).
     pub checkpoint_every: u64,
     /// Write the field for ParaView (`field.vtu`).
     pub vtk: bool,
-    /// Write PNG plots (convergence, surface Cp, Mach field).
+    /// Write PNG pictures and plots.
     pub plots: bool,
 }
 
 impl Default for Output {
     fn default() -> Self {
-        Output {
-            dir: None,
-            checkpoint_every: 1000,
-            vtk: true,
-            plots: true,
+        Output { dir: None, checkpoint_every: 1000, vtk: true, plots: true }
+    }
+}
+
+impl Output {
+    /// The output folder: the command line's, else the case's (relative to
+    /// the case file), else `out/<case name>`.
+    pub fn folder(&self, case: &CaseFile, command_line: Option<&Path>) -> PathBuf {
+        if let Some(o) = command_line {
+            return o.to_path_buf();
+        }
+        match &self.dir {
+            Some(d) => case.dir.join(d),
+            None => PathBuf::from("out").join(case.name()),
         }
     }
 }
 
-impl Case {
-    /// Reads and checks a case file. Errors name the file and the key.
-    pub fn load(path: &Path) -> Result<Case> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read case file {}", path.display()))?;
-        Self::parse(&text).with_context(|| format!("case file {}", path.display()))
-    }
-
-    /// Parses and checks the text of a case file.
-    pub fn parse(text: &str) -> Result<Case> {
-        let case: Case = toml::from_str(text)?;
-        match (&case.cloud.file, &case.cloud.generate) {
-            (Some(_), Some(_)) => bail!("[cloud]: give either `file` or `generate`, not both"),
-            (None, None) => bail!("[cloud]: give a cloud `file` or a `generate` spec"),
-            _ => {}
-        }
-        if case.stop.max_iters == 0 {
-            bail!("[stop] max_iters = 0: nothing to run");
-        }
-        if let Some(d) = case.stop.residue_drop {
-            if !(d.is_finite() && d > 0.0) {
-                bail!(
-                    "[stop] residue_drop = {d}: must be a positive number of orders of magnitude"
-                );
-            }
-        }
-        case.settings().validate()?;
-        Ok(case)
-    }
-
-    /// The method's settings of this case.
-    pub fn settings(&self) -> Settings {
-        Settings {
-            mach: self.flow.mach,
-            aoa: self.flow.aoa,
-            cfl: self.solver.cfl,
-            inner_iterations: self.solver.inner_iterations,
-            vl_const: self.solver.vl_const,
-            power: self.solver.power,
-            limiter: self.solver.limiter,
-            scheme: self.solver.scheme,
-            force_normals: self.solver.force_normals,
-        }
-    }
+/// Makes sure `dir` exists and a file can be written in it.
+pub fn prepare_output_dir(dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create output folder {}", dir.display()))?;
+    let probe = dir.join(format!(".qflow-write-test-{}", std::process::id()));
+    std::fs::write(&probe, b"").with_context(|| format!("output folder {} is not writable", dir.display()))?;
+    let _ = std::fs::remove_file(probe);
+    Ok(())
 }
 
 #[cfg(test)]
@@ -279,39 +198,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn defaults_are_the_reference_settings() {
-        let c = Case::parse("[cloud]\nfile = \"a.cloud\"\n").unwrap();
-        assert_eq!(c.settings(), Settings::default());
-        assert_eq!(c.stop.max_iters, 1000);
+    fn overrides_set_nested_keys_with_toml_values_or_text() {
+        let c = CaseFile::parse(
+            "[flow]\nmach = 0.5\n",
+            Path::new("a.toml"),
+            &["flow.mach=0.8".into(), "solver.scheme=euler".into(), "stop.max_iters = 10".into()],
+        )
+        .unwrap();
+        assert_eq!(c.table["flow"]["mach"].as_float(), Some(0.8));
+        assert_eq!(c.table["solver"]["scheme"].as_str(), Some("euler"));
+        assert_eq!(c.table["stop"]["max_iters"].as_integer(), Some(10));
+        assert!(apply_set(&mut c.table.clone(), "flow.mach.x=1").is_err());
+        assert!(apply_set(&mut c.table.clone(), "nokey").is_err());
+        assert!(apply_set(&mut c.table.clone(), ".a=1").is_err());
     }
 
     #[test]
-    fn unknown_keys_are_named() {
-        let e = format!(
-            "{:#}",
-            Case::parse("[cloud]\nfile = \"a\"\n[flow]\nmahc = 0.5\n").unwrap_err()
-        );
-        assert!(e.contains("mahc"), "{e}");
-        let e = format!(
-            "{:#}",
-            Case::parse("[cloud]\nfile = \"a\"\n[solvr]\n").unwrap_err()
-        );
-        assert!(e.contains("solvr"), "{e}");
-        let e = format!(
-            "{:#}",
-            Case::parse("[cloud]\nfile = \"a\"\n[solver]\nscheme = \"rk9\"\n").unwrap_err()
-        );
-        assert!(e.contains("rk9") || e.contains("scheme"), "{e}");
-    }
-
-    #[test]
-    fn bad_values_are_named() {
-        let e = format!(
-            "{:#}",
-            Case::parse("[cloud]\nfile = \"a\"\n[solver]\ncfl = -1.0\n").unwrap_err()
-        );
-        assert!(e.contains("cfl"), "{e}");
-        let e = format!("{:#}", Case::parse("[cloud]\n").unwrap_err());
-        assert!(e.contains("[cloud]"), "{e}");
+    fn the_method_defaults_to_lskum_and_unknown_methods_are_named() {
+        let c = CaseFile::parse("", Path::new("a.toml"), &[]).unwrap();
+        assert_eq!(c.method, MethodName::Lskum);
+        let e = CaseFile::parse("method = \"spectral\"\n", Path::new("a.toml"), &[]).unwrap_err();
+        assert!(format!("{e:#}").contains("spectral"), "{e:#}");
     }
 }

@@ -7,7 +7,7 @@ use anyhow::Result;
 /// units and double-precision support, under a line per platform.
 #[cfg(feature = "opencl")]
 pub fn report() -> Result<String> {
-    use qflow_exec::opencl;
+    use qflow_par::backend::opencl;
     let list = opencl::devices().map_err(anyhow::Error::msg)?;
     if list.is_empty() {
         return Ok(

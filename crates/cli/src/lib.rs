@@ -5,7 +5,7 @@
 pub mod bench;
 pub mod case;
 pub mod devices;
-#[cfg(feature = "mpi")]
-pub mod mpi_run;
+pub mod lskum_case;
+pub mod lskum_run;
 pub mod partition_cmd;
-pub mod runner;
+pub mod run;

@@ -7,10 +7,11 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
-use qflow::runner::{run_case, RunOptions};
+use qflow::run::{run_case, RunOptions};
 use qflow_mesh::generate::{Naca4, NacaOGrid, Stretching};
 use qflow_mesh::{check, legacy};
-use qflow_exec::{BackendKind, BackendSpec};
+use qflow_par::backend::{BackendKind, BackendSpec};
+use qflow_par::comm::ExchangeMode;
 
 #[derive(Parser)]
 #[command(
@@ -25,11 +26,15 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run a case file to its stopping rule; writes history.csv, solution.dat
-    /// and summary.toml in the output folder.
+    /// Run a case file to its stopping rule; writes history.csv, the
+    /// method's outputs, a checkpoint and summary.toml in the output folder.
     Run {
         /// The case file (TOML).
         case: PathBuf,
+        /// Override a key of the case: `section.key=value` (the value in
+        /// TOML syntax, or plain text for a string); repeatable.
+        #[arg(long = "set", value_name = "SECTION.KEY=VALUE")]
+        sets: Vec<String>,
         /// Backend: serial, threads or opencl.
         #[arg(long, default_value = "threads")]
         backend: BackendKind,
@@ -60,12 +65,13 @@ enum Command {
         /// bit-identical to an uninterrupted run).
         #[arg(long)]
         resume: bool,
-        /// Under mpirun: how to partition the cloud (metis or rcb).
+        /// Under mpirun: how to partition the cloud (metis, rcb, or
+        /// file:PATH, a partition written by `qflow partition`).
         #[arg(long)]
         partitioner: Option<String>,
-        /// Under mpirun: ghost exchange (blocking, nonblocking, rma or rma-fence).
+        /// Under mpirun: halo exchange (blocking, nonblocking, rma or rma-fence).
         #[arg(long)]
-        exchange: Option<String>,
+        exchange: Option<ExchangeMode>,
         /// Under mpirun: write the VTK field as one piece per rank plus
         /// field.pvtu (ParaView opens it as one data set) instead of
         /// gathering one field.vtu.
@@ -108,6 +114,9 @@ enum Command {
         /// A case file (its cloud and settings); without one, a generated
         /// NACA 0012 cloud of about --points points at the reference settings.
         case: Option<PathBuf>,
+        /// Override a key of the case: `section.key=value`; repeatable.
+        #[arg(long = "set", value_name = "SECTION.KEY=VALUE")]
+        sets: Vec<String>,
         /// Points of the generated cloud.
         #[arg(long, default_value_t = 9600)]
         points: usize,
@@ -141,7 +150,7 @@ enum Command {
     },
     /// Check a cloud file and report its defects by point number.
     Check {
-        /// The cloud file (legacy text format, either variant).
+        /// The cloud file (native .qfc, or legacy text in either variant).
         cloud: PathBuf,
     },
     /// Generate a NACA 4-digit O-grid point cloud.
@@ -182,7 +191,7 @@ fn main() -> ExitCode {
     restore_default_sigpipe();
     let cli = Cli::parse();
     match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => ExitCode::from(code),
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
@@ -221,10 +230,11 @@ fn warn_if_threads_exceed_cpus(kind: BackendKind, threads: usize) {
     }
 }
 
-fn run(cli: Cli) -> Result<()> {
+fn run(cli: Cli) -> Result<u8> {
     match cli.command {
         Command::Run {
             case,
+            sets,
             backend,
             threads,
             device,
@@ -253,20 +263,16 @@ fn run(cli: Cli) -> Result<()> {
                 partitioner,
                 exchange,
                 vtk_pieces,
+                sets,
             };
-            #[cfg(feature = "mpi")]
-            if qflow::mpi_run::launched_under_mpi() {
-                return qflow::mpi_run::run_case(&case, &opts);
+            let finished = run_case(&case, &opts)?;
+            if let Some(s) = &finished.summary {
+                print!("{}", s.render());
             }
-            if opts.partitioner.is_some() || opts.exchange.is_some() || opts.vtk_pieces {
-                anyhow::bail!(
-                    "--partitioner, --exchange and --vtk-pieces apply to runs under \
-                     mpirun with a build that has `--features mpi`"
-                );
+            if let Some(m) = qflow::lskum_run::stop_message(&finished) {
+                eprintln!("error: {m}");
             }
-            let summary = run_case(&case, &opts)?;
-            print!("{}", summary.render());
-            Ok(())
+            Ok(finished.exit_code())
         }
         Command::Convert { input, output, to } => {
             use qflow_mesh::native::{format_for_path, read_any, write_any, Format};
@@ -290,11 +296,11 @@ fn run(cli: Cli) -> Result<()> {
                 read,
                 t.elapsed().as_secs_f64() - read
             );
-            Ok(())
+            Ok(0)
         }
         Command::Devices => {
             print!("{}", qflow::devices::report()?);
-            Ok(())
+            Ok(0)
         }
         Command::Partition {
             cloud,
@@ -306,10 +312,11 @@ fn run(cli: Cli) -> Result<()> {
                 "{}",
                 qflow::partition_cmd::run(&cloud, parts, &method, output.as_deref())?
             );
-            Ok(())
+            Ok(0)
         }
         Command::Bench {
             case,
+            sets,
             points,
             backend,
             threads,
@@ -324,10 +331,11 @@ fn run(cli: Cli) -> Result<()> {
             warn_if_threads_exceed_cpus(backend, threads);
             let (cloud, name, settings) = match case {
                 Some(path) => {
-                    let c = qflow::case::Case::load(&path)?;
-                    let dir = path.parent().unwrap_or(std::path::Path::new("."));
-                    let (cloud, name) = qflow::runner::load_cloud(&c, dir)?;
-                    (cloud, name, c.settings())
+                    let c = qflow::case::CaseFile::load(&path, &sets)?;
+                    let lc: qflow::lskum_case::LskumCase = c.get()?;
+                    lc.validate()?;
+                    let (cloud, name) = qflow::lskum_case::load_cloud(&lc, &c.dir)?;
+                    (cloud, name, lc.settings())
                 }
                 None => {
                     let g = qflow::bench::naca0012_of_size(points)?;
@@ -353,7 +361,7 @@ fn run(cli: Cli) -> Result<()> {
             } else {
                 print!("{}", report.render());
             }
-            Ok(())
+            Ok(0)
         }
         Command::Check { cloud } => {
             let bytes = std::fs::read(&cloud)
@@ -380,7 +388,7 @@ fn run(cli: Cli) -> Result<()> {
             if e > 0 {
                 anyhow::bail!("{} has {e} error(s)", cloud.display());
             }
-            Ok(())
+            Ok(0)
         }
         Command::Generate {
             section,
@@ -414,7 +422,7 @@ fn run(cli: Cli) -> Result<()> {
                 secs,
                 cloud.len() as f64 / secs.max(1e-9)
             );
-            Ok(())
+            Ok(0)
         }
     }
 }

@@ -13,7 +13,9 @@
 //! This table is documentation; the layer reads the same facts from the
 //! declarations below (halo exchanges, device bindings, checkpoints).
 
-use qflow_par::{par_loop, Arity, DatDecl, GlobalDecl, LoopDecl, MapDecl, Reduction, Role, SetDecl};
+use qflow_par::{
+    par_loop, Arity, DatDecl, GlobalDecl, LoopDecl, MapDecl, Reduction, Role, SetDecl,
+};
 
 use crate::kernels::{
     flux_residual, force_sums, local_time_step, q_derivatives, q_inner_iteration, q_variables,
@@ -27,10 +29,19 @@ pub static POINTS: SetDecl = SetDecl { name: "points" };
 pub static SURFACE: SetDecl = SetDecl { name: "surface" };
 
 /// A point's stencil: its neighbours, in the cloud's order.
-pub static STENCIL: MapDecl = MapDecl { name: "stencil", from: &POINTS, to: &POINTS, arity: Arity::Variable };
+pub static STENCIL: MapDecl = MapDecl {
+    name: "stencil",
+    from: &POINTS,
+    to: &POINTS,
+    arity: Arity::Variable,
+};
 /// A surface point's point.
-pub static SURFACE_POINT: MapDecl =
-    MapDecl { name: "surface_point", from: &SURFACE, to: &POINTS, arity: Arity::Fixed(1) };
+pub static SURFACE_POINT: MapDecl = MapDecl {
+    name: "surface_point",
+    from: &SURFACE,
+    to: &POINTS,
+    arity: Arity::Fixed(1),
+};
 
 /// x coordinates.
 pub static X: DatDecl = DatDecl::f64("x", &POINTS, 1, Role::Input);
@@ -210,10 +221,35 @@ pub static LOOPS: [&LoopDecl; 8] = [
 
 /// Every dat of the method.
 pub static DATS: [&DatDecl; 17] = [
-    &X, &Y, &NX, &NY, &KIND, &MIN_DIST, &SURFACE_GEOMETRY, &PRIM, &PRIM_OLD, &Q, &QX, &QY, &QX_NEXT, &QY_NEXT, &Q_MAX,
-    &Q_MIN, &DELTA,
+    &X,
+    &Y,
+    &NX,
+    &NY,
+    &KIND,
+    &MIN_DIST,
+    &SURFACE_GEOMETRY,
+    &PRIM,
+    &PRIM_OLD,
+    &Q,
+    &QX,
+    &QY,
+    &QX_NEXT,
+    &QY_NEXT,
+    &Q_MAX,
+    &Q_MIN,
+    &DELTA,
 ];
 
 /// Every global of the method.
-pub static GLOBALS: [&GlobalDecl; 10] =
-    [&CFL, &POWER, &VL_CONST, &LIMITER, &STAGE, &FREE_STREAM, &DYNAMIC_PRESSURE, &SUM_SQ, &BAD_STAGE, &FORCES];
+pub static GLOBALS: [&GlobalDecl; 10] = [
+    &CFL,
+    &POWER,
+    &VL_CONST,
+    &LIMITER,
+    &STAGE,
+    &FREE_STREAM,
+    &DYNAMIC_PRESSURE,
+    &SUM_SQ,
+    &BAD_STAGE,
+    &FORCES,
+];

@@ -36,18 +36,31 @@ impl Coefficients {
     /// its `-Cp`): lift perpendicular, drag parallel to the free stream.
     pub fn from_integrals(h: f64, v: f64, m: f64, fs: &FreeStream) -> Self {
         let (s, c) = fs.theta.sin_cos();
-        Coefficients { cl: v * c - h * s, cd: h * c + v * s, cm: m }
+        Coefficients {
+            cl: v * c - h * s,
+            cd: h * c + v * s,
+            cm: m,
+        }
     }
 }
 
 /// Force coefficients of all bodies together, from the primitive states of
 /// the points (`prim` indexed by point), summed exactly.
 pub fn coefficients(surface: &[SurfacePoint], prim: &[Vec4], fs: &FreeStream) -> Coefficients {
-    let (mut h, mut v, mut m) = (bitrep::SumF64::new(), bitrep::SumF64::new(), bitrep::SumF64::new());
+    let (mut h, mut v, mut m) = (
+        bitrep::SumF64::new(),
+        bitrep::SumF64::new(),
+        bitrep::SumF64::new(),
+    );
     let q = fs.dynamic_pressure();
     for s in surface {
         let mut f = [0.0; 3];
-        crate::kernels::force_sums(q, &[s.x, s.y, s.nx, s.ny, s.ds], &prim[s.index as usize], &mut f);
+        crate::kernels::force_sums(
+            q,
+            &[s.x, s.y, s.nx, s.ny, s.ds],
+            &prim[s.index as usize],
+            &mut f,
+        );
         h.add(f[0]);
         v.add(f[1]);
         m.add(f[2]);

@@ -75,7 +75,10 @@ impl Lskum {
         let factor = scheme.residual_factor();
         for stage in 0..stages {
             let average = scheme == Scheme::Ssprk43 && stage == 2;
-            ex.set_const(&STAGE, &[stage as f64, factor, if average { 1.0 } else { 0.0 }]);
+            ex.set_const(
+                &STAGE,
+                &[stage as f64, factor, if average { 1.0 } else { 0.0 }],
+            );
             ex.run(&Q_VARIABLES)?;
             ex.run(&Q_DERIVATIVES)?;
             for _ in 0..self.settings.inner_iterations {
@@ -97,7 +100,12 @@ impl Lskum {
     /// the iteration up to that stage (the same bits) to find the first
     /// bad point in the user's numbering, then puts back the iteration's
     /// start state. Collective.
-    fn non_physical(&mut self, ex: &mut Exec, iteration: u64, bad: usize) -> Result<StepError, StepError> {
+    fn non_physical(
+        &mut self,
+        ex: &mut Exec,
+        iteration: u64,
+        bad: usize,
+    ) -> Result<StepError, StepError> {
         ex.run(&RESTORE)?;
         ex.run(&LOCAL_TIME_STEP)?;
         self.stages(ex, bad + 1)?;
@@ -106,10 +114,18 @@ impl Lskum {
         let y = ex.gather(&Y);
         ex.run(&RESTORE)?;
         let mut message = String::new();
-        if let (Some(Values::F64(prim)), Some(Values::F64(x)), Some(Values::F64(y))) = (prim, x, y) {
+        if let (Some(Values::F64(prim)), Some(Values::F64(x)), Some(Values::F64(y))) = (prim, x, y)
+        {
             let user = |i: usize| self.user_index.as_ref().map_or(i, |u| u[i] as usize);
             let found = (0..prim.len() / 4)
-                .filter(|&i| !gas::is_physical(&[prim[4 * i], prim[4 * i + 1], prim[4 * i + 2], prim[4 * i + 3]]))
+                .filter(|&i| {
+                    !gas::is_physical(&[
+                        prim[4 * i],
+                        prim[4 * i + 1],
+                        prim[4 * i + 2],
+                        prim[4 * i + 3],
+                    ])
+                })
                 .min_by_key(|&i| user(i));
             if let Some(i) = found {
                 let w = &prim[4 * i..4 * i + 4];
@@ -178,8 +194,14 @@ impl Method for Lskum {
         ex.set_const(&CFL, &[s.cfl]);
         ex.set_const(&POWER, &[s.power]);
         ex.set_const(&VL_CONST, &[s.vl_const]);
-        ex.set_const_i32(&LIMITER, &[i32::from(s.limiter == Limiter::Venkatakrishnan)]);
-        ex.set_const(&FREE_STREAM, &[self.free_stream.mach, self.free_stream.theta]);
+        ex.set_const_i32(
+            &LIMITER,
+            &[i32::from(s.limiter == Limiter::Venkatakrishnan)],
+        );
+        ex.set_const(
+            &FREE_STREAM,
+            &[self.free_stream.mach, self.free_stream.theta],
+        );
         ex.set_const(&DYNAMIC_PRESSURE, &[self.free_stream.dynamic_pressure()]);
         ex.set_const(&STAGE, &[0.0, s.scheme.residual_factor(), 0.0]);
         Ok(())
@@ -228,6 +250,9 @@ impl Method for Lskum {
     }
 
     fn progress_label(&self, row: &[f64]) -> String {
-        format!("log10 res {:.4}  Cl {:.6}  Cd {:.6}", row[0], row[2], row[3])
+        format!(
+            "log10 res {:.4}  Cl {:.6}  Cd {:.6}",
+            row[0], row[2], row[3]
+        )
     }
 }

@@ -31,7 +31,12 @@ pub struct SurfacePoint {
 /// The surface points of `cloud`: shape points with both boundary
 /// neighbours, with the normal `force_normals` asks for (`nx`, `ny` are the
 /// solver's normals of every point).
-pub fn surface_points(cloud: &Cloud, nx: &[f64], ny: &[f64], force_normals: ForceNormals) -> Vec<SurfacePoint> {
+pub fn surface_points(
+    cloud: &Cloud,
+    nx: &[f64],
+    ny: &[f64],
+    force_normals: ForceNormals,
+) -> Vec<SurfacePoint> {
     (0..cloud.len())
         .filter_map(|i| {
             let (l, r) = (cloud.left[i], cloud.right[i]);
@@ -61,7 +66,10 @@ pub fn surface_points(cloud: &Cloud, nx: &[f64], ny: &[f64], force_normals: Forc
 }
 
 fn f64_dat(decl: &'static qflow_par::DatDecl, values: Vec<f64>) -> DatData {
-    DatData { decl, values: Values::F64(values) }
+    DatData {
+        decl,
+        values: Values::F64(values),
+    }
 }
 
 /// The problem of `cloud` (which must have passed `qflow_mesh::check`)
@@ -77,9 +85,18 @@ pub fn build(cloud: &Cloud, settings: &Settings) -> Problem {
         f64_dat(&Y, cloud.y.clone()),
         f64_dat(&NX, nx),
         f64_dat(&NY, ny),
-        DatData { decl: &KIND, values: Values::I32(cloud.kind.iter().map(|&k| k as i32).collect()) },
+        DatData {
+            decl: &KIND,
+            values: Values::I32(cloud.kind.iter().map(|&k| k as i32).collect()),
+        },
         f64_dat(&MIN_DIST, cloud.min_dist.clone()),
-        f64_dat(&SURFACE_GEOMETRY, surface.iter().flat_map(|s| [s.x, s.y, s.nx, s.ny, s.ds]).collect()),
+        f64_dat(
+            &SURFACE_GEOMETRY,
+            surface
+                .iter()
+                .flat_map(|s| [s.x, s.y, s.nx, s.ny, s.ds])
+                .collect(),
+        ),
         f64_dat(&PRIM, (0..n).flat_map(|_| fs).collect()),
     ];
     for d in [&PRIM_OLD, &Q, &QX, &QY, &QX_NEXT, &QY_NEXT, &Q_MAX, &Q_MIN] {
@@ -88,12 +105,26 @@ pub fn build(cloud: &Cloud, settings: &Settings) -> Problem {
     dats.push(f64_dat(&DELTA, vec![0.0; n]));
     Problem {
         sets: vec![
-            SetData { decl: &POINTS, shape: Shape::Elements(n) },
-            SetData { decl: &SURFACE, shape: Shape::Elements(surface.len()) },
+            SetData {
+                decl: &POINTS,
+                shape: Shape::Elements(n),
+            },
+            SetData {
+                decl: &SURFACE,
+                shape: Shape::Elements(surface.len()),
+            },
         ],
         maps: vec![
-            MapData { decl: &STENCIL, values: cloud.nbr.clone(), start: cloud.nbr_start.clone() },
-            MapData { decl: &SURFACE_POINT, values: surface.iter().map(|s| s.index).collect(), start: Vec::new() },
+            MapData {
+                decl: &STENCIL,
+                values: cloud.nbr.clone(),
+                start: cloud.nbr_start.clone(),
+            },
+            MapData {
+                decl: &SURFACE_POINT,
+                values: surface.iter().map(|s| s.index).collect(),
+                start: Vec::new(),
+            },
         ],
         dats,
         hints: PartitionHints {
@@ -112,7 +143,13 @@ mod tests {
 
     #[test]
     fn the_problem_of_a_cloud_is_valid_and_complete() {
-        let cloud = NacaOGrid { wall_points: 32, rings: 8, ..NacaOGrid::default() }.generate().unwrap();
+        let cloud = NacaOGrid {
+            wall_points: 32,
+            rings: 8,
+            ..NacaOGrid::default()
+        }
+        .generate()
+        .unwrap();
         let p = build(&cloud, &Settings::default());
         p.validate().unwrap();
         assert_eq!(p.dats.len(), DATS.len());

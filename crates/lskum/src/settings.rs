@@ -136,7 +136,11 @@ impl Settings {
         // At rest the q-variables' beta is finite but the far-field moments
         // and Cp divide by M^2: a Mach number of 0 runs to NaN.
         if !(self.mach.is_finite() && self.mach >= 1e-6) {
-            return bad("mach", self.mach, "must be a finite Mach number of at least 1e-6");
+            return bad(
+                "mach",
+                self.mach,
+                "must be a finite Mach number of at least 1e-6",
+            );
         }
         if self.mach > 50.0 {
             return bad("mach", self.mach, "above 50 is surely a mistake");

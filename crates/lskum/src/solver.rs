@@ -34,11 +34,60 @@ impl Solver {
         let part = Arc::new(Part::whole(&p, &LOOPS));
         drop(p);
         let mut method = Lskum::new(settings.clone(), cloud.len());
-        let program = Program { name: "lskum", loops: &LOOPS, device_source: method.device_source() };
-        let local = qflow_par::backend::create(spec, part.clone(), method.globals(), &program, (0, 1))?;
+        let program = Program {
+            name: "lskum",
+            loops: &LOOPS,
+            device_source: method.device_source(),
+        };
+        let local =
+            qflow_par::backend::create(spec, part.clone(), method.globals(), &program, (0, 1))?;
         let mut ex = Exec::new(part, local, Box::new(SelfComm), ExchangeMode::Nonblocking);
         method.start(&mut ex).map_err(|e| e.to_string())?;
-        Ok(Solver { ex, method, iteration: 0, row: [0.0; COLUMNS.len()] })
+        Ok(Solver {
+            ex,
+            method,
+            iteration: 0,
+            row: [0.0; COLUMNS.len()],
+        })
+    }
+
+    /// A solver over the ranks of `comm` (collective): rank 0 gives the
+    /// cloud and the owner rank of every point (`None` on one rank), the
+    /// others `None`. The error of any rank reaches every rank.
+    pub fn distributed(
+        comm: Box<dyn qflow_par::comm::Comm>,
+        root: Option<(&Cloud, Option<Vec<u32>>)>,
+        settings: &Settings,
+        spec: &BackendSpec,
+        mode: ExchangeMode,
+    ) -> Result<Solver, String> {
+        let setup = root.map(|(cloud, owners)| Ok((problem::build(cloud, settings), owners)));
+        let catalog = qflow_par::launch::Catalog::of(&LOOPS, &crate::decl::DATS);
+        let part = qflow_par::launch::distribute(&*comm, setup, &LOOPS, &catalog, false)?;
+        let points = part.set(&crate::decl::POINTS).map_or(0, |s| s.global_len);
+        let part = Arc::new(part);
+        let mut method = Lskum::new(settings.clone(), points);
+        let program = Program {
+            name: "lskum",
+            loops: &LOOPS,
+            device_source: method.device_source(),
+        };
+        let local = qflow_par::backend::create(
+            spec,
+            part.clone(),
+            method.globals(),
+            &program,
+            comm.node_rank(),
+        );
+        let local = qflow_par::launch::agree(&*comm, local)?;
+        let mut ex = Exec::new(part, local, comm, mode);
+        method.start(&mut ex).map_err(|e| e.to_string())?;
+        Ok(Solver {
+            ex,
+            method,
+            iteration: 0,
+            row: [0.0; COLUMNS.len()],
+        })
     }
 
     /// Runs one iteration; its history row (`COLUMNS`).
@@ -63,10 +112,14 @@ impl Solver {
         self.iteration
     }
 
-    /// The primitive state of every point.
+    /// The primitive state of every point (on rank 0; empty elsewhere).
+    /// Collective.
     pub fn state(&mut self) -> Vec<Vec4> {
         match self.ex.gather(&PRIM) {
-            Some(Values::F64(v)) => v.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]]).collect(),
+            Some(Values::F64(v)) => v
+                .chunks_exact(4)
+                .map(|c| [c[0], c[1], c[2], c[3]])
+                .collect(),
             _ => Vec::new(),
         }
     }

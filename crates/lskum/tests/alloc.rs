@@ -1,12 +1,12 @@
 //! The iteration loop allocates nothing: scratch is sized once, reductions
 //! are fixed-size accumulators. A counting global allocator proves it.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use qflow_lskum::settings::Scheme;
 use qflow_lskum::{Settings, Solver};
 use qflow_mesh::generate::NacaOGrid;
 use qflow_par::backend::{BackendKind, BackendSpec};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 struct Counting;
 
@@ -39,7 +39,11 @@ fn allocations_per_iteration(kind: BackendKind, threads: usize, settings: Settin
     }
     .generate()
     .unwrap();
-    let spec = BackendSpec { kind, threads, ..Default::default() };
+    let spec = BackendSpec {
+        kind,
+        threads,
+        ..Default::default()
+    };
     let mut s = Solver::new(&cloud, &settings, &spec).unwrap();
     for _ in 0..3 {
         s.step().unwrap(); // warm-up: thread pool, loop bindings and queues settle

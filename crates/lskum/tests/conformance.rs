@@ -6,11 +6,11 @@ mod common;
 use std::collections::HashMap;
 
 use common::*;
+use qflow_lskum::settings::Scheme;
+use qflow_lskum::{Settings, Vec4};
 use qflow_mesh::generate::{NacaOGrid, Stretching};
 use qflow_mesh::{renumber, Cloud, PointKind, NO_POINT};
 use qflow_par::backend::BackendKind;
-use qflow_lskum::settings::Scheme;
-use qflow_lskum::{Settings, Vec4};
 
 /// A small generated NACA 0012 cloud, so that these tests need no outside data.
 fn small_naca(section: &str) -> Cloud {

@@ -18,10 +18,10 @@ mod common;
 
 use common::*;
 use qflow_lskum::settings::{ForceNormals, Limiter};
-use qflow_lskum::{Settings, Solver, Vec4};
-use qflow_par::backend::{BackendKind, BackendSpec};
 #[allow(unused_imports)]
 use qflow_lskum::solver as _;
+use qflow_lskum::{Settings, Solver, Vec4};
+use qflow_par::backend::{BackendKind, BackendSpec};
 
 const CL_REFERENCE: f64 = 0.3373;
 

@@ -22,7 +22,13 @@ fn fnv(h: &mut u64, v: u64) {
 /// (name, settings, iterations, history hash, fields hash), as stored.
 fn configurations() -> Vec<(&'static str, Settings, u64, u64, u64)> {
     vec![
-        ("default", Settings::default(), 100, 0x966e_a95b_4f7e_2e92, 0x3189_a941_d84f_25c0),
+        (
+            "default",
+            Settings::default(),
+            100,
+            0x966e_a95b_4f7e_2e92,
+            0x3189_a941_d84f_25c0,
+        ),
         (
             "euler",
             Settings {
@@ -38,14 +44,24 @@ fn configurations() -> Vec<(&'static str, Settings, u64, u64, u64)> {
         ),
         (
             "power 2, no limiter",
-            Settings { power: 2.0, limiter: Limiter::None, cfl: 0.3, ..Settings::default() },
+            Settings {
+                power: 2.0,
+                limiter: Limiter::None,
+                cfl: 0.3,
+                ..Settings::default()
+            },
             60,
             0xe760_985e_7404_f4b7,
             0xbeeb_80a7_2254_db17,
         ),
         (
             "supersonic",
-            Settings { mach: 1.2, aoa: 0.0, vl_const: 20.0, ..Settings::default() },
+            Settings {
+                mach: 1.2,
+                aoa: 0.0,
+                vl_const: 20.0,
+                ..Settings::default()
+            },
             60,
             0x6e8e_f893_3a92_632d,
             0x17eb_4312_88e6_4015,
@@ -58,7 +74,11 @@ fn histories_and_fields_hash_to_the_values_of_the_code_before_the_layer() {
     let Some(cloud) = cloud_9600() else { return };
     for (kind, threads) in [(BackendKind::Serial, 1), (BackendKind::Threads, 3)] {
         for (name, settings, iters, want_history, want_fields) in configurations() {
-            let spec = qflow_par::backend::BackendSpec { kind, threads, ..Default::default() };
+            let spec = qflow_par::backend::BackendSpec {
+                kind,
+                threads,
+                ..Default::default()
+            };
             let mut s = qflow_lskum::Solver::new(&cloud, &settings, &spec).unwrap();
             let mut h = 0xcbf2_9ce4_8422_2325u64;
             for _ in 0..iters {
@@ -72,8 +92,14 @@ fn histories_and_fields_hash_to_the_values_of_the_code_before_the_layer() {
             for v in s.state().iter().flatten() {
                 fnv(&mut f, v.to_bits());
             }
-            assert_eq!(h, want_history, "{name} ({kind:?}, {threads}): history hash {h:#018x}");
-            assert_eq!(f, want_fields, "{name} ({kind:?}, {threads}): fields hash {f:#018x}");
+            assert_eq!(
+                h, want_history,
+                "{name} ({kind:?}, {threads}): history hash {h:#018x}"
+            );
+            assert_eq!(
+                f, want_fields,
+                "{name} ({kind:?}, {threads}): fields hash {f:#018x}"
+            );
         }
     }
 }

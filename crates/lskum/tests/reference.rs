@@ -14,9 +14,9 @@
 mod common;
 
 use common::*;
-use qflow_par::backend::BackendKind;
 use qflow_lskum::settings::{ForceNormals, Scheme};
 use qflow_lskum::Settings;
+use qflow_par::backend::BackendKind;
 
 fn reference_history(path: &std::path::Path) -> Vec<f64> {
     std::fs::read_to_string(path)

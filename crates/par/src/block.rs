@@ -127,7 +127,11 @@ pub fn halo_depth(set: &SetDecl, loops: &[&LoopDecl]) -> [usize; 3] {
     let mut h = [0usize; 3];
     for l in loops {
         for a in l.args {
-            if let ArgKind::Dat { via: Via::Offsets(s), .. } = a.kind {
+            if let ArgKind::Dat {
+                via: Via::Offsets(s),
+                ..
+            } = a.kind
+            {
                 if s.set.name == set.name {
                     let d = s.depth();
                     for k in 0..3 {
@@ -183,7 +187,11 @@ pub fn rank_grid(dims: [usize; 3], ranks: usize, strips: bool) -> [usize; 3] {
 
 /// The owned box of rank `r` in a grid of boxes.
 fn rank_box(dims: [usize; 3], grid: [usize; 3], r: usize) -> ([usize; 3], [usize; 3]) {
-    let pos = [r % grid[0], (r / grid[0]) % grid[1], r / (grid[0] * grid[1])];
+    let pos = [
+        r % grid[0],
+        (r / grid[0]) % grid[1],
+        r / (grid[0] * grid[1]),
+    ];
     let mut lo = [0; 3];
     let mut hi = [0; 3];
     for d in 0..3 {
@@ -231,7 +239,14 @@ pub fn block_sets(
             for d in 0..3 {
                 extent[d] = hi[d] - lo[d] + 2 * halo[d];
             }
-            BlockLayout { dims, periodic, halo, lo, hi, extent }
+            BlockLayout {
+                dims,
+                periodic,
+                halo,
+                lo,
+                hi,
+                extent,
+            }
         })
         .collect();
     // Every rank's exchanged halo cells: (reader, owner, reader's local,
@@ -274,7 +289,10 @@ pub fn block_sets(
             let mut peers: Vec<Peer> = Vec::new();
             for &(o, mine, _) in &lists[q] {
                 if peers.last().is_none_or(|p| p.rank != o) {
-                    peers.push(Peer { rank: o, ..Peer::default() });
+                    peers.push(Peer {
+                        rank: o,
+                        ..Peer::default()
+                    });
                 }
                 peers.last_mut().expect("pushed").recv.push(mine);
             }
@@ -285,7 +303,11 @@ pub fn block_sets(
                 }
                 match peers.iter_mut().find(|p| p.rank == reader) {
                     Some(p) => p.send = send,
-                    None => peers.push(Peer { rank: reader, send, recv: Vec::new() }),
+                    None => peers.push(Peer {
+                        rank: reader,
+                        send,
+                        recv: Vec::new(),
+                    }),
                 }
             }
             peers.sort_by_key(|p| p.rank);
@@ -357,10 +379,19 @@ pub fn build_all(problem: &Problem, loops: &[&LoopDecl], ranks: usize, strips: b
                         .find(|s| s.decl.name == d.decl.set.name)
                         .expect("a dat's set is in the problem");
                     let b = s.block.as_ref().expect("a block");
-                    DatData { decl: d.decl, values: gather_cells(&d.values, d.decl.dim, b) }
+                    DatData {
+                        decl: d.decl,
+                        values: gather_cells(&d.values, d.decl.dim, b),
+                    }
                 })
                 .collect();
-            Part { rank: r, ranks, sets, maps: Vec::new(), dats }
+            Part {
+                rank: r,
+                ranks,
+                sets,
+                maps: Vec::new(),
+                dats,
+            }
         })
         .collect()
 }

@@ -391,7 +391,10 @@ impl LoopDecl {
                     if !ok {
                         return Err(err(
                             a,
-                            format!("global `{}` is {:?}, used as {usage:?}", global.name, global.kind),
+                            format!(
+                                "global `{}` is {:?}, used as {usage:?}",
+                                global.name, global.kind
+                            ),
                         ));
                     }
                     continue;
@@ -402,17 +405,26 @@ impl LoopDecl {
                 Via::Direct => self.set,
                 Via::Map(m, slot) => {
                     if !std::ptr::eq(m.from, self.set) {
-                        return Err(err(a, format!("map `{}` does not start at `{}`", m.name, self.set.name)));
+                        return Err(err(
+                            a,
+                            format!("map `{}` does not start at `{}`", m.name, self.set.name),
+                        ));
                     }
                     match m.arity {
                         Arity::Fixed(n) if slot < n => {}
                         Arity::Fixed(n) => {
-                            return Err(err(a, format!("slot {slot} of map `{}` of arity {n}", m.name)))
+                            return Err(err(
+                                a,
+                                format!("slot {slot} of map `{}` of arity {n}", m.name),
+                            ))
                         }
                         Arity::Variable => {
                             return Err(err(
                                 a,
-                                format!("map `{}` has variable arity: use `via {}` (a Star)", m.name, m.name),
+                                format!(
+                                    "map `{}` has variable arity: use `via {}` (a Star)",
+                                    m.name, m.name
+                                ),
                             ))
                         }
                     }
@@ -422,11 +434,20 @@ impl LoopDecl {
                     if !std::ptr::eq(m.from, self.set) || !std::ptr::eq(m.to, self.set) {
                         return Err(err(
                             a,
-                            format!("a Star needs a map from `{}` to itself; `{}` is not", self.set.name, m.name),
+                            format!(
+                                "a Star needs a map from `{}` to itself; `{}` is not",
+                                self.set.name, m.name
+                            ),
                         ));
                     }
                     if m.arity != Arity::Variable {
-                        return Err(err(a, format!("map `{}` has fixed arity: use `via {}[slot]`", m.name, m.name)));
+                        return Err(err(
+                            a,
+                            format!(
+                                "map `{}` has fixed arity: use `via {}[slot]`",
+                                m.name, m.name
+                            ),
+                        ));
                     }
                     if access != Access::Read {
                         return Err(err(a, "a Star is read only".into()));
@@ -435,7 +456,10 @@ impl LoopDecl {
                 }
                 Via::Offsets(s) => {
                     if !std::ptr::eq(s.set, self.set) {
-                        return Err(err(a, format!("stencil `{}` is not on `{}`", s.name, self.set.name)));
+                        return Err(err(
+                            a,
+                            format!("stencil `{}` is not on `{}`", s.name, self.set.name),
+                        ));
                     }
                     if access != Access::Read {
                         return Err(err(a, "stencil offsets are read only".into()));
@@ -446,18 +470,29 @@ impl LoopDecl {
             if !std::ptr::eq(dat.set, reached) {
                 return Err(err(
                     a,
-                    format!("dat `{}` is on `{}`, the access reaches `{}`", dat.name, dat.set.name, reached.name),
+                    format!(
+                        "dat `{}` is on `{}`, the access reaches `{}`",
+                        dat.name, dat.set.name, reached.name
+                    ),
                 ));
             }
             if access == Access::Inc && matches!(via, Via::Star(_) | Via::Offsets(_)) {
-                return Err(err(a, "increments go directly or through a fixed-arity map".into()));
+                return Err(err(
+                    a,
+                    "increments go directly or through a fixed-arity map".into(),
+                ));
             }
             if access.writes() {
                 for b in self.args {
                     if std::ptr::eq(b as *const ArgDecl, a as *const ArgDecl) {
                         continue;
                     }
-                    if let ArgKind::Dat { dat: d2, via: v2, access: a2 } = b.kind {
+                    if let ArgKind::Dat {
+                        dat: d2,
+                        via: v2,
+                        access: a2,
+                    } = b.kind
+                    {
                         if std::ptr::eq(d2, dat) {
                             let why = if a2.writes() {
                                 "the dat is written by two arguments"
@@ -479,7 +514,9 @@ impl LoopDecl {
     /// distributed run must refresh first).
     pub fn halo_reads(&self) -> impl Iterator<Item = &'static DatDecl> + '_ {
         self.args.iter().filter_map(|a| match a.kind {
-            ArgKind::Dat { dat, via, access } if via.reaches_others() && !access.writes() => Some(dat),
+            ArgKind::Dat { dat, via, access } if via.reaches_others() && !access.writes() => {
+                Some(dat)
+            }
             _ => None,
         })
     }
@@ -496,7 +533,14 @@ impl LoopDecl {
     /// may add to one target: the order of the additions is the layer's).
     pub fn has_indirect_increment(&self) -> bool {
         self.args.iter().any(|a| {
-            matches!(a.kind, ArgKind::Dat { access: Access::Inc, via: Via::Map(..), .. })
+            matches!(
+                a.kind,
+                ArgKind::Dat {
+                    access: Access::Inc,
+                    via: Via::Map(..),
+                    ..
+                }
+            )
         })
     }
 

@@ -13,7 +13,7 @@
 //! request, a backend fault) riding along. On one rank ([`SelfComm`]) all of
 //! this reduces to running the loop over every element.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -69,7 +69,9 @@ pub struct Exec {
     mode: ExchangeMode,
     stale: Vec<bool>,
     loops: HashMap<usize, LoopInfo>,
-    exchanges: HashMap<(usize, u64), Box<dyn Exchange>>,
+    /// In key order: their windows are freed collectively, in the same
+    /// order on every rank.
+    exchanges: BTreeMap<(usize, u64), Box<dyn Exchange>>,
     owned_spans: Vec<Vec<Range<usize>>>,
     scratch: Vec<Range<usize>>,
     groups: Vec<(usize, u64)>,
@@ -91,7 +93,11 @@ impl Exec {
         mode: ExchangeMode,
     ) -> Self {
         assert!(part.dats.len() <= 64, "more than 64 dats");
-        let owned_spans = part.sets.iter().map(|s| s.owned_spans().cloned().collect()).collect();
+        let owned_spans = part
+            .sets
+            .iter()
+            .map(|s| s.owned_spans().cloned().collect())
+            .collect();
         Exec {
             stale: vec![false; part.dats.len()],
             local,
@@ -99,7 +105,7 @@ impl Exec {
             part,
             mode,
             loops: HashMap::new(),
-            exchanges: HashMap::new(),
+            exchanges: BTreeMap::new(),
             owned_spans,
             scratch: Vec::with_capacity(64),
             groups: Vec::with_capacity(8),
@@ -177,7 +183,14 @@ impl Exec {
                 .map(|d| (self.dat_index(d), self.set_index(d.set)))
                 .collect();
             let writes = l.writes().map(|d| self.dat_index(d)).collect();
-            self.loops.insert(key, LoopInfo { set, halo_reads, writes });
+            self.loops.insert(
+                key,
+                LoopInfo {
+                    set,
+                    halo_reads,
+                    writes,
+                },
+            );
         }
         key
     }
@@ -201,7 +214,11 @@ impl Exec {
                 x.calls += 1;
                 x.time += d;
             }
-            None => self.times.push(LoopTime { name, calls: 1, time: d }),
+            None => self.times.push(LoopTime {
+                name,
+                calls: 1,
+                time: d,
+            }),
         }
     }
 
@@ -241,13 +258,20 @@ impl Exec {
         for &d in &info.writes {
             self.stale[d] = true;
         }
-        result.map_err(|message| ExecError::Backend { rank: self.rank(), message })
+        result.map_err(|message| ExecError::Backend {
+            rank: self.rank(),
+            message,
+        })
     }
 
     /// Runs `l` over the given spans of its set's local elements only (a
     /// boundary condition on some of a block's cells), after refreshing the
     /// halos it reads.
-    pub fn run_spans(&mut self, l: &'static LoopDecl, spans: &[Range<usize>]) -> Result<(), ExecError> {
+    pub fn run_spans(
+        &mut self,
+        l: &'static LoopDecl,
+        spans: &[Range<usize>],
+    ) -> Result<(), ExecError> {
         let key = self.info(l);
         let groups: Vec<(usize, u64)> = {
             let info = &self.loops[&key];
@@ -270,7 +294,10 @@ impl Exec {
         for &d in &self.loops[&key].writes {
             self.stale[d] = true;
         }
-        r.map_err(|message| ExecError::Backend { rank: self.rank(), message })
+        r.map_err(|message| ExecError::Backend {
+            rank: self.rank(),
+            message,
+        })
     }
 
     fn run_exchanging(&mut self, l: &'static LoopDecl, set: usize) -> Result<(), String> {
@@ -307,7 +334,12 @@ impl Exec {
 
     /// The core of `set` while the exchanges of `groups` travel: in chunks
     /// between polls on the CPU, in one launch on a device.
-    fn run_core(&mut self, l: &'static LoopDecl, set: usize, groups: &[(usize, u64)]) -> Result<(), String> {
+    fn run_core(
+        &mut self,
+        l: &'static LoopDecl,
+        set: usize,
+        groups: &[(usize, u64)],
+    ) -> Result<(), String> {
         let mut chunk = std::mem::take(&mut self.scratch);
         chunk.clear();
         let core = &self.part.sets[set].core;
@@ -358,7 +390,11 @@ impl Exec {
             let peers: Vec<PeerCounts> = self.part.sets[s]
                 .peers
                 .iter()
-                .map(|p| PeerCounts { rank: p.rank, send: p.send.len() * width, recv: p.recv.len() * width })
+                .map(|p| PeerCounts {
+                    rank: p.rank,
+                    send: p.send.len() * width,
+                    recv: p.recv.len() * width,
+                })
                 .collect();
             let x = self.comm.exchange(&peers, self.mode);
             self.exchanges.insert((s, mask), x);
@@ -405,13 +441,25 @@ impl Exec {
 
     /// Sets an `f64` constant.
     pub fn set_const(&mut self, g: &'static GlobalDecl, values: &[f64]) {
-        assert_eq!(values.len(), g.dim, "global `{}`: {} values", g.name, values.len());
+        assert_eq!(
+            values.len(),
+            g.dim,
+            "global `{}`: {} values",
+            g.name,
+            values.len()
+        );
         self.local.set_const(g, values, &[]);
     }
 
     /// Sets an `i32` constant.
     pub fn set_const_i32(&mut self, g: &'static GlobalDecl, values: &[i32]) {
-        assert_eq!(values.len(), g.dim, "global `{}`: {} values", g.name, values.len());
+        assert_eq!(
+            values.len(),
+            g.dim,
+            "global `{}`: {} values",
+            g.name,
+            values.len()
+        );
         self.local.set_const(g, &[], values);
     }
 
@@ -453,7 +501,11 @@ impl Exec {
 
     /// The failed rank's message, on every rank.
     fn error_message(&self, rank: usize, mine: Option<String>) -> String {
-        let mut bytes = if rank == self.rank() { mine.unwrap_or_default().into_bytes() } else { Vec::new() };
+        let mut bytes = if rank == self.rank() {
+            mine.unwrap_or_default().into_bytes()
+        } else {
+            Vec::new()
+        };
         self.comm.broadcast(rank, &mut bytes);
         String::from_utf8_lossy(&bytes).into_owned()
     }
@@ -481,7 +533,11 @@ impl Exec {
         for x in self.exchanges.values() {
             exchange.add(&x.times());
         }
-        CommStats { exchange, reduce: self.reduce_time, reductions: self.reductions }
+        CommStats {
+            exchange,
+            reduce: self.reduce_time,
+            reductions: self.reductions,
+        }
     }
 
     /// Bytes held by the backend and the exchange buffers.
@@ -499,14 +555,19 @@ impl Exec {
         let mut index = Vec::with_capacity(s.owned);
         for r in s.owned_spans() {
             for i in r.clone() {
-                index.push((i, s.global_of(i).expect("an owned element is in the problem")));
+                index.push((
+                    i,
+                    s.global_of(i).expect("an owned element is in the problem"),
+                ));
             }
         }
         let mut bytes = Vec::with_capacity(index.len() * (4 + 8 * dim));
         for &(i, g) in &index {
             bytes.extend_from_slice(&(g as u32).to_le_bytes());
             match &local {
-                Values::F64(v) => v[i * dim..(i + 1) * dim].iter().for_each(|x| bytes.extend_from_slice(&x.to_le_bytes())),
+                Values::F64(v) => v[i * dim..(i + 1) * dim]
+                    .iter()
+                    .for_each(|x| bytes.extend_from_slice(&x.to_le_bytes())),
                 Values::I32(v) => v[i * dim..(i + 1) * dim]
                     .iter()
                     .for_each(|x| bytes.extend_from_slice(&(*x as i64 as u64).to_le_bytes())),
@@ -522,11 +583,16 @@ impl Exec {
             ElemType::I32 => Values::I32(vec![0; n * dim]),
         };
         for r in 0..self.ranks() {
-            let b = if r == 0 { std::mem::take(&mut bytes) } else { self.comm.receive(r) };
+            let b = if r == 0 {
+                std::mem::take(&mut bytes)
+            } else {
+                self.comm.receive(r)
+            };
             for rec in b.chunks_exact(4 + 8 * dim) {
                 let g = u32::from_le_bytes(rec[..4].try_into().expect("4 bytes")) as usize;
                 for c in 0..dim {
-                    let w = u64::from_le_bytes(rec[4 + 8 * c..12 + 8 * c].try_into().expect("8 bytes"));
+                    let w =
+                        u64::from_le_bytes(rec[4 + 8 * c..12 + 8 * c].try_into().expect("8 bytes"));
                     match &mut out {
                         Values::F64(v) => v[g * dim + c] = f64::from_bits(w),
                         Values::I32(v) => v[g * dim + c] = w as i64 as i32,
@@ -545,12 +611,19 @@ impl Exec {
         if self.rank() == 0 {
             let v = values.expect("rank 0 gives the values");
             match v {
-                Values::F64(v) => v.iter().for_each(|x| bytes.extend_from_slice(&x.to_le_bytes())),
-                Values::I32(v) => v.iter().for_each(|x| bytes.extend_from_slice(&(*x as i64 as u64).to_le_bytes())),
+                Values::F64(v) => v
+                    .iter()
+                    .for_each(|x| bytes.extend_from_slice(&x.to_le_bytes())),
+                Values::I32(v) => v
+                    .iter()
+                    .for_each(|x| bytes.extend_from_slice(&(*x as i64 as u64).to_le_bytes())),
             }
         }
         self.comm.broadcast(0, &mut bytes);
-        let all: Vec<u64> = bytes.chunks_exact(8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes"))).collect();
+        let all: Vec<u64> = bytes
+            .chunks_exact(8)
+            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+            .collect();
         let s = &self.part.sets[self.set_index(dat.set)];
         let dim = dat.dim;
         let mut local = self.local.read(dat);

@@ -182,7 +182,10 @@ impl<T: Copy> Offsets<'_, T> {
     #[inline(always)]
     pub fn at(&self, dx: i32, dy: i32, dz: i32) -> T {
         let k = self.at + dx as isize + dy as isize * self.sy + dz as isize * self.sz;
-        assert!(k >= 0 && k < self.len, "offset ({dx}, {dy}, {dz}) outside the halo");
+        assert!(
+            k >= 0 && k < self.len,
+            "offset ({dx}, {dy}, {dz}) outside the halo"
+        );
         // SAFETY: in bounds, checked above.
         unsafe { *self.base.add(k as usize) }
     }
@@ -413,7 +416,10 @@ fn check_elem<T: Elem>(d: &RawDat, k: usize) {
 impl<'a> ArgCursor<'a> {
     fn take(&mut self) -> (usize, RawArg) {
         let k = self.next;
-        assert!(k < self.args.len(), "the kernel takes more arguments than the loop declares");
+        assert!(
+            k < self.args.len(),
+            "the kernel takes more arguments than the loop declares"
+        );
         self.next += 1;
         (k, self.args[k])
     }
@@ -423,7 +429,11 @@ impl<'a> ArgCursor<'a> {
         match self.take() {
             (k, RawArg::Direct { dat, .. }) => {
                 check_elem::<T>(&dat, k);
-                DirectRead { ptr: dat.ptr as *const T, len: dat.len, _life: PhantomData }
+                DirectRead {
+                    ptr: dat.ptr as *const T,
+                    len: dat.len,
+                    _life: PhantomData,
+                }
             }
             (k, other) => panic!("argument {k}: declared {other:?}, used as a direct read"),
         }
@@ -434,7 +444,11 @@ impl<'a> ArgCursor<'a> {
         match self.take() {
             (k, RawArg::Direct { dat, access }) if access.writes() => {
                 check_elem::<T>(&dat, k);
-                DirectWrite { ptr: dat.ptr as *mut T, len: dat.len, _life: PhantomData }
+                DirectWrite {
+                    ptr: dat.ptr as *mut T,
+                    len: dat.len,
+                    _life: PhantomData,
+                }
             }
             (k, other) => panic!("argument {k}: declared {other:?}, used as a direct write"),
         }
@@ -443,7 +457,17 @@ impl<'a> ArgCursor<'a> {
     /// A read or increment through slot `k` of a fixed-arity map.
     pub fn mapped<T: Elem>(&mut self) -> Mapped<'a, T> {
         match self.take() {
-            (k, RawArg::Map { dat, map, arity, slot, rows, .. }) => {
+            (
+                k,
+                RawArg::Map {
+                    dat,
+                    map,
+                    arity,
+                    slot,
+                    rows,
+                    ..
+                },
+            ) => {
                 check_elem::<T>(&dat, k);
                 Mapped {
                     ptr: dat.ptr as *mut T,
@@ -461,9 +485,23 @@ impl<'a> ArgCursor<'a> {
     /// A read through a compressed-row map.
     pub fn star<T: Elem>(&mut self) -> StarView<'a, T> {
         match self.take() {
-            (k, RawArg::Star { dat, start, idx, rows }) => {
+            (
+                k,
+                RawArg::Star {
+                    dat,
+                    start,
+                    idx,
+                    rows,
+                },
+            ) => {
                 check_elem::<T>(&dat, k);
-                StarView { base: dat.ptr as *const T, start, idx, rows, _life: PhantomData }
+                StarView {
+                    base: dat.ptr as *const T,
+                    start,
+                    idx,
+                    rows,
+                    _life: PhantomData,
+                }
             }
             (k, other) => panic!("argument {k}: declared {other:?}, used as a Star"),
         }
@@ -497,7 +535,9 @@ impl<'a> ArgCursor<'a> {
                     T::DIM,
                     T::TY.name()
                 );
-                ConstView { v: T::from_values(&f, &i) }
+                ConstView {
+                    v: T::from_values(&f, &i),
+                }
             }
             (k, other) => panic!("argument {k}: declared {other:?}, used as a constant"),
         }
@@ -617,7 +657,11 @@ impl<T: Elem> Mapped<'_, T> {
         debug_assert!(i < self.rows);
         // SAFETY: the map's values were checked against the target set;
         // loops that increment through maps run on one thread.
-        unsafe { &mut *self.ptr.add(*self.map.add(i * self.arity + self.slot) as usize) }
+        unsafe {
+            &mut *self
+                .ptr
+                .add(*self.map.add(i * self.arity + self.slot) as usize)
+        }
     }
 
     /// Nothing to do after a kernel call.

@@ -26,8 +26,11 @@ pub struct Catalog {
 impl Catalog {
     /// The catalog of a method's loops and dats.
     pub fn of(loops: &[&'static LoopDecl], dats: &[&'static DatDecl]) -> Catalog {
-        let mut c = Catalog { dats: dats.to_vec(), ..Catalog::default() };
-        let mut add_set = |s: &'static SetDecl, sets: &mut Vec<&'static SetDecl>| {
+        let mut c = Catalog {
+            dats: dats.to_vec(),
+            ..Catalog::default()
+        };
+        let add_set = |s: &'static SetDecl, sets: &mut Vec<&'static SetDecl>| {
             if !sets.iter().any(|x| x.name == s.name) {
                 sets.push(s);
             }
@@ -38,7 +41,11 @@ impl Catalog {
         for l in loops {
             add_set(l.set, &mut c.sets);
             for a in l.args {
-                if let ArgKind::Dat { via: Via::Map(m, _) | Via::Star(m), .. } = a.kind {
+                if let ArgKind::Dat {
+                    via: Via::Map(m, _) | Via::Star(m),
+                    ..
+                } = a.kind
+                {
                     if !c.maps.iter().any(|x| x.name == m.name) {
                         c.maps.push(m);
                     }
@@ -62,11 +69,18 @@ pub fn owners(problem: &Problem, primary: Vec<u32>) -> Vec<Vec<u32>> {
             if s.decl.name == problem.hints.primary.name {
                 return primary.clone();
             }
-            match problem.hints.owners.iter().find(|(set, _)| set.name == s.decl.name) {
+            match problem
+                .hints
+                .owners
+                .iter()
+                .find(|(set, _)| set.name == s.decl.name)
+            {
                 Some((_, m)) => match problem.map(m) {
                     Some(md) => {
                         let arity = md.values.len() / s.shape.len().max(1);
-                        (0..s.shape.len()).map(|e| primary[md.values[e * arity.max(1)] as usize]).collect()
+                        (0..s.shape.len())
+                            .map(|e| primary[md.values[e * arity.max(1)] as usize])
+                            .collect()
                     }
                     None => vec![0; s.shape.len()],
                 },
@@ -97,18 +111,23 @@ pub fn distribute(
             _ => Err("an unknown setup message from rank 0".into()),
         };
     }
-    let built = root.expect("rank 0 gives the problem").and_then(|(problem, primary)| {
-        problem.validate().map_err(|e| e.to_string())?;
-        if ranks == 1 {
-            return Ok(vec![Part::whole(&problem, loops)]);
-        }
-        let blocks = problem.sets.iter().any(|s| matches!(s.shape, Shape::Block { .. }));
-        if blocks {
-            return Ok(crate::block::build_all(&problem, loops, ranks, strips));
-        }
-        let primary = primary.ok_or("a partition of the primary set is needed")?;
-        Ok(Part::build_all(&problem, &owners(&problem, primary), ranks))
-    });
+    let built = root
+        .expect("rank 0 gives the problem")
+        .and_then(|(problem, primary)| {
+            problem.validate().map_err(|e| e.to_string())?;
+            if ranks == 1 {
+                return Ok(vec![Part::whole(&problem, loops)]);
+            }
+            let blocks = problem
+                .sets
+                .iter()
+                .any(|s| matches!(s.shape, Shape::Block { .. }));
+            if blocks {
+                return Ok(crate::block::build_all(&problem, loops, ranks, strips));
+            }
+            let primary = primary.ok_or("a partition of the primary set is needed")?;
+            Ok(Part::build_all(&problem, &owners(&problem, primary), ranks))
+        });
     match built {
         Ok(mut parts) => {
             for r in (1..ranks).rev() {
@@ -149,7 +168,11 @@ pub fn agree<T>(comm: &dyn Comm, local: Result<T, String>) -> Result<T, String> 
     };
     comm.broadcast(rank, &mut msg);
     let text = String::from_utf8_lossy(&msg).into_owned();
-    Err(if comm.size() > 1 { format!("rank {rank}: {text}") } else { text })
+    Err(if comm.size() > 1 {
+        format!("rank {rank}: {text}")
+    } else {
+        text
+    })
 }
 
 /// Shares the part with the backend and executor.
@@ -205,7 +228,14 @@ pub fn encode_part(p: &Part, b: &mut Vec<u8>) {
             Some(l) => {
                 b.push(1);
                 for d in 0..3 {
-                    for v in [l.dims[d], l.halo[d], l.lo[d], l.hi[d], l.extent[d], usize::from(l.periodic[d])] {
+                    for v in [
+                        l.dims[d],
+                        l.halo[d],
+                        l.lo[d],
+                        l.hi[d],
+                        l.extent[d],
+                        usize::from(l.periodic[d]),
+                    ] {
                         put_u64(b, v as u64);
                     }
                 }
@@ -247,7 +277,11 @@ struct Dec<'a> {
 
 impl Dec<'_> {
     fn take(&mut self, n: usize) -> Result<&[u8], String> {
-        let e = self.at.checked_add(n).filter(|&e| e <= self.b.len()).ok_or("a truncated part")?;
+        let e = self
+            .at
+            .checked_add(n)
+            .filter(|&e| e <= self.b.len())
+            .ok_or("a truncated part")?;
         let s = &self.b[self.at..e];
         self.at = e;
         Ok(s)
@@ -256,7 +290,9 @@ impl Dec<'_> {
         Ok(self.take(1)?[0])
     }
     fn u64(&mut self) -> Result<u64, String> {
-        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
+        Ok(u64::from_le_bytes(
+            self.take(8)?.try_into().expect("8 bytes"),
+        ))
     }
     fn usize(&mut self) -> Result<usize, String> {
         Ok(self.u64()? as usize)
@@ -274,7 +310,11 @@ impl Dec<'_> {
     }
     fn u32s(&mut self) -> Result<Vec<u32>, String> {
         let n = self.count(4)?;
-        Ok(self.take(4 * n)?.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("4"))).collect())
+        Ok(self
+            .take(4 * n)?
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("4")))
+            .collect())
     }
     fn spans(&mut self) -> Result<Vec<std::ops::Range<usize>>, String> {
         let n = self.count(16)?;
@@ -292,7 +332,11 @@ pub fn decode_part(b: &[u8], catalog: &Catalog) -> Result<Part, String> {
     let mut sets = Vec::with_capacity(ns);
     for _ in 0..ns {
         let name = d.string()?;
-        let decl = *catalog.sets.iter().find(|s| s.name == name).ok_or_else(|| format!("unknown set `{name}`"))?;
+        let decl = *catalog
+            .sets
+            .iter()
+            .find(|s| s.name == name)
+            .ok_or_else(|| format!("unknown set `{name}`"))?;
         let (global_len, len, owned) = (d.usize()?, d.usize()?, d.usize()?);
         let core = d.spans()?;
         let rest = d.spans()?;
@@ -300,7 +344,11 @@ pub fn decode_part(b: &[u8], catalog: &Catalog) -> Result<Part, String> {
         let np = d.count(24)?;
         let mut peers = Vec::with_capacity(np);
         for _ in 0..np {
-            peers.push(Peer { rank: d.usize()?, send: d.u32s()?, recv: d.u32s()? });
+            peers.push(Peer {
+                rank: d.usize()?,
+                send: d.u32s()?,
+                recv: d.u32s()?,
+            });
         }
         let block = match d.u8()? {
             0 => None,
@@ -324,28 +372,60 @@ pub fn decode_part(b: &[u8], catalog: &Catalog) -> Result<Part, String> {
                 Some(l)
             }
         };
-        sets.push(LocalSet { decl, global_len, len, owned, core, rest, global, peers, block });
+        sets.push(LocalSet {
+            decl,
+            global_len,
+            len,
+            owned,
+            core,
+            rest,
+            global,
+            peers,
+            block,
+        });
     }
     let nm = d.count(8)?;
     let mut maps = Vec::with_capacity(nm);
     for _ in 0..nm {
         let name = d.string()?;
-        let decl = *catalog.maps.iter().find(|m| m.name == name).ok_or_else(|| format!("unknown map `{name}`"))?;
-        maps.push(LocalMap { decl, values: d.u32s()?, start: d.u32s()? });
+        let decl = *catalog
+            .maps
+            .iter()
+            .find(|m| m.name == name)
+            .ok_or_else(|| format!("unknown map `{name}`"))?;
+        maps.push(LocalMap {
+            decl,
+            values: d.u32s()?,
+            start: d.u32s()?,
+        });
     }
     let nd = d.count(8)?;
     let mut dats = Vec::with_capacity(nd);
     for _ in 0..nd {
         let name = d.string()?;
-        let decl = *catalog.dats.iter().find(|x| x.name == name).ok_or_else(|| format!("unknown dat `{name}`"))?;
+        let decl = *catalog
+            .dats
+            .iter()
+            .find(|x| x.name == name)
+            .ok_or_else(|| format!("unknown dat `{name}`"))?;
         let values = match d.u8()? {
             0 => {
                 let n = d.count(8)?;
-                Values::F64(d.take(8 * n)?.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().expect("8"))).collect())
+                Values::F64(
+                    d.take(8 * n)?
+                        .chunks_exact(8)
+                        .map(|c| f64::from_le_bytes(c.try_into().expect("8")))
+                        .collect(),
+                )
             }
             _ => {
                 let n = d.count(4)?;
-                Values::I32(d.take(4 * n)?.chunks_exact(4).map(|c| i32::from_le_bytes(c.try_into().expect("4"))).collect())
+                Values::I32(
+                    d.take(4 * n)?
+                        .chunks_exact(4)
+                        .map(|c| i32::from_le_bytes(c.try_into().expect("4")))
+                        .collect(),
+                )
             }
         };
         dats.push(DatData { decl, values });
@@ -353,5 +433,11 @@ pub fn decode_part(b: &[u8], catalog: &Catalog) -> Result<Part, String> {
     if d.at != b.len() {
         return Err("a corrupt part (trailing bytes)".into());
     }
-    Ok(Part { rank, ranks, sets, maps, dats })
+    Ok(Part {
+        rank,
+        ranks,
+        sets,
+        maps,
+        dats,
+    })
 }

@@ -188,17 +188,18 @@ impl Part {
             for m in problem.maps.iter().filter(|m| set_of(m.decl.from) == si) {
                 let ts = set_of(m.decl.to);
                 for e in 0..n {
-                    if owners[si][e] == r
-                        && row(m, e).iter().any(|&t| owners[ts][t as usize] != r)
+                    if owners[si][e] == r && row(m, e).iter().any(|&t| owners[ts][t as usize] != r)
                     {
                         reads_ghost[e] = true;
                     }
                 }
             }
-            let core: Vec<u32> =
-                (0..n as u32).filter(|&e| owners[si][e as usize] == r && !reads_ghost[e as usize]).collect();
-            let rest: Vec<u32> =
-                (0..n as u32).filter(|&e| owners[si][e as usize] == r && reads_ghost[e as usize]).collect();
+            let core: Vec<u32> = (0..n as u32)
+                .filter(|&e| owners[si][e as usize] == r && !reads_ghost[e as usize])
+                .collect();
+            let rest: Vec<u32> = (0..n as u32)
+                .filter(|&e| owners[si][e as usize] == r && reads_ghost[e as usize])
+                .collect();
             let n_owned = core.len() + rest.len();
             let mut global = core;
             let n_core = global.len();
@@ -212,9 +213,16 @@ impl Part {
             for (k, &g) in ghosts.iter().enumerate() {
                 let o = owners[si][g as usize] as usize;
                 if peers.last().is_none_or(|p| p.rank != o) {
-                    peers.push(Peer { rank: o, ..Peer::default() });
+                    peers.push(Peer {
+                        rank: o,
+                        ..Peer::default()
+                    });
                 }
-                peers.last_mut().expect("pushed").recv.push((n_owned + k) as u32);
+                peers
+                    .last_mut()
+                    .expect("pushed")
+                    .recv
+                    .push((n_owned + k) as u32);
             }
             sets.push(LocalSet {
                 decl: s.decl,
@@ -243,7 +251,11 @@ impl Part {
                 }
                 match set.peers.iter_mut().find(|p| p.rank == q as usize) {
                     Some(p) => p.send = send,
-                    None => set.peers.push(Peer { rank: q as usize, send, recv: Vec::new() }),
+                    None => set.peers.push(Peer {
+                        rank: q as usize,
+                        send,
+                        recv: Vec::new(),
+                    }),
                 }
             }
         }
@@ -280,7 +292,11 @@ impl Part {
                         start.resize(local.len + 1, values.len() as u32);
                     }
                 }
-                LocalMap { decl: m.decl, values, start }
+                LocalMap {
+                    decl: m.decl,
+                    values,
+                    start,
+                }
             })
             .collect();
         let dats = problem
@@ -290,22 +306,42 @@ impl Part {
                 let s = &sets[set_of(d.decl.set)];
                 DatData {
                     decl: d.decl,
-                    values: d.values.gather(d.decl.dim, s.global.iter().map(|&g| g as usize)),
+                    values: d
+                        .values
+                        .gather(d.decl.dim, s.global.iter().map(|&g| g as usize)),
                 }
             })
             .collect();
-        Part { rank, ranks, sets, maps, dats }
+        Part {
+            rank,
+            ranks,
+            sets,
+            maps,
+            dats,
+        }
     }
 
     /// The whole problem as one part (one rank): every element owned and
     /// core, the problem's numbering kept. Blocks get their padded layout
     /// ([`crate::block`]), with halos as deep as `loops` read.
     pub fn whole(problem: &Problem, loops: &[&LoopDecl]) -> Part {
-        if problem.sets.iter().any(|s| matches!(s.shape, Shape::Block { .. })) {
-            return crate::block::build_all(problem, loops, 1, false).pop().expect("one part");
+        if problem
+            .sets
+            .iter()
+            .any(|s| matches!(s.shape, Shape::Block { .. }))
+        {
+            return crate::block::build_all(problem, loops, 1, false)
+                .pop()
+                .expect("one part");
         }
-        let owners: Vec<Vec<u32>> = problem.sets.iter().map(|s| vec![0; s.shape.len()]).collect();
-        Part::build_all(problem, &owners, 1).pop().expect("one part")
+        let owners: Vec<Vec<u32>> = problem
+            .sets
+            .iter()
+            .map(|s| vec![0; s.shape.len()])
+            .collect();
+        Part::build_all(problem, &owners, 1)
+            .pop()
+            .expect("one part")
     }
 }
 
@@ -316,4 +352,3 @@ fn row(m: &crate::problem::MapData, e: usize) -> &[u32] {
         Arity::Variable => &m.values[m.start[e] as usize..m.start[e + 1] as usize],
     }
 }
-

@@ -41,10 +41,14 @@ impl Values {
     pub fn gather(&self, dim: usize, elements: impl Iterator<Item = usize>) -> Values {
         match self {
             Values::F64(v) => Values::F64(
-                elements.flat_map(|e| v[e * dim..(e + 1) * dim].iter().copied()).collect(),
+                elements
+                    .flat_map(|e| v[e * dim..(e + 1) * dim].iter().copied())
+                    .collect(),
             ),
             Values::I32(v) => Values::I32(
-                elements.flat_map(|e| v[e * dim..(e + 1) * dim].iter().copied()).collect(),
+                elements
+                    .flat_map(|e| v[e * dim..(e + 1) * dim].iter().copied())
+                    .collect(),
             ),
         }
     }
@@ -199,35 +203,58 @@ impl Problem {
                 }
                 Arity::Variable => {
                     if m.start.len() != from + 1 || m.start[0] != 0 {
-                        return bad(what, format!("{} row starts for {from} rows", m.start.len()));
+                        return bad(
+                            what,
+                            format!("{} row starts for {from} rows", m.start.len()),
+                        );
                     }
                     if m.start.windows(2).any(|w| w[1] < w[0]) {
                         return bad(what, "row starts decrease".into());
                     }
                     if *m.start.last().unwrap_or(&0) as usize != m.values.len() {
-                        return bad(what, "the last row start is not the number of values".into());
+                        return bad(
+                            what,
+                            "the last row start is not the number of values".into(),
+                        );
                     }
                 }
             }
             if let Some(e) = m.values.iter().position(|&v| v as usize >= to) {
                 return bad(
                     what,
-                    format!("value {} at {e} is not an element of `{}` ({to})", m.values[e], m.decl.to.name),
+                    format!(
+                        "value {} at {e} is not an element of `{}` ({to})",
+                        m.values[e], m.decl.to.name
+                    ),
                 );
             }
         }
         for d in &self.dats {
             let what = format!("dat `{}`", d.decl.name);
             let Some(n) = size(d.decl.set) else {
-                return bad(what, format!("its set `{}` is not part of the problem", d.decl.set.name));
+                return bad(
+                    what,
+                    format!("its set `{}` is not part of the problem", d.decl.set.name),
+                );
             };
             if d.values.ty() != d.decl.ty {
-                return bad(what, format!("{} values for a {} dat", d.values.ty().name(), d.decl.ty.name()));
+                return bad(
+                    what,
+                    format!(
+                        "{} values for a {} dat",
+                        d.values.ty().name(),
+                        d.decl.ty.name()
+                    ),
+                );
             }
             if d.values.len() != n * d.decl.dim {
                 return bad(
                     what,
-                    format!("{} values for {n} elements of {} values", d.values.len(), d.decl.dim),
+                    format!(
+                        "{} values for {n} elements of {} values",
+                        d.values.len(),
+                        d.decl.dim
+                    ),
                 );
             }
         }

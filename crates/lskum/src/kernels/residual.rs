@@ -112,7 +112,13 @@ impl FluxBatch {
     /// The kinetic moments of lane `j`.
     #[inline(always)]
     pub fn kinetic(&self, j: usize) -> Kinetic {
-        Kinetic::from_parts(&self.frame[j], self.erf[j], self.b[j], self.erf[SIDES + j], self.b[SIDES + j])
+        Kinetic::from_parts(
+            &self.frame[j],
+            self.erf[j],
+            self.b[j],
+            self.erf[SIDES + j],
+            self.b[SIDES + j],
+        )
     }
 }
 
@@ -251,7 +257,11 @@ pub fn flux_residual(
     let qi = q.own();
     let qxi = qx.own();
     let qyi = qy.own();
-    let (hi_i, lo_i) = if limiter != 0 { (q_max.own(), q_min.own()) } else { (qi, qi) };
+    let (hi_i, lo_i) = if limiter != 0 {
+        (q_max.own(), q_min.own())
+    } else {
+        (qi, qi)
+    };
     let mut xpos = SplitSums::default();
     let mut xneg = SplitSums::default();
     let mut ypos = SplitSums::default();
@@ -266,16 +276,34 @@ pub fn flux_residual(
             let dy = y.nbr(k) - yi;
             let ds = dx * ny - dy * nx;
             let dn = dx * nx + dy * ny;
-            let w = if power == 0.0 { 1.0 } else { (ds * ds + dn * dn).sqrt().powf(power) };
+            let w = if power == 0.0 {
+                1.0
+            } else {
+                (ds * ds + dn * dn).sqrt().powf(power)
+            };
             bt.ds[m] = ds;
             bt.dn[m] = dn;
             bt.ds_w[m] = ds * w;
             bt.dn_w[m] = dn * w;
             let eps_k = venkat_epsilon(vl_const, min_dist.nbr(k));
             let qk = q.nbr(k);
-            let (hi_k, lo_k) = if limiter != 0 { (q_max.nbr(k), q_min.nbr(k)) } else { (qk, qk) };
+            let (hi_k, lo_k) = if limiter != 0 {
+                (q_max.nbr(k), q_min.nbr(k))
+            } else {
+                (qk, qk)
+            };
             let ti = reconstruct(limiter, &qi, &qxi, &qyi, &hi_i, &lo_i, eps_i, dx, dy);
-            let tk = reconstruct(limiter, &qk, &qx.nbr(k), &qy.nbr(k), &hi_k, &lo_k, eps_k, dx, dy);
+            let tk = reconstruct(
+                limiter,
+                &qk,
+                &qx.nbr(k),
+                &qy.nbr(k),
+                &hi_k,
+                &lo_k,
+                eps_k,
+                dx,
+                dy,
+            );
             for c in 0..4 {
                 bt.qt[c][m] = ti[c];
                 bt.qt[c][BATCH + m] = tk[c];

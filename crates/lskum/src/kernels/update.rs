@@ -35,7 +35,10 @@ pub fn state_update(
     let ny = *ny;
     let kind = *kind;
     let factor = stage[1];
-    let fs = FreeStream { mach: free_stream[0], theta: free_stream[1] };
+    let fs = FreeStream {
+        mach: free_stream[0],
+        theta: free_stream[1],
+    };
     let mut u = if kind == OUTER {
         gas::far_field_state(prim, nx, ny, &fs)
     } else {

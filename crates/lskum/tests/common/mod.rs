@@ -1,10 +1,10 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
 use qflow_lskum::{Settings, Solver, Vec4};
 use qflow_mesh::{legacy, Cloud};
 use qflow_par::backend::{BackendKind, BackendSpec};
+use std::path::PathBuf;
 
 /// The workplace's shared reference data (`../shared/data` from the project
 /// root, or `$QFLOW_SHARED_DATA`), if present. Tests that need it say so and
@@ -38,8 +38,18 @@ pub fn cloud_9600() -> Option<Cloud> {
 
 /// Runs `iters` iterations on `cloud` with `kind`/`threads` and returns the
 /// solver (to read state, forces) and the per-iteration log residues.
-pub fn run(cloud: &Cloud, settings: &Settings, kind: BackendKind, threads: usize, iters: u64) -> (Solver, Vec<f64>) {
-    let spec = BackendSpec { kind, threads, ..Default::default() };
+pub fn run(
+    cloud: &Cloud,
+    settings: &Settings,
+    kind: BackendKind,
+    threads: usize,
+    iters: u64,
+) -> (Solver, Vec<f64>) {
+    let spec = BackendSpec {
+        kind,
+        threads,
+        ..Default::default()
+    };
     let mut s = Solver::new(cloud, settings, &spec).expect("a solver");
     let res = s.run(iters).expect("run");
     (s, res)

@@ -51,13 +51,32 @@ impl Par {
 /// maps and globals.
 #[derive(Clone, Copy, Debug)]
 enum Plan {
-    Direct { dat: usize, access: Access },
-    Map { dat: usize, map: usize, slot: usize, access: Access },
-    Star { dat: usize, map: usize },
-    Offsets { dat: usize, set: usize },
-    Const { global: usize },
+    Direct {
+        dat: usize,
+        access: Access,
+    },
+    Map {
+        dat: usize,
+        map: usize,
+        slot: usize,
+        access: Access,
+    },
+    Star {
+        dat: usize,
+        map: usize,
+    },
+    Offsets {
+        dat: usize,
+        set: usize,
+    },
+    Const {
+        global: usize,
+    },
     Scratch,
-    Reduce { global: usize, offset: usize },
+    Reduce {
+        global: usize,
+        offset: usize,
+    },
 }
 
 /// A loop bound to this backend's data.
@@ -101,10 +120,22 @@ impl CpuBackend {
                     GlobalKind::Reduce(op) => vec![op; g.dim],
                     GlobalKind::Const(_) => Vec::new(),
                 };
-                Global { decl: g, f: [0.0; MAX_CONST], i: [0; MAX_CONST], acc: Partials::new(&ops) }
+                Global {
+                    decl: g,
+                    f: [0.0; MAX_CONST],
+                    i: [0; MAX_CONST],
+                    acc: Partials::new(&ops),
+                }
             })
             .collect();
-        CpuBackend { par, part, dats, names, globals, bound: HashMap::new() }
+        CpuBackend {
+            par,
+            part,
+            dats,
+            names,
+            globals,
+            bound: HashMap::new(),
+        }
     }
 
     /// The serial backend.
@@ -135,14 +166,19 @@ impl CpuBackend {
         if let Err(e) = l.validate() {
             panic!("{e}");
         }
-        let set = self
-            .part
-            .set_index(l.set)
-            .unwrap_or_else(|| panic!("loop `{}`: set `{}` is not part of the problem", l.name, l.set.name));
+        let set = self.part.set_index(l.set).unwrap_or_else(|| {
+            panic!(
+                "loop `{}`: set `{}` is not part of the problem",
+                l.name, l.set.name
+            )
+        });
         let map_index = |m: &crate::decl::MapDecl| {
-            self.part
-                .map_index(m)
-                .unwrap_or_else(|| panic!("loop `{}`: map `{}` is not part of the problem", l.name, m.name))
+            self.part.map_index(m).unwrap_or_else(|| {
+                panic!(
+                    "loop `{}`: map `{}` is not part of the problem",
+                    l.name, m.name
+                )
+            })
         };
         let mut plan = Vec::new();
         let mut ops = Vec::new();
@@ -153,8 +189,16 @@ impl CpuBackend {
                     let d = self.dat_index(dat);
                     match via {
                         Via::Direct => Plan::Direct { dat: d, access },
-                        Via::Map(m, slot) => Plan::Map { dat: d, map: map_index(m), slot, access },
-                        Via::Star(m) => Plan::Star { dat: d, map: map_index(m) },
+                        Via::Map(m, slot) => Plan::Map {
+                            dat: d,
+                            map: map_index(m),
+                            slot,
+                            access,
+                        },
+                        Via::Star(m) => Plan::Star {
+                            dat: d,
+                            map: map_index(m),
+                        },
                         Via::Offsets(_) => Plan::Offsets { dat: d, set },
                     }
                 }
@@ -164,10 +208,18 @@ impl CpuBackend {
                     match global.kind {
                         GlobalKind::Const(_) => Plan::Const { global: g },
                         GlobalKind::Reduce(op) => {
-                            assert!(global.dim <= MAX_REDUCE_DIM, "global `{}`: too many values", global.name);
+                            assert!(
+                                global.dim <= MAX_REDUCE_DIM,
+                                "global `{}`: too many values",
+                                global.name
+                            );
                             let offset = ops.len();
                             ops.extend(std::iter::repeat_n(op, global.dim));
-                            assert!(ops.len() <= MAX_REDUCED, "loop `{}`: too many reduced values", l.name);
+                            assert!(
+                                ops.len() <= MAX_REDUCED,
+                                "loop `{}`: too many reduced values",
+                                l.name
+                            );
                             reductions.push((g, offset));
                             Plan::Reduce { global: g, offset }
                         }
@@ -197,15 +249,28 @@ impl CpuBackend {
                     Values::F64(v) => (v.as_mut_ptr() as *mut u8, ElemType::F64),
                     Values::I32(v) => (v.as_mut_ptr() as *mut u8, ElemType::I32),
                 };
-                RawDat { ptr, ty, dim: names[d].dim, len }
+                RawDat {
+                    ptr,
+                    ty,
+                    dim: names[d].dim,
+                    len,
+                }
             };
             let set_len = |decl: &DatDecl| self.part.set(decl.set).map_or(0, |s| s.len);
             b.raw.push(match *p {
                 Plan::Direct { dat: d, access } => {
                     let len = set_len(self.names[d]);
-                    RawArg::Direct { dat: dat(&mut self.dats, &self.names, d, len), access }
+                    RawArg::Direct {
+                        dat: dat(&mut self.dats, &self.names, d, len),
+                        access,
+                    }
                 }
-                Plan::Map { dat: d, map, slot, access } => {
+                Plan::Map {
+                    dat: d,
+                    map,
+                    slot,
+                    access,
+                } => {
                     let m = &self.part.maps[map];
                     let len = set_len(self.names[d]);
                     let arity = match m.decl.arity {
@@ -247,7 +312,12 @@ impl CpuBackend {
                         GlobalKind::Const(t) => t,
                         GlobalKind::Reduce(_) => ElemType::F64,
                     };
-                    RawArg::Const { ty, f: g.f, i: g.i, dim: g.decl.dim }
+                    RawArg::Const {
+                        ty,
+                        f: g.f,
+                        i: g.i,
+                        dim: g.decl.dim,
+                    }
                 }
                 Plan::Scratch => RawArg::Scratch,
                 Plan::Reduce { global, offset } => {
@@ -256,7 +326,11 @@ impl CpuBackend {
                         GlobalKind::Reduce(op) => op,
                         GlobalKind::Const(_) => unreachable!("validated"),
                     };
-                    RawArg::Reduce { op, dim: g.decl.dim, offset }
+                    RawArg::Reduce {
+                        op,
+                        dim: g.decl.dim,
+                        offset,
+                    }
                 }
             });
         }
@@ -299,13 +373,19 @@ impl LocalBackend for CpuBackend {
         let b = self.bound.get(&key).expect("bound");
         let n_set = self.part.sets[b.set].len;
         if let Some(s) = spans.iter().find(|s| s.end > n_set) {
-            return Err(format!("loop `{}`: span {s:?} outside its set of {n_set}", l.name));
+            return Err(format!(
+                "loop `{}`: span {s:?} outside its set of {n_set}",
+                l.name
+            ));
         }
         {
             let mut sink = b.sink.lock().map_err(|_| "a kernel panicked".to_string())?;
             sink.reset();
         }
-        let args = LoopArgs { args: &b.raw, sink: &b.sink };
+        let args = LoopArgs {
+            args: &b.raw,
+            sink: &b.sink,
+        };
         match (&self.par, b.serial) {
             (Par::Seq, _) | (_, true) => (l.cpu)(&args, spans),
             (Par::Rayon(pool), false) => {
@@ -335,8 +415,12 @@ impl LocalBackend for CpuBackend {
                 let k = offset + c;
                 match acc.ops[c] {
                     crate::decl::Reduction::Sum => acc.sums[c].merge(&sink.sums[k]),
-                    crate::decl::Reduction::Min => acc.ext[c] = merge_ext(acc.ext[c], sink.ext[k], true),
-                    crate::decl::Reduction::Max => acc.ext[c] = merge_ext(acc.ext[c], sink.ext[k], false),
+                    crate::decl::Reduction::Min => {
+                        acc.ext[c] = merge_ext(acc.ext[c], sink.ext[k], true)
+                    }
+                    crate::decl::Reduction::Max => {
+                        acc.ext[c] = merge_ext(acc.ext[c], sink.ext[k], false)
+                    }
                 }
             }
         }
@@ -402,7 +486,11 @@ impl LocalBackend for CpuBackend {
     fn set_const(&mut self, g: &GlobalDecl, f: &[f64], i: &[i32]) {
         let k = self.global_index(g);
         let x = &mut self.globals[k];
-        assert!(f.len() <= MAX_CONST && i.len() <= MAX_CONST, "global `{}`: too many values", g.name);
+        assert!(
+            f.len() <= MAX_CONST && i.len() <= MAX_CONST,
+            "global `{}`: too many values",
+            g.name
+        );
         x.f[..f.len()].copy_from_slice(f);
         x.i[..i.len()].copy_from_slice(i);
     }

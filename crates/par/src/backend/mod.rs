@@ -109,7 +109,9 @@ impl std::str::FromStr for BackendKind {
             "serial" => Ok(Self::Serial),
             "threads" => Ok(Self::Threads),
             "opencl" => Ok(Self::OpenCl),
-            other => Err(format!("unknown backend '{other}' (serial, threads, opencl)")),
+            other => Err(format!(
+                "unknown backend '{other}' (serial, threads, opencl)"
+            )),
         }
     }
 }
@@ -181,14 +183,17 @@ pub fn create(
                 let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
                 (cores / node.1.max(1)).max(1)
             };
-            let par = cpu::Par::rayon(threads).map_err(|e| format!("cannot start {threads} threads: {e}"))?;
+            let par = cpu::Par::rayon(threads)
+                .map_err(|e| format!("cannot start {threads} threads: {e}"))?;
             Ok(Box::new(cpu::CpuBackend::new(part, globals, par)))
         }
         #[cfg(feature = "opencl")]
         BackendKind::OpenCl => opencl::create(spec, part, globals, program, node),
         #[cfg(not(feature = "opencl"))]
-        BackendKind::OpenCl => Err("this build has no OpenCL backend: build with `--features opencl` \
+        BackendKind::OpenCl => Err(
+            "this build has no OpenCL backend: build with `--features opencl` \
              (scripts/install-deps.sh installs an OpenCL runtime)"
-            .into()),
+                .into(),
+        ),
     }
 }

@@ -44,7 +44,9 @@ impl std::str::FromStr for ExchangeMode {
             "nonblocking" => Ok(Self::Nonblocking),
             "rma" => Ok(Self::Rma),
             "rma-fence" => Ok(Self::RmaFence),
-            o => Err(format!("unknown exchange '{o}' (blocking, nonblocking, rma, rma-fence)")),
+            o => Err(format!(
+                "unknown exchange '{o}' (blocking, nonblocking, rma, rma-fence)"
+            )),
         }
     }
 }
@@ -180,7 +182,10 @@ impl Record {
     /// Adds the values of a partial result.
     pub fn push(&mut self, p: &Partials) {
         for k in 0..p.n {
-            assert!(self.n < MAX_RECORD, "more than {MAX_RECORD} values in one reduction");
+            assert!(
+                self.n < MAX_RECORD,
+                "more than {MAX_RECORD} values in one reduction"
+            );
             self.ops[self.n] = p.ops[k];
             self.sums[self.n] = p.sums[k].clone();
             self.ext[self.n] = p.ext[k];
@@ -371,5 +376,40 @@ impl Comm for SelfComm {
     fn broadcast(&self, _root: usize, _bytes: &mut Vec<u8>) {}
     fn abort(&self, code: i32) -> ! {
         std::process::exit(code)
+    }
+}
+
+/// A shared world (several executors in turn over one MPI job, as tests
+/// run them).
+impl<T: Comm + Sync + ?Sized> Comm for std::sync::Arc<T> {
+    fn rank(&self) -> usize {
+        (**self).rank()
+    }
+    fn size(&self) -> usize {
+        (**self).size()
+    }
+    fn describe(&self) -> String {
+        (**self).describe()
+    }
+    fn exchange(&self, peers: &[PeerCounts], mode: ExchangeMode) -> Box<dyn Exchange> {
+        (**self).exchange(peers, mode)
+    }
+    fn all_reduce(&self, r: &mut Record) {
+        (**self).all_reduce(r)
+    }
+    fn send(&self, dest: usize, bytes: &[u8]) {
+        (**self).send(dest, bytes)
+    }
+    fn receive(&self, source: usize) -> Vec<u8> {
+        (**self).receive(source)
+    }
+    fn broadcast(&self, root: usize, bytes: &mut Vec<u8>) {
+        (**self).broadcast(root, bytes)
+    }
+    fn abort(&self, code: i32) -> ! {
+        (**self).abort(code)
+    }
+    fn node_rank(&self) -> (usize, usize) {
+        (**self).node_rank()
     }
 }

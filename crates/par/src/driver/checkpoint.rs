@@ -141,7 +141,10 @@ impl Checkpoint {
     /// Decodes a checkpoint (`path` for messages). Never panics, never
     /// allocates more than the file's size on a corrupt count.
     pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<Checkpoint, CheckpointError> {
-        let err = |reason: String| CheckpointError::Format { path: path.display().to_string(), reason };
+        let err = |reason: String| CheckpointError::Format {
+            path: path.display().to_string(),
+            reason,
+        };
         if bytes.len() < 20 || &bytes[..8] != MAGIC {
             return Err(err("not a qflow checkpoint".into()));
         }
@@ -152,7 +155,9 @@ impl Checkpoint {
         }
         let version = u32::from_le_bytes(body[8..12].try_into().expect("4 bytes"));
         if version != VERSION {
-            return Err(err(format!("format version {version}; this qflow reads version {VERSION}")));
+            return Err(err(format!(
+                "format version {version}; this qflow reads version {VERSION}"
+            )));
         }
         let mut r = Reader { b: body, at: 16 };
         let method = r.string().map_err(err)?;
@@ -174,8 +179,15 @@ impl Checkpoint {
         let mut history = Vec::with_capacity(nr);
         for _ in 0..nr {
             let iteration = r.u64().map_err(err)?;
-            let values = (0..nc).map(|_| r.f64()).collect::<Result<Vec<_>, _>>().map_err(err)?;
-            history.push(Row { iteration, values, wall_seconds: r.f64().map_err(err)? });
+            let values = (0..nc)
+                .map(|_| r.f64())
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(err)?;
+            history.push(Row {
+                iteration,
+                values,
+                wall_seconds: r.f64().map_err(err)?,
+            });
         }
         let nd = r.count(32).map_err(err)?;
         let mut dats = Vec::with_capacity(nd);
@@ -184,17 +196,41 @@ impl Checkpoint {
             let set = r.string().map_err(err)?;
             let dim = r.u64().map_err(err)? as usize;
             let count = r.u64().map_err(err)? as usize;
-            let total = dim.checked_mul(count).ok_or_else(|| err(format!("dat `{name}`: sizes overflow")))?;
+            let total = dim
+                .checked_mul(count)
+                .ok_or_else(|| err(format!("dat `{name}`: sizes overflow")))?;
             if total > (r.b.len() - r.at) / 8 {
-                return Err(err(format!("dat `{name}`: {total} values in a truncated file")));
+                return Err(err(format!(
+                    "dat `{name}`: {total} values in a truncated file"
+                )));
             }
-            let values = (0..total).map(|_| r.f64()).collect::<Result<Vec<_>, _>>().map_err(err)?;
-            dats.push(StateDat { name, set, dim, values });
+            let values = (0..total)
+                .map(|_| r.f64())
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(err)?;
+            dats.push(StateDat {
+                name,
+                set,
+                dim,
+                values,
+            });
         }
         if r.at != r.b.len() {
-            return Err(err(format!("{} bytes after the last dat", r.b.len() - r.at)));
+            return Err(err(format!(
+                "{} bytes after the last dat",
+                r.b.len() - r.at
+            )));
         }
-        Ok(Checkpoint { method, problem_key, fingerprint, iteration, books, columns, history, dats })
+        Ok(Checkpoint {
+            method,
+            problem_key,
+            fingerprint,
+            iteration,
+            books,
+            columns,
+            history,
+            dats,
+        })
     }
 
     /// Writes the checkpoint to `path`, atomically.
@@ -232,7 +268,9 @@ impl Reader<'_> {
     }
 
     fn u64(&mut self) -> Result<u64, String> {
-        Ok(u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes")))
+        Ok(u64::from_le_bytes(
+            self.take(8)?.try_into().expect("8 bytes"),
+        ))
     }
 
     fn f64(&mut self) -> Result<f64, String> {
@@ -244,14 +282,18 @@ impl Reader<'_> {
     fn count(&mut self, size: usize) -> Result<usize, String> {
         let n = self.u64()?;
         if n > ((self.b.len() - self.at) / size.max(1)) as u64 {
-            return Err(format!("a count of {n} at byte {} exceeds the file", self.at - 8));
+            return Err(format!(
+                "a count of {n} at byte {} exceeds the file",
+                self.at - 8
+            ));
         }
         Ok(n as usize)
     }
 
     fn string(&mut self) -> Result<String, String> {
         let n = self.count(1)?;
-        String::from_utf8(self.take(n)?.to_vec()).map_err(|_| format!("text at byte {} is not UTF-8", self.at))
+        String::from_utf8(self.take(n)?.to_vec())
+            .map_err(|_| format!("text at byte {} is not UTF-8", self.at))
     }
 }
 
@@ -267,8 +309,17 @@ mod tests {
             iteration: 42,
             books: vec![("res_ref".into(), 1.25e-3)],
             columns: vec!["residue".into(), "cl".into()],
-            history: vec![Row { iteration: 42, values: vec![1e-5, 0.3], wall_seconds: 2.5 }],
-            dats: vec![StateDat { name: "prim".into(), set: "points".into(), dim: 4, values: (0..12).map(|i| i as f64 / 7.0).collect() }],
+            history: vec![Row {
+                iteration: 42,
+                values: vec![1e-5, 0.3],
+                wall_seconds: 2.5,
+            }],
+            dats: vec![StateDat {
+                name: "prim".into(),
+                set: "points".into(),
+                dim: 4,
+                values: (0..12).map(|i| i as f64 / 7.0).collect(),
+            }],
         }
     }
 

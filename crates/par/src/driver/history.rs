@@ -57,17 +57,35 @@ pub fn read(text: &str) -> Result<(Vec<String>, Vec<Row>), String> {
     if names.len() < 2 || names[0] != "iteration" || names[names.len() - 1] != "wall_seconds" {
         return Err(format!("not a history header: {head}"));
     }
-    let columns: Vec<String> = names[1..names.len() - 1].iter().map(|s| s.to_string()).collect();
+    let columns: Vec<String> = names[1..names.len() - 1]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     let mut rows = Vec::new();
     for (k, l) in lines.enumerate() {
         let f: Vec<&str> = l.split(',').collect();
         if f.len() != names.len() {
-            return Err(format!("row {}: {} fields for {} columns", k + 1, f.len(), names.len()));
+            return Err(format!(
+                "row {}: {} fields for {} columns",
+                k + 1,
+                f.len(),
+                names.len()
+            ));
         }
-        let num = |s: &str| s.trim().parse::<f64>().map_err(|e| format!("row {}: `{s}`: {e}", k + 1));
+        let num = |s: &str| {
+            s.trim()
+                .parse::<f64>()
+                .map_err(|e| format!("row {}: `{s}`: {e}", k + 1))
+        };
         rows.push(Row {
-            iteration: f[0].trim().parse().map_err(|e| format!("row {}: {e}", k + 1))?,
-            values: f[1..f.len() - 1].iter().map(|s| num(s)).collect::<Result<_, _>>()?,
+            iteration: f[0]
+                .trim()
+                .parse()
+                .map_err(|e| format!("row {}: {e}", k + 1))?,
+            values: f[1..f.len() - 1]
+                .iter()
+                .map(|s| num(s))
+                .collect::<Result<_, _>>()?,
             wall_seconds: num(f[f.len() - 1])?,
         });
     }
@@ -81,8 +99,16 @@ mod tests {
     #[test]
     fn rows_round_trip_through_the_csv() {
         let rows = vec![
-            Row { iteration: 1, values: vec![0.0, 1.5e-3, -0.25], wall_seconds: 0.5 },
-            Row { iteration: 2, values: vec![-1.0 / 3.0, f64::MIN_POSITIVE, 7.0], wall_seconds: 1.25 },
+            Row {
+                iteration: 1,
+                values: vec![0.0, 1.5e-3, -0.25],
+                wall_seconds: 0.5,
+            },
+            Row {
+                iteration: 2,
+                values: vec![-1.0 / 3.0, f64::MIN_POSITIVE, 7.0],
+                wall_seconds: 1.25,
+            },
         ];
         let mut text = Vec::new();
         writeln!(text, "{}", header(&["a", "b", "c"])).unwrap();

@@ -253,7 +253,11 @@ pub fn run(
         iteration = it;
         let elapsed = start.elapsed().as_secs_f64();
         if rank0 {
-            history.push(Row { iteration, values: row.clone(), wall_seconds: wall_before + elapsed });
+            history.push(Row {
+                iteration,
+                values: row.clone(),
+                wall_seconds: wall_before + elapsed,
+            });
         }
         progress.update(iteration, &|| method.progress_label(&row), elapsed);
         if ex.stop_agreed() {
@@ -272,7 +276,10 @@ pub fn run(
                 break;
             }
         }
-        if config.checkpoint_every > 0 && iteration % config.checkpoint_every == 0 && iteration < config.max_iters {
+        if config.checkpoint_every > 0
+            && iteration % config.checkpoint_every == 0
+            && iteration < config.max_iters
+        {
             write_checkpoint(method, ex, config, iteration, &history)?;
             outputs(ex, &history, OutputPhase::Checkpoint).map_err(RunError::Write)?;
         }
@@ -283,7 +290,8 @@ pub fn run(
     outputs(ex, &history, OutputPhase::Final).map_err(RunError::Write)?;
     if rank0 {
         if let Some(dir) = &config.out_dir {
-            history::write(&dir.join("history.csv"), columns, &history).map_err(|e| RunError::Write(e.to_string()))?;
+            history::write(&dir.join("history.csv"), columns, &history)
+                .map_err(|e| RunError::Write(e.to_string()))?;
         }
     }
     Ok(RunOutcome {
@@ -298,12 +306,20 @@ pub fn run(
 
 /// The state dats of a method.
 fn state_dats(method: &dyn Method) -> impl Iterator<Item = &'static DatDecl> + '_ {
-    method.dats().iter().copied().filter(|d| d.role == Role::State)
+    method
+        .dats()
+        .iter()
+        .copied()
+        .filter(|d| d.role == Role::State)
 }
 
 /// The user's numbering of a set (`None`: the problem's).
 fn numbering<'a>(config: &'a RunConfig, set: &str) -> Option<&'a [u32]> {
-    config.user_numbering.iter().find(|(s, _)| *s == set).map(|(_, v)| &v[..])
+    config
+        .user_numbering
+        .iter()
+        .find(|(s, _)| *s == set)
+        .map(|(_, v)| &v[..])
 }
 
 /// Writes a checkpoint of the current state (collective: gathers).
@@ -329,7 +345,12 @@ fn write_checkpoint(
                 }
                 None => v,
             };
-            dats.push(StateDat { name: d.name.into(), set: d.set.name.into(), dim: d.dim, values });
+            dats.push(StateDat {
+                name: d.name.into(),
+                set: d.set.name.into(),
+                dim: d.dim,
+                values,
+            });
         }
     }
     let Some(dir) = config.out_dir.as_ref().filter(|_| ex.rank() == 0) else {
@@ -340,17 +361,26 @@ fn write_checkpoint(
         problem_key: config.problem_key.clone(),
         fingerprint: config.fingerprint,
         iteration,
-        books: method.books().into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        books: method
+            .books()
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
         columns: method.columns().iter().map(|c| c.to_string()).collect(),
         history: history.to_vec(),
         dats,
     };
-    cp.write(&dir.join(CHECKPOINT)).map_err(|e| RunError::Write(format!("writing the checkpoint: {e}")))
+    cp.write(&dir.join(CHECKPOINT))
+        .map_err(|e| RunError::Write(format!("writing the checkpoint: {e}")))
 }
 
 /// Reads, checks and applies the checkpoint (collective): the iteration and
 /// history it holds.
-fn resume(method: &mut dyn Method, ex: &mut Exec, config: &RunConfig) -> Result<(u64, Vec<Row>), RunError> {
+fn resume(
+    method: &mut dyn Method,
+    ex: &mut Exec,
+    config: &RunConfig,
+) -> Result<(u64, Vec<Row>), RunError> {
     let mut verdict: Result<Checkpoint, String> = Err(String::new());
     if ex.rank() == 0 {
         verdict = match config.out_dir.as_ref() {
@@ -365,7 +395,11 @@ fn resume(method: &mut dyn Method, ex: &mut Exec, config: &RunConfig) -> Result<
         Ok(cp) => {
             let mut b = vec![1u8];
             b.extend_from_slice(&cp.iteration.to_le_bytes());
-            let books: Vec<String> = cp.books.iter().map(|(k, v)| format!("{k}={:016x}", v.to_bits())).collect();
+            let books: Vec<String> = cp
+                .books
+                .iter()
+                .map(|(k, v)| format!("{k}={:016x}", v.to_bits()))
+                .collect();
             b.extend_from_slice(books.join(";").as_bytes());
             b
         }
@@ -377,7 +411,9 @@ fn resume(method: &mut dyn Method, ex: &mut Exec, config: &RunConfig) -> Result<
     };
     ex.comm().broadcast(0, &mut msg);
     if msg.first() != Some(&1) {
-        return Err(RunError::Resume(String::from_utf8_lossy(&msg[1..]).into_owned()));
+        return Err(RunError::Resume(
+            String::from_utf8_lossy(&msg[1..]).into_owned(),
+        ));
     }
     let iteration = u64::from_le_bytes(msg[1..9].try_into().expect("8 bytes"));
     let books: Vec<(String, f64)> = String::from_utf8_lossy(&msg[9..])
@@ -385,14 +421,19 @@ fn resume(method: &mut dyn Method, ex: &mut Exec, config: &RunConfig) -> Result<
         .filter(|s| !s.is_empty())
         .filter_map(|kv| {
             let (k, v) = kv.split_once('=')?;
-            Some((k.to_string(), f64::from_bits(u64::from_str_radix(v, 16).ok()?)))
+            Some((
+                k.to_string(),
+                f64::from_bits(u64::from_str_radix(v, 16).ok()?),
+            ))
         })
         .collect();
     method.restore_books(&books).map_err(RunError::Resume)?;
     let cp = verdict.ok();
     for d in state_dats(method).collect::<Vec<_>>() {
-        let values = cp.as_ref().and_then(|cp| cp.dats.iter().find(|s| s.name == d.name)).map(|s| {
-            match numbering(config, d.set.name) {
+        let values = cp
+            .as_ref()
+            .and_then(|cp| cp.dats.iter().find(|s| s.name == d.name))
+            .map(|s| match numbering(config, d.set.name) {
                 Some(user) => {
                     let mut out = vec![0.0; s.values.len()];
                     for (p, &u) in user.iter().enumerate() {
@@ -402,8 +443,7 @@ fn resume(method: &mut dyn Method, ex: &mut Exec, config: &RunConfig) -> Result<
                     Values::F64(out)
                 }
                 None => Values::F64(s.values.clone()),
-            }
-        });
+            });
         ex.scatter(d, values.as_ref());
     }
     Ok((iteration, cp.map(|c| c.history).unwrap_or_default()))
@@ -411,12 +451,23 @@ fn resume(method: &mut dyn Method, ex: &mut Exec, config: &RunConfig) -> Result<
 
 /// Whether a checkpoint belongs to this run: method, problem, input and
 /// state dats; an error names what differs.
-fn check_checkpoint(method: &dyn Method, config: &RunConfig, cp: Checkpoint) -> Result<Checkpoint, String> {
+fn check_checkpoint(
+    method: &dyn Method,
+    config: &RunConfig,
+    cp: Checkpoint,
+) -> Result<Checkpoint, String> {
     if cp.method != method.name() {
-        return Err(format!("the checkpoint is of method `{}`, the case runs `{}`", cp.method, method.name()));
+        return Err(format!(
+            "the checkpoint is of method `{}`, the case runs `{}`",
+            cp.method,
+            method.name()
+        ));
     }
     if cp.fingerprint != config.fingerprint {
-        return Err("the checkpoint is of another mesh or cloud (its geometry or connectivity differ)".into());
+        return Err(
+            "the checkpoint is of another mesh or cloud (its geometry or connectivity differ)"
+                .into(),
+        );
     }
     if cp.problem_key != config.problem_key {
         let diff: Vec<String> = cp
@@ -426,10 +477,18 @@ fn check_checkpoint(method: &dyn Method, config: &RunConfig, cp: Checkpoint) -> 
             .filter(|(a, b)| a != b)
             .map(|(a, b)| format!("  checkpoint: {a}\n  case:       {b}"))
             .collect();
-        return Err(format!("the case's settings define another problem:\n{}", diff.join("\n")));
+        return Err(format!(
+            "the case's settings define another problem:\n{}",
+            diff.join("\n")
+        ));
     }
     let columns: Vec<&str> = method.columns().to_vec();
-    if cp.columns.iter().map(|s| s.as_str()).ne(columns.iter().copied()) {
+    if cp
+        .columns
+        .iter()
+        .map(|s| s.as_str())
+        .ne(columns.iter().copied())
+    {
         return Err("the checkpoint's history has other columns".into());
     }
     for d in state_dats(method) {
@@ -438,7 +497,11 @@ fn check_checkpoint(method: &dyn Method, config: &RunConfig, cp: Checkpoint) -> 
             _ => return Err(format!("the checkpoint lacks the state `{}`", d.name)),
         }
     }
-    if cp.history.last().is_some_and(|r| r.iteration != cp.iteration) {
+    if cp
+        .history
+        .last()
+        .is_some_and(|r| r.iteration != cp.iteration)
+    {
         return Err("its history does not end at its iteration".into());
     }
     Ok(cp)

@@ -19,14 +19,20 @@ impl Progress {
         let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
             let b = ProgressBar::new(last);
             b.set_style(
-                ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} it  {msg}  (left ~{eta})")
-                    .expect("a valid template")
-                    .progress_chars("=> "),
+                ProgressStyle::with_template(
+                    "{elapsed_precise} [{bar:30}] {pos}/{len} it  {msg}  (left ~{eta})",
+                )
+                .expect("a valid template")
+                .progress_chars("=> "),
             );
             b.set_position(first);
             b
         });
-        Progress { bar, last_line: Instant::now(), quiet }
+        Progress {
+            bar,
+            last_line: Instant::now(),
+            quiet,
+        }
     }
 
     /// Shows step `iteration` with the method's values (`label` renders
@@ -37,7 +43,9 @@ impl Progress {
             if iteration % 10 == 0 || iteration <= 2 {
                 b.set_message(label());
             }
-        } else if !self.quiet && (iteration == 1 || self.last_line.elapsed() >= Duration::from_secs(10)) {
+        } else if !self.quiet
+            && (iteration == 1 || self.last_line.elapsed() >= Duration::from_secs(10))
+        {
             self.last_line = Instant::now();
             tracing::info!("iteration {iteration} {} ({elapsed:.1} s)", label());
         }

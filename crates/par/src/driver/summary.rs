@@ -116,13 +116,25 @@ impl Summary {
 
     /// For a terminal.
     pub fn render(&self) -> String {
-        let w = self.entries.iter().map(|(k, _)| k.len()).max().unwrap_or(0).max(10);
+        let w = self
+            .entries
+            .iter()
+            .map(|(k, _)| k.len())
+            .max()
+            .unwrap_or(0)
+            .max(10);
         let mut s = String::new();
         for (k, v) in &self.entries {
             let _ = writeln!(s, "{k:<w$}  {}", v.text());
         }
         for k in &self.kernels {
-            let _ = writeln!(s, "  {:<22} {:.4e}  {:5.1}%", k.kernel, k.rdp, 100.0 * k.fraction);
+            let _ = writeln!(
+                s,
+                "  {:<22} {:.4e}  {:5.1}%",
+                k.kernel,
+                k.rdp,
+                100.0 * k.fraction
+            );
         }
         for (name, rows) in &self.tables {
             if let Some(first) = rows.first() {
@@ -147,14 +159,19 @@ impl Summary {
 /// Seconds per step per element, in all and per loop (in the order the
 /// loops first ran).
 pub fn kernel_rdp(times: &[LoopTime], steps: u64, elements: usize) -> (f64, Vec<KernelRdp>) {
-    let per = |d: std::time::Duration| d.as_secs_f64() / (steps.max(1) as f64 * elements.max(1) as f64);
+    let per =
+        |d: std::time::Duration| d.as_secs_f64() / (steps.max(1) as f64 * elements.max(1) as f64);
     let total: f64 = times.iter().map(|t| per(t.time)).sum();
     let kernels = times
         .iter()
         .map(|t| KernelRdp {
             kernel: t.name.to_string(),
             rdp: per(t.time),
-            fraction: if total > 0.0 { per(t.time) / total } else { 0.0 },
+            fraction: if total > 0.0 {
+                per(t.time) / total
+            } else {
+                0.0
+            },
         })
         .collect();
     (total, kernels)
@@ -170,7 +187,11 @@ mod tests {
         s.push("case", Value::Text("a \"quoted\" name".into()));
         s.push("iterations", Value::Int(42));
         s.push("cl", Value::Real(0.337));
-        s.kernels.push(KernelRdp { kernel: "flux".into(), rdp: 1e-6, fraction: 0.5 });
+        s.kernels.push(KernelRdp {
+            kernel: "flux".into(),
+            rdp: 1e-6,
+            fraction: 0.5,
+        });
         let t: toml::Table = s.to_toml().parse().unwrap();
         assert_eq!(t["iterations"].as_integer(), Some(42));
         assert_eq!(t["cl"].as_float(), Some(0.337));

@@ -17,10 +17,14 @@ use opencl3::memory::{Buffer, ClMem, CL_MEM_READ_WRITE};
 use opencl3::program::Program;
 use opencl3::types::{cl_mem, CL_BLOCKING};
 
-use super::device::{check_memory, cl_error, enumerate, select_device, setup_lock, DeviceInfo, MemoryNeeds};
+use super::device::{
+    check_memory, cl_error, enumerate, select_device, setup_lock, DeviceInfo, MemoryNeeds,
+};
 use super::source::{self, Slot};
 use crate::backend::{LocalBackend, Program as MethodProgram};
-use crate::decl::{ArgKind, DatDecl, ElemType, GlobalDecl, GlobalKind, LoopDecl, Reduction, Role, Via};
+use crate::decl::{
+    ArgKind, DatDecl, ElemType, GlobalDecl, GlobalKind, LoopDecl, Reduction, Role, Via,
+};
 use crate::kernel::{identity, Partials, MAX_CONST};
 use crate::part::Part;
 use crate::problem::Values;
@@ -89,9 +93,13 @@ fn new_buffer<T>(context: &Context, count: usize) -> Result<Buffer<T>, String> {
 fn bytes_of(v: &Values) -> &[u8] {
     match v {
         // SAFETY: plain numbers, viewed as bytes.
-        Values::F64(x) => unsafe { std::slice::from_raw_parts(x.as_ptr() as *const u8, 8 * x.len()) },
+        Values::F64(x) => unsafe {
+            std::slice::from_raw_parts(x.as_ptr() as *const u8, 8 * x.len())
+        },
         // SAFETY: as above.
-        Values::I32(x) => unsafe { std::slice::from_raw_parts(x.as_ptr() as *const u8, 4 * x.len()) },
+        Values::I32(x) => unsafe {
+            std::slice::from_raw_parts(x.as_ptr() as *const u8, 4 * x.len())
+        },
     }
 }
 
@@ -114,9 +122,13 @@ impl OpenClBackend {
         super::device::check_fp64(&info)?;
         let needs = memory_needs(&part);
         check_memory(&needs, &info)?;
-        let wg = work_group.unwrap_or(64).clamp(1, info.max_work_group.max(1));
+        let wg = work_group
+            .unwrap_or(64)
+            .clamp(1, info.max_work_group.max(1));
         if !wg.is_power_of_two() {
-            return Err(format!("--work-group {wg}: a power of two is needed (the reductions halve it)"));
+            return Err(format!(
+                "--work-group {wg}: a power of two is needed (the reductions halve it)"
+            ));
         }
         let context = Context::from_device(&Device::new(id))
             .map_err(|e| cl_error(&format!("creating a context on {}", info.label()), e))?;
@@ -132,10 +144,18 @@ impl OpenClBackend {
             .map_err(|e| cl_error("creating a command queue", e))?;
         let text = source::program(program.device_source, program.loops);
         let built = super::build(&context, id, &info, &text, &format!("-DQF_WG_MAX={wg}"))?;
-        let kernel = |name: &str| Kernel::create(&built, name).map_err(|e| cl_error(&format!("kernel {name}"), e));
+        let kernel = |name: &str| {
+            Kernel::create(&built, name).map_err(|e| cl_error(&format!("kernel {name}"), e))
+        };
         let mut kernels = HashMap::new();
         for l in program.loops {
-            kernels.insert(*l as *const LoopDecl as usize, LoopKernel { kernel: kernel(&source::entry_name(l))?, slots: source::slots(l) });
+            kernels.insert(
+                *l as *const LoopDecl as usize,
+                LoopKernel {
+                    kernel: kernel(&source::entry_name(l))?,
+                    slots: source::slots(l),
+                },
+            );
         }
         let gather = kernel("qf_gather")?;
         let scatter = kernel("qf_scatter")?;
@@ -146,7 +166,11 @@ impl OpenClBackend {
             // SAFETY: a blocking write of `bytes` into a buffer that large.
             unsafe { queue.enqueue_write_buffer(&mut buf, CL_BLOCKING, 0, bytes, &[]) }
                 .map_err(|e| cl_error(&format!("uploading `{}`", d.decl.name), e))?;
-            dats.push(DeviceDat { decl: d.decl, buf, len: d.values.len() / d.decl.dim.max(1) });
+            dats.push(DeviceDat {
+                decl: d.decl,
+                buf,
+                len: d.values.len() / d.decl.dim.max(1),
+            });
         }
         let upload_u32 = |v: &[u32]| -> Result<Buffer<u32>, String> {
             let mut b = new_buffer::<u32>(&context, v.len())?;
@@ -159,11 +183,26 @@ impl OpenClBackend {
         };
         let mut maps = Vec::new();
         for m in &part.maps {
-            let start = if m.start.is_empty() { None } else { Some(upload_u32(&m.start)?) };
-            maps.push(DeviceMap { values: upload_u32(&m.values)?, start });
+            let start = if m.start.is_empty() {
+                None
+            } else {
+                Some(upload_u32(&m.start)?)
+            };
+            maps.push(DeviceMap {
+                values: upload_u32(&m.values)?,
+                start,
+            });
         }
-        let globals =
-            globals.iter().map(|&g| DeviceGlobal { decl: g, f: [0.0; MAX_CONST], i: [0; MAX_CONST], slots: None, groups: 0 }).collect();
+        let globals = globals
+            .iter()
+            .map(|&g| DeviceGlobal {
+                decl: g,
+                f: [0.0; MAX_CONST],
+                i: [0; MAX_CONST],
+                slots: None,
+                groups: 0,
+            })
+            .collect();
         let staging = new_buffer::<f64>(&context, 1)?;
         Ok(OpenClBackend {
             info,
@@ -196,11 +235,17 @@ impl OpenClBackend {
     }
 
     fn dat(&self, d: &DatDecl) -> usize {
-        self.dats.iter().position(|x| x.decl.name == d.name).unwrap_or_else(|| panic!("dat `{}` is not on the device", d.name))
+        self.dats
+            .iter()
+            .position(|x| x.decl.name == d.name)
+            .unwrap_or_else(|| panic!("dat `{}` is not on the device", d.name))
     }
 
     fn global(&self, g: &GlobalDecl) -> usize {
-        self.globals.iter().position(|x| x.decl.name == g.name).unwrap_or_else(|| panic!("global `{}` is not declared", g.name))
+        self.globals
+            .iter()
+            .position(|x| x.decl.name == g.name)
+            .unwrap_or_else(|| panic!("global `{}` is not declared", g.name))
     }
 
     /// Makes sure a reduction has `groups` slots, set to its identity.
@@ -214,22 +259,33 @@ impl OpenClBackend {
             GlobalKind::Reduce(op) => op,
             GlobalKind::Const(_) => unreachable!("a reduction"),
         };
-        let init: Vec<f64> = (0..dim * groups).flat_map(|_| [identity(op), 0.0]).collect();
+        let init: Vec<f64> = (0..dim * groups)
+            .flat_map(|_| [identity(op), 0.0])
+            .collect();
         // Keep what was accumulated so far.
         if let (Some(old), n) = (&self.globals[g].slots, self.globals[g].groups) {
             let mut prev = vec![0.0; 2 * dim * n];
             // SAFETY: blocking read of the whole old buffer.
-            unsafe { self.queue.enqueue_read_buffer(old, CL_BLOCKING, 0, &mut prev, &[]) }
-                .map_err(|e| cl_error("reading a reduction", e))?;
+            unsafe {
+                self.queue
+                    .enqueue_read_buffer(old, CL_BLOCKING, 0, &mut prev, &[])
+            }
+            .map_err(|e| cl_error("reading a reduction", e))?;
             let mut init = init.clone();
             init[..prev.len()].copy_from_slice(&prev);
             // SAFETY: blocking write of `init`, the buffer's size.
-            unsafe { self.queue.enqueue_write_buffer(&mut buf, CL_BLOCKING, 0, &init, &[]) }
-                .map_err(|e| cl_error("initialising a reduction", e))?;
+            unsafe {
+                self.queue
+                    .enqueue_write_buffer(&mut buf, CL_BLOCKING, 0, &init, &[])
+            }
+            .map_err(|e| cl_error("initialising a reduction", e))?;
         } else {
             // SAFETY: as above.
-            unsafe { self.queue.enqueue_write_buffer(&mut buf, CL_BLOCKING, 0, &init, &[]) }
-                .map_err(|e| cl_error("initialising a reduction", e))?;
+            unsafe {
+                self.queue
+                    .enqueue_write_buffer(&mut buf, CL_BLOCKING, 0, &init, &[])
+            }
+            .map_err(|e| cl_error("initialising a reduction", e))?;
         }
         self.globals[g].slots = Some(buf);
         self.globals[g].groups = groups;
@@ -241,8 +297,11 @@ impl OpenClBackend {
         if !self.lists.contains_key(&key) {
             let mut b = new_buffer::<u32>(&self.context, elements.len())?;
             // SAFETY: blocking write of the list into a buffer that long.
-            unsafe { self.queue.enqueue_write_buffer(&mut b, CL_BLOCKING, 0, elements, &[]) }
-                .map_err(|e| cl_error("uploading a halo list", e))?;
+            unsafe {
+                self.queue
+                    .enqueue_write_buffer(&mut b, CL_BLOCKING, 0, elements, &[])
+            }
+            .map_err(|e| cl_error("uploading a halo list", e))?;
             self.lists.insert(key, b);
         }
         Ok(self.lists[&key].get())
@@ -257,23 +316,43 @@ impl OpenClBackend {
     }
 
     /// Launches loop `l` over rows `first + y * stride .. + len`, `y < rows`.
-    fn launch(&mut self, l: &'static LoopDecl, first: usize, len: usize, rows: usize, stride: usize) -> Result<(), String> {
+    fn launch(
+        &mut self,
+        l: &'static LoopDecl,
+        first: usize,
+        len: usize,
+        rows: usize,
+        stride: usize,
+    ) -> Result<(), String> {
         let key = l as *const LoopDecl as usize;
         let serial = source::serial(l);
-        let (gx, gy, wx) = if serial { (1, 1, 1) } else { (len.div_ceil(self.wg) * self.wg, rows, self.wg) };
-        let groups = if serial { 1 } else { len.div_ceil(self.wg) * rows };
+        let (gx, gy, wx) = if serial {
+            (1, 1, 1)
+        } else {
+            (len.div_ceil(self.wg) * self.wg, rows, self.wg)
+        };
+        let groups = if serial {
+            1
+        } else {
+            len.div_ceil(self.wg) * rows
+        };
         let reds: Vec<usize> = l
             .args
             .iter()
             .filter_map(|a| match a.kind {
-                ArgKind::Global { global, .. } if matches!(global.kind, GlobalKind::Reduce(_)) => Some(self.global(global)),
+                ArgKind::Global { global, .. } if matches!(global.kind, GlobalKind::Reduce(_)) => {
+                    Some(self.global(global))
+                }
                 _ => None,
             })
             .collect();
         for g in reds {
             self.slots_for(g, groups)?;
         }
-        let lk = self.kernels.get(&key).ok_or_else(|| format!("loop `{}` was not compiled for the device", l.name))?;
+        let lk = self
+            .kernels
+            .get(&key)
+            .ok_or_else(|| format!("loop `{}` was not compiled for the device", l.name))?;
         let set = &self.part.sets[self.part.set_index(l.set).expect("the loop's set")];
         for (n, slot) in lk.slots.iter().enumerate() {
             let n = n as u32;
@@ -286,36 +365,67 @@ impl OpenClBackend {
                     Slot::Range(2) => lk.kernel.set_arg(n, &(rows as u32)),
                     Slot::Range(_) => lk.kernel.set_arg(n, &(stride as u32)),
                     Slot::Dat(k) => {
-                        let ArgKind::Dat { dat, .. } = l.args[k].kind else { unreachable!() };
-                        let d = self.dats.iter().position(|x| x.decl.name == dat.name).expect("a dat");
+                        let ArgKind::Dat { dat, .. } = l.args[k].kind else {
+                            unreachable!()
+                        };
+                        let d = self
+                            .dats
+                            .iter()
+                            .position(|x| x.decl.name == dat.name)
+                            .expect("a dat");
                         lk.kernel.set_arg(n, &self.dats[d].buf.get())
                     }
                     Slot::MapValues(k) | Slot::StarIdx(k) => {
-                        let ArgKind::Dat { via: Via::Map(m, _) | Via::Star(m), .. } = l.args[k].kind else { unreachable!() };
+                        let ArgKind::Dat {
+                            via: Via::Map(m, _) | Via::Star(m),
+                            ..
+                        } = l.args[k].kind
+                        else {
+                            unreachable!()
+                        };
                         let mi = self.part.map_index(m).expect("a map");
                         lk.kernel.set_arg(n, &self.maps[mi].values.get())
                     }
                     Slot::StarStart(k) => {
-                        let ArgKind::Dat { via: Via::Star(m), .. } = l.args[k].kind else { unreachable!() };
+                        let ArgKind::Dat {
+                            via: Via::Star(m), ..
+                        } = l.args[k].kind
+                        else {
+                            unreachable!()
+                        };
                         let mi = self.part.map_index(m).expect("a map");
-                        lk.kernel.set_arg(n, &self.maps[mi].start.as_ref().expect("row starts").get())
+                        lk.kernel
+                            .set_arg(n, &self.maps[mi].start.as_ref().expect("row starts").get())
                     }
                     Slot::Strides(s) => {
                         let st = set.block.as_ref().map_or([1, 0, 0], |b| b.strides());
                         lk.kernel.set_arg(n, &(st[1 + s as usize] as i64))
                     }
                     Slot::Const(k, c) => {
-                        let ArgKind::Global { global, .. } = l.args[k].kind else { unreachable!() };
-                        let g = &self.globals[self.globals.iter().position(|x| x.decl.name == global.name).expect("a global")];
+                        let ArgKind::Global { global, .. } = l.args[k].kind else {
+                            unreachable!()
+                        };
+                        let g = &self.globals[self
+                            .globals
+                            .iter()
+                            .position(|x| x.decl.name == global.name)
+                            .expect("a global")];
                         match global.kind {
                             GlobalKind::Const(ElemType::I32) => lk.kernel.set_arg(n, &g.i[c]),
                             _ => lk.kernel.set_arg(n, &g.f[c]),
                         }
                     }
                     Slot::Accumulator(k) => {
-                        let ArgKind::Global { global, .. } = l.args[k].kind else { unreachable!() };
-                        let g = &self.globals[self.globals.iter().position(|x| x.decl.name == global.name).expect("a global")];
-                        lk.kernel.set_arg(n, &g.slots.as_ref().expect("slots").get())
+                        let ArgKind::Global { global, .. } = l.args[k].kind else {
+                            unreachable!()
+                        };
+                        let g = &self.globals[self
+                            .globals
+                            .iter()
+                            .position(|x| x.decl.name == global.name)
+                            .expect("a global")];
+                        lk.kernel
+                            .set_arg(n, &g.slots.as_ref().expect("slots").get())
                     }
                 }
             };
@@ -324,8 +434,17 @@ impl OpenClBackend {
         let global = [gx, gy];
         let local = [wx, 1];
         // SAFETY: every argument is set; sizes are multiples of the group.
-        unsafe { self.queue.enqueue_nd_range_kernel(lk.kernel.get(), 2, ptr::null(), global.as_ptr(), local.as_ptr(), &[]) }
-            .map_err(|e| cl_error(&format!("launching loop `{}`", l.name), e))?;
+        unsafe {
+            self.queue.enqueue_nd_range_kernel(
+                lk.kernel.get(),
+                2,
+                ptr::null(),
+                global.as_ptr(),
+                local.as_ptr(),
+                &[],
+            )
+        }
+        .map_err(|e| cl_error(&format!("launching loop `{}`", l.name), e))?;
         Ok(())
     }
 
@@ -341,7 +460,8 @@ impl OpenClBackend {
             }
             let mut rows = 1;
             let mut stride = 0;
-            if k + 1 < spans.len() && spans[k + 1].len() == s.len() && spans[k + 1].start > s.start {
+            if k + 1 < spans.len() && spans[k + 1].len() == s.len() && spans[k + 1].start > s.start
+            {
                 stride = spans[k + 1].start - s.start;
                 while k + rows < spans.len()
                     && spans[k + rows].len() == s.len()
@@ -371,7 +491,12 @@ impl OpenClBackend {
 
 /// Device memory a part needs.
 pub fn memory_needs(part: &Part) -> MemoryNeeds {
-    let mut needs = MemoryNeeds { state_bytes: 0, geometry_bytes: 0, largest_buffer: 0, elements: 0 };
+    let mut needs = MemoryNeeds {
+        state_bytes: 0,
+        geometry_bytes: 0,
+        largest_buffer: 0,
+        elements: 0,
+    };
     for d in &part.dats {
         let b = (d.values.len() * d.values.ty().bytes()) as u64;
         if d.decl.role == Role::Input {
@@ -411,18 +536,29 @@ impl LocalBackend for OpenClBackend {
     }
 
     fn flush(&mut self) {
-        let r = self.queue.flush().map_err(|e| cl_error("flushing the queue", e));
+        let r = self
+            .queue
+            .flush()
+            .map_err(|e| cl_error("flushing the queue", e));
         self.fail(r);
     }
 
     fn synchronize(&mut self) {
-        let r = self.queue.finish().map_err(|e| cl_error("waiting for the device", e));
+        let r = self
+            .queue
+            .finish()
+            .map_err(|e| cl_error("waiting for the device", e));
         self.fail(r);
     }
 
     fn swap(&mut self, a: &DatDecl, b: &DatDecl) {
         let (ia, ib) = (self.dat(a), self.dat(b));
-        assert!(a.set.name == b.set.name && a.dim == b.dim && a.ty == b.ty, "swap of `{}` and `{}`", a.name, b.name);
+        assert!(
+            a.set.name == b.set.name && a.dim == b.dim && a.ty == b.ty,
+            "swap of `{}` and `{}`",
+            a.name,
+            b.name
+        );
         self.dats.swap(ia, ib);
         // The names stay with the positions: swap the decls back.
         let (da, db) = (self.dats[ia].decl, self.dats[ib].decl);
@@ -442,14 +578,22 @@ impl LocalBackend for OpenClBackend {
             // SAFETY: arguments match qf_gather's parameters.
             unsafe {
                 let k = &self.gather;
-                k.set_arg(0, &(elements.len() as u32)).and_then(|_| k.set_arg(1, &(dat.dim as u32)))
+                k.set_arg(0, &(elements.len() as u32))
+                    .and_then(|_| k.set_arg(1, &(dat.dim as u32)))
                     .and_then(|_| k.set_arg(2, &self.dats[d].buf.get()))
                     .and_then(|_| k.set_arg(3, &list))
                     .and_then(|_| k.set_arg(4, &self.staging.get()))
                     .map_err(|e| cl_error("binding a halo gather", e))?;
                 let g = [n.div_ceil(64) * 64];
                 self.queue
-                    .enqueue_nd_range_kernel(k.get(), 1, ptr::null(), g.as_ptr(), [64usize].as_ptr(), &[])
+                    .enqueue_nd_range_kernel(
+                        k.get(),
+                        1,
+                        ptr::null(),
+                        g.as_ptr(),
+                        [64usize].as_ptr(),
+                        &[],
+                    )
                     .map_err(|e| cl_error("a halo gather", e))?;
                 self.queue
                     .enqueue_read_buffer(&self.staging, CL_BLOCKING, 0, &mut out[..n], &[])
@@ -478,14 +622,22 @@ impl LocalBackend for OpenClBackend {
                     .enqueue_write_buffer(&mut self.staging, CL_BLOCKING, 0, &values[..n], &[])
                     .map_err(|e| cl_error("writing halo values", e))?;
                 let k = &self.scatter;
-                k.set_arg(0, &(elements.len() as u32)).and_then(|_| k.set_arg(1, &(dat.dim as u32)))
+                k.set_arg(0, &(elements.len() as u32))
+                    .and_then(|_| k.set_arg(1, &(dat.dim as u32)))
                     .and_then(|_| k.set_arg(2, &self.dats[d].buf.get()))
                     .and_then(|_| k.set_arg(3, &list))
                     .and_then(|_| k.set_arg(4, &self.staging.get()))
                     .map_err(|e| cl_error("binding a halo scatter", e))?;
                 let g = [n.div_ceil(64) * 64];
                 self.queue
-                    .enqueue_nd_range_kernel(k.get(), 1, ptr::null(), g.as_ptr(), [64usize].as_ptr(), &[])
+                    .enqueue_nd_range_kernel(
+                        k.get(),
+                        1,
+                        ptr::null(),
+                        g.as_ptr(),
+                        [64usize].as_ptr(),
+                        &[],
+                    )
                     .map_err(|e| cl_error("a halo scatter", e))?;
             }
             Ok(())
@@ -499,11 +651,24 @@ impl LocalBackend for OpenClBackend {
         let r = (|| -> Result<Values, String> {
             let mut bytes = vec![0u8; n * dat.ty.bytes()];
             // SAFETY: blocking read of the whole buffer.
-            unsafe { self.queue.enqueue_read_buffer(&self.dats[d].buf, CL_BLOCKING, 0, &mut bytes, &[]) }
-                .map_err(|e| cl_error(&format!("reading `{}`", dat.name), e))?;
+            unsafe {
+                self.queue
+                    .enqueue_read_buffer(&self.dats[d].buf, CL_BLOCKING, 0, &mut bytes, &[])
+            }
+            .map_err(|e| cl_error(&format!("reading `{}`", dat.name), e))?;
             Ok(match dat.ty {
-                ElemType::F64 => Values::F64(bytes.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().expect("8"))).collect()),
-                ElemType::I32 => Values::I32(bytes.chunks_exact(4).map(|c| i32::from_le_bytes(c.try_into().expect("4"))).collect()),
+                ElemType::F64 => Values::F64(
+                    bytes
+                        .chunks_exact(8)
+                        .map(|c| f64::from_le_bytes(c.try_into().expect("8")))
+                        .collect(),
+                ),
+                ElemType::I32 => Values::I32(
+                    bytes
+                        .chunks_exact(4)
+                        .map(|c| i32::from_le_bytes(c.try_into().expect("4")))
+                        .collect(),
+                ),
             })
         })();
         match r {
@@ -522,9 +687,12 @@ impl LocalBackend for OpenClBackend {
         let d = self.dat(dat);
         let bytes = bytes_of(values);
         // SAFETY: blocking write of at most the buffer's size.
-        let r = unsafe { self.queue.enqueue_write_buffer(&mut self.dats[d].buf, CL_BLOCKING, 0, bytes, &[]) }
-            .map(drop)
-            .map_err(|e| cl_error(&format!("writing `{}`", dat.name), e));
+        let r = unsafe {
+            self.queue
+                .enqueue_write_buffer(&mut self.dats[d].buf, CL_BLOCKING, 0, bytes, &[])
+        }
+        .map(drop)
+        .map_err(|e| cl_error(&format!("writing `{}`", dat.name), e));
         self.fail(r);
     }
 
@@ -536,16 +704,21 @@ impl LocalBackend for OpenClBackend {
 
     fn partial(&mut self, g: &GlobalDecl) -> Partials {
         let k = self.global(g);
-        let GlobalKind::Reduce(op) = g.kind else { panic!("global `{}` is not a reduction", g.name) };
+        let GlobalKind::Reduce(op) = g.kind else {
+            panic!("global `{}` is not a reduction", g.name)
+        };
         let dim = g.dim;
         let mut p = Partials::new(&vec![op; dim]);
         let (groups, slots) = (self.globals[k].groups, &self.globals[k].slots);
         let Some(buf) = slots else { return p };
         let mut v = vec![0.0; 2 * dim * groups];
         // SAFETY: blocking read of the whole buffer.
-        let r = unsafe { self.queue.enqueue_read_buffer(buf, CL_BLOCKING, 0, &mut v, &[]) }
-            .map(drop)
-            .map_err(|e| cl_error("reading a reduction", e));
+        let r = unsafe {
+            self.queue
+                .enqueue_read_buffer(buf, CL_BLOCKING, 0, &mut v, &[])
+        }
+        .map(drop)
+        .map_err(|e| cl_error("reading a reduction", e));
         if let Err(e) = r {
             self.error.get_or_insert(e);
             return p;
@@ -558,8 +731,20 @@ impl LocalBackend for OpenClBackend {
                         p.sums[c].add(hi);
                         p.sums[c].add(lo);
                     }
-                    Reduction::Min => p.ext[c] = if hi.is_nan() || p.ext[c].is_nan() { f64::NAN } else { p.ext[c].min(hi) },
-                    Reduction::Max => p.ext[c] = if hi.is_nan() || p.ext[c].is_nan() { f64::NAN } else { p.ext[c].max(hi) },
+                    Reduction::Min => {
+                        p.ext[c] = if hi.is_nan() || p.ext[c].is_nan() {
+                            f64::NAN
+                        } else {
+                            p.ext[c].min(hi)
+                        }
+                    }
+                    Reduction::Max => {
+                        p.ext[c] = if hi.is_nan() || p.ext[c].is_nan() {
+                            f64::NAN
+                        } else {
+                            p.ext[c].max(hi)
+                        }
+                    }
                 }
             }
         }
@@ -568,20 +753,28 @@ impl LocalBackend for OpenClBackend {
 
     fn reset(&mut self, g: &GlobalDecl) {
         let k = self.global(g);
-        let GlobalKind::Reduce(op) = g.kind else { return };
+        let GlobalKind::Reduce(op) = g.kind else {
+            return;
+        };
         let n = 2 * g.dim * self.globals[k].groups;
         if let Some(buf) = &mut self.globals[k].slots {
             let init: Vec<f64> = (0..n / 2).flat_map(|_| [identity(op), 0.0]).collect();
             // SAFETY: blocking write of the buffer's size.
-            let r = unsafe { self.queue.enqueue_write_buffer(buf, CL_BLOCKING, 0, &init, &[]) }
-                .map(drop)
-                .map_err(|e| cl_error("resetting a reduction", e));
+            let r = unsafe {
+                self.queue
+                    .enqueue_write_buffer(buf, CL_BLOCKING, 0, &init, &[])
+            }
+            .map(drop)
+            .map_err(|e| cl_error("resetting a reduction", e));
             self.fail(r);
         }
     }
 
     fn bytes(&self) -> usize {
-        self.dats.iter().map(|d| d.len * d.decl.dim * d.decl.ty.bytes()).sum()
+        self.dats
+            .iter()
+            .map(|d| d.len * d.decl.dim * d.decl.ty.bytes())
+            .sum()
     }
 
     fn error(&self) -> Option<String> {

@@ -25,8 +25,8 @@ use opencl3::types::cl_device_id;
 
 pub use backend::{memory_needs, OpenClBackend};
 pub use device::{
-    check_fp64, check_memory, devices, select_device, select_rank_device, DeviceInfo, MemoryNeeds, RankDevice,
-    NO_RUNTIME,
+    check_fp64, check_memory, devices, select_device, select_rank_device, DeviceInfo, MemoryNeeds,
+    RankDevice, NO_RUNTIME,
 };
 
 use super::{BackendSpec, LocalBackend, Program as MethodProgram};
@@ -49,7 +49,13 @@ pub fn create(
     } else {
         spec.device.clone()
     };
-    Ok(Box::new(OpenClBackend::new(part, globals, program, device.as_deref(), spec.work_group)?))
+    Ok(Box::new(OpenClBackend::new(
+        part,
+        globals,
+        program,
+        device.as_deref(),
+        spec.work_group,
+    )?))
 }
 
 /// Builds `source` for device `id` of `context`; a failed build returns the
@@ -63,10 +69,16 @@ pub(crate) fn build(
     source: &str,
     options: &str,
 ) -> Result<Program, String> {
-    let mut program = Program::create_from_source(context, source)
-        .map_err(|e| device::cl_error(&format!("creating the OpenCL program for device {}", info.label()), e))?;
+    let mut program = Program::create_from_source(context, source).map_err(|e| {
+        device::cl_error(
+            &format!("creating the OpenCL program for device {}", info.label()),
+            e,
+        )
+    })?;
     if let Err(e) = program.build(&[id], options) {
-        let log = program.get_build_log(id).unwrap_or_else(|le| format!("(the build log could not be read: {le})"));
+        let log = program
+            .get_build_log(id)
+            .unwrap_or_else(|le| format!("(the build log could not be read: {le})"));
         let what = if e.0 == CL_BUILD_PROGRAM_FAILURE {
             "the OpenCL compiler rejected qflow's kernels"
         } else {

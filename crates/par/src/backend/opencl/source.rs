@@ -190,7 +190,9 @@ pub fn entry(l: &LoopDecl) -> String {
             Slot::Range(2) => "uint qf_rows".to_string(),
             Slot::Range(_) => "uint qf_stride".to_string(),
             Slot::Dat(k) => {
-                let ArgKind::Dat { dat, access, .. } = l.args[k].kind else { unreachable!() };
+                let ArgKind::Dat { dat, access, .. } = l.args[k].kind else {
+                    unreachable!()
+                };
                 let c = if access.writes() { "" } else { "const " };
                 format!("GLOBAL {c}{}* a{k}", scalar(dat.ty))
             }
@@ -199,7 +201,9 @@ pub fn entry(l: &LoopDecl) -> String {
             Slot::Strides(0) => "long qf_sy".to_string(),
             Slot::Strides(_) => "long qf_sz".to_string(),
             Slot::Const(k, c) => {
-                let ArgKind::Global { global, .. } = l.args[k].kind else { unreachable!() };
+                let ArgKind::Global { global, .. } = l.args[k].kind else {
+                    unreachable!()
+                };
                 let t = match global.kind {
                     GlobalKind::Const(ElemType::I32) => "int",
                     _ => "double",
@@ -221,7 +225,9 @@ pub fn entry(l: &LoopDecl) -> String {
                     Via::Direct | Via::Map(..) => {
                         let at = match via {
                             Via::Map(m, slot) => {
-                                let Arity::Fixed(n) = m.arity else { unreachable!("validated") };
+                                let Arity::Fixed(n) = m.arity else {
+                                    unreachable!("validated")
+                                };
                                 format!("m{k}[i * {n}u + {slot}u]")
                             }
                             _ => "i".to_string(),
@@ -238,7 +244,8 @@ pub fn entry(l: &LoopDecl) -> String {
                         }
                     }
                     Via::Star(_) => {
-                        let st = names::c_type(&DeviceType::Star(Box::new(elem_type(dat.ty, dat.dim))));
+                        let st =
+                            names::c_type(&DeviceType::Star(Box::new(elem_type(dat.ty, dat.dim))));
                         let _ = writeln!(
                             setup,
                             "        {st} {name};\n        {name}.base = {base};\n        {name}.idx = m{k} + s{k}[i];\n        \
@@ -247,7 +254,9 @@ pub fn entry(l: &LoopDecl) -> String {
                         call.push(name);
                     }
                     Via::Offsets(_) => {
-                        let ot = names::c_type(&DeviceType::Offsets(Box::new(elem_type(dat.ty, dat.dim))));
+                        let ot = names::c_type(&DeviceType::Offsets(Box::new(elem_type(
+                            dat.ty, dat.dim,
+                        ))));
                         let _ = writeln!(
                             setup,
                             "        {ot} {name};\n        {name}.base = {base};\n        {name}.at = (long)i;\n        \
@@ -287,12 +296,23 @@ pub fn entry(l: &LoopDecl) -> String {
                     }
                     call.push(format!("&{name}"));
                     for c in 0..global.dim {
-                        let v = if global.dim == 1 { name.clone() } else { format!("{name}.v[{c}]") };
+                        let v = if global.dim == 1 {
+                            name.clone()
+                        } else {
+                            format!("{name}.v[{c}]")
+                        };
                         let acc = format!("qf_r{k}_{c}");
                         let _ = match op {
-                            Reduction::Sum => writeln!(after, "        qf_dd_add(&{acc}_hi, &{acc}_lo, {v}, 0.0);"),
-                            Reduction::Min => writeln!(after, "        {acc}_hi = qf_min({acc}_hi, {v});"),
-                            Reduction::Max => writeln!(after, "        {acc}_hi = qf_max({acc}_hi, {v});"),
+                            Reduction::Sum => writeln!(
+                                after,
+                                "        qf_dd_add(&{acc}_hi, &{acc}_lo, {v}, 0.0);"
+                            ),
+                            Reduction::Min => {
+                                writeln!(after, "        {acc}_hi = qf_min({acc}_hi, {v});")
+                            }
+                            Reduction::Max => {
+                                writeln!(after, "        {acc}_hi = qf_max({acc}_hi, {v});")
+                            }
                         };
                         reds.push((acc, op, k, c));
                     }

@@ -27,7 +27,10 @@ impl Requests {
     fn start(&mut self) {
         if !self.0.is_empty() {
             // SAFETY: valid persistent requests.
-            check(unsafe { ffi::MPI_Startall(self.0.len() as c_int, self.0.as_mut_ptr()) }, "MPI_Startall");
+            check(
+                unsafe { ffi::MPI_Startall(self.0.len() as c_int, self.0.as_mut_ptr()) },
+                "MPI_Startall",
+            );
         }
     }
 
@@ -35,7 +38,13 @@ impl Requests {
         if !self.0.is_empty() {
             // SAFETY: valid requests.
             check(
-                unsafe { ffi::MPI_Waitall(self.0.len() as c_int, self.0.as_mut_ptr(), ffi::RSMPI_STATUSES_IGNORE) },
+                unsafe {
+                    ffi::MPI_Waitall(
+                        self.0.len() as c_int,
+                        self.0.as_mut_ptr(),
+                        ffi::RSMPI_STATUSES_IGNORE,
+                    )
+                },
                 "MPI_Waitall",
             );
         }
@@ -47,7 +56,12 @@ impl Requests {
             // SAFETY: valid requests.
             check(
                 unsafe {
-                    ffi::MPI_Testall(self.0.len() as c_int, self.0.as_mut_ptr(), &mut flag, ffi::RSMPI_STATUSES_IGNORE)
+                    ffi::MPI_Testall(
+                        self.0.len() as c_int,
+                        self.0.as_mut_ptr(),
+                        &mut flag,
+                        ffi::RSMPI_STATUSES_IGNORE,
+                    )
                 },
                 "MPI_Testall",
             );
@@ -77,7 +91,10 @@ impl Group {
         let mut g: ffi::MPI_Group = unsafe { ffi::RSMPI_GROUP_NULL };
         unsafe {
             check(ffi::MPI_Comm_group(comm.raw(), &mut all), "MPI_Comm_group");
-            check(ffi::MPI_Group_incl(all, ranks.len() as c_int, ranks.as_ptr(), &mut g), "MPI_Group_incl");
+            check(
+                ffi::MPI_Group_incl(all, ranks.len() as c_int, ranks.as_ptr(), &mut g),
+                "MPI_Group_incl",
+            );
             ffi::MPI_Group_free(&mut all);
         }
         Group(g)
@@ -180,7 +197,14 @@ impl MpiExchange {
         let mut peers: Vec<Peer> = counts
             .iter()
             .map(|c| {
-                let p = Peer { rank: c.rank as c_int, send_at, send: c.send, recv_at, recv: c.recv, put_at: 0 };
+                let p = Peer {
+                    rank: c.rank as c_int,
+                    send_at,
+                    send: c.send,
+                    recv_at,
+                    recv: c.recv,
+                    put_at: 0,
+                };
                 send_at += c.send;
                 recv_at += c.recv;
                 p
@@ -214,7 +238,11 @@ impl MpiExchange {
             p.put_at = theirs as usize;
         }
         let rma = matches!(mode, ExchangeMode::Rma | ExchangeMode::RmaFence);
-        let recv = if rma { Recv::Window(Window::allocate(&comm, recv_at)) } else { Recv::Local(vec![0.0; recv_at]) };
+        let recv = if rma {
+            Recv::Window(Window::allocate(&comm, recv_at))
+        } else {
+            Recv::Local(vec![0.0; recv_at])
+        };
         let mut x = MpiExchange {
             mode,
             me,
@@ -232,8 +260,18 @@ impl MpiExchange {
         match mode {
             ExchangeMode::Nonblocking => x.requests = Some(x.persistent()),
             ExchangeMode::Rma => {
-                let from: Vec<c_int> = x.peers.iter().filter(|p| p.recv > 0 && p.rank != me).map(|p| p.rank).collect();
-                let to: Vec<c_int> = x.peers.iter().filter(|p| p.send > 0 && p.rank != me).map(|p| p.rank).collect();
+                let from: Vec<c_int> = x
+                    .peers
+                    .iter()
+                    .filter(|p| p.recv > 0 && p.rank != me)
+                    .map(|p| p.rank)
+                    .collect();
+                let to: Vec<c_int> = x
+                    .peers
+                    .iter()
+                    .filter(|p| p.send > 0 && p.rank != me)
+                    .map(|p| p.rank)
+                    .collect();
                 x.origins = Some(Group::of(&x.comm, &from));
                 x.targets = Some(Group::of(&x.comm, &to));
             }
@@ -254,7 +292,11 @@ impl MpiExchange {
         let mut reqs = Vec::new();
         let recv = self.recv_ptr();
         let send = self.send.as_mut_ptr();
-        for p in self.peers.iter().filter(|p| p.rank != self.me && p.recv > 0) {
+        for p in self
+            .peers
+            .iter()
+            .filter(|p| p.rank != self.me && p.recv > 0)
+        {
             // SAFETY: the buffers live as long as the requests (both ours).
             let mut r: ffi::MPI_Request = unsafe { ffi::RSMPI_REQUEST_NULL };
             check(
@@ -273,7 +315,11 @@ impl MpiExchange {
             );
             reqs.push(r);
         }
-        for p in self.peers.iter().filter(|p| p.rank != self.me && p.send > 0) {
+        for p in self
+            .peers
+            .iter()
+            .filter(|p| p.rank != self.me && p.send > 0)
+        {
             // SAFETY: as above.
             let mut r: ffi::MPI_Request = unsafe { ffi::RSMPI_REQUEST_NULL };
             check(
@@ -304,7 +350,11 @@ impl MpiExchange {
 
     fn put_all(&mut self) {
         let win = self.window();
-        for p in self.peers.iter().filter(|p| p.send > 0 && p.rank != self.me) {
+        for p in self
+            .peers
+            .iter()
+            .filter(|p| p.send > 0 && p.rank != self.me)
+        {
             // SAFETY: inside an access epoch; the target has room at
             // `put_at` (it told us).
             check(
@@ -332,7 +382,13 @@ impl MpiExchange {
         for p in self.peers.iter().filter(|p| p.rank == me) {
             debug_assert_eq!(p.send, p.recv);
             // SAFETY: disjoint buffers; the ranges are within them.
-            unsafe { std::ptr::copy_nonoverlapping(self.send.as_ptr().add(p.send_at), recv.add(p.recv_at), p.recv) };
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    self.send.as_ptr().add(p.send_at),
+                    recv.add(p.recv_at),
+                    p.recv,
+                )
+            };
         }
     }
 }
@@ -346,8 +402,12 @@ impl Exchange for MpiExchange {
         assert!(!self.pending, "an exchange started while under way");
         let t = Instant::now();
         self.times.exchanges += 1;
-        self.times.bytes_sent +=
-            8 * self.peers.iter().filter(|p| p.rank != self.me).map(|p| p.send as u64).sum::<u64>();
+        self.times.bytes_sent += 8 * self
+            .peers
+            .iter()
+            .filter(|p| p.rank != self.me)
+            .map(|p| p.send as u64)
+            .sum::<u64>();
         match self.mode {
             ExchangeMode::Blocking => {
                 let recv = self.recv_ptr();
@@ -376,7 +436,10 @@ impl Exchange for MpiExchange {
             }
             ExchangeMode::Nonblocking => self.requests.as_mut().expect("requests").start(),
             ExchangeMode::Rma => {
-                let (o, g) = (self.origins.as_ref().expect("groups").0, self.targets.as_ref().expect("groups").0);
+                let (o, g) = (
+                    self.origins.as_ref().expect("groups").0,
+                    self.targets.as_ref().expect("groups").0,
+                );
                 let win = self.window();
                 // SAFETY: our window and groups.
                 unsafe {
@@ -388,7 +451,10 @@ impl Exchange for MpiExchange {
             }
             ExchangeMode::RmaFence => {
                 // SAFETY: collective over the exchange's communicator.
-                check(unsafe { ffi::MPI_Win_fence(ffi::MPI_MODE_NOPRECEDE as c_int, self.window()) }, "MPI_Win_fence");
+                check(
+                    unsafe { ffi::MPI_Win_fence(ffi::MPI_MODE_NOPRECEDE as c_int, self.window()) },
+                    "MPI_Win_fence",
+                );
                 self.put_all();
             }
         }
@@ -406,7 +472,10 @@ impl Exchange for MpiExchange {
             ExchangeMode::Rma if !self.exposed => {
                 let mut flag: c_int = 0;
                 // SAFETY: completes the exposure epoch if every origin is done.
-                check(unsafe { ffi::MPI_Win_test(self.window(), &mut flag) }, "MPI_Win_test");
+                check(
+                    unsafe { ffi::MPI_Win_test(self.window(), &mut flag) },
+                    "MPI_Win_test",
+                );
                 self.exposed = flag != 0;
             }
             _ => {}

@@ -42,7 +42,10 @@ impl DupComm {
     pub(crate) fn of_world() -> DupComm {
         // SAFETY: plain MPI calls with valid handles.
         let mut c: ffi::MPI_Comm = unsafe { ffi::RSMPI_COMM_NULL };
-        check(unsafe { ffi::MPI_Comm_dup(ffi::RSMPI_COMM_WORLD, &mut c) }, "MPI_Comm_dup");
+        check(
+            unsafe { ffi::MPI_Comm_dup(ffi::RSMPI_COMM_WORLD, &mut c) },
+            "MPI_Comm_dup",
+        );
         DupComm(c)
     }
 
@@ -79,7 +82,10 @@ unsafe extern "C" fn merge_records(
     };
     let mut acc = Record::default();
     let mut other = Record::default();
-    for (x, y) in a.chunks_exact(RECORD_BYTES).zip(b.chunks_exact_mut(RECORD_BYTES)) {
+    for (x, y) in a
+        .chunks_exact(RECORD_BYTES)
+        .zip(b.chunks_exact_mut(RECORD_BYTES))
+    {
         acc.decode_into(y);
         other.decode_into(x);
         acc.merge(&other);
@@ -113,7 +119,10 @@ impl Reducer {
                 "MPI_Type_contiguous",
             );
             check(ffi::MPI_Type_commit(&mut datatype), "MPI_Type_commit");
-            check(ffi::MPI_Op_create(Some(merge_records), 1, &mut op), "MPI_Op_create");
+            check(
+                ffi::MPI_Op_create(Some(merge_records), 1, &mut op),
+                "MPI_Op_create",
+            );
         }
         Reducer {
             datatype,
@@ -166,6 +175,8 @@ pub struct MpiComm {
 // SAFETY: every MPI call is made from one thread at a time (the driver's;
 // see the module docs), which MPI_THREAD_SERIALIZED allows.
 unsafe impl Send for MpiComm {}
+// SAFETY: as above: calls are serialised by the layer.
+unsafe impl Sync for MpiComm {}
 
 impl MpiComm {
     /// Initialises MPI (`MPI_THREAD_SERIALIZED`) and returns the world, or
@@ -177,7 +188,12 @@ impl MpiComm {
             let n = world.split_shared(world.rank());
             (n.rank() as usize, n.size() as usize)
         };
-        let comm = MpiComm { world, node, reducer: std::sync::Mutex::new(Reducer::new()), _universe: Some(universe) };
+        let comm = MpiComm {
+            world,
+            node,
+            reducer: std::sync::Mutex::new(Reducer::new()),
+            _universe: Some(universe),
+        };
         install_panic_abort(comm.world.rank());
         Some(comm)
     }
@@ -185,15 +201,23 @@ impl MpiComm {
     /// Whether this process was started by an MPI launcher (`mpirun`,
     /// `mpiexec`, `srun`): the environment variables they set.
     pub fn launched() -> bool {
-        ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK", "MPI_LOCALNRANKS", "SLURM_STEP_NUM_TASKS"]
-            .iter()
-            .any(|v| std::env::var_os(v).is_some())
+        [
+            "OMPI_COMM_WORLD_SIZE",
+            "PMI_SIZE",
+            "PMIX_RANK",
+            "MPI_LOCALNRANKS",
+            "SLURM_STEP_NUM_TASKS",
+        ]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some())
     }
 
     /// The number of ranks the launcher started (from its environment;
     /// `None` if unknown).
     pub fn launched_ranks() -> Option<usize> {
-        ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"].iter().find_map(|v| std::env::var(v).ok()?.parse().ok())
+        ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"]
+            .iter()
+            .find_map(|v| std::env::var(v).ok()?.parse().ok())
     }
 }
 

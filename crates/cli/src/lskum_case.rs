@@ -1,0 +1,344 @@
+//! The q-LSKUM case file:
+//!
+//! ```toml
+//! method = "lskum"             # the default
+//! [cloud]
+//! file = "naca0012.cloud"      # relative to the case file's folder
+//! # or: generate = { section = "naca0012", wall_points = 160, rings = 60, far_field = 10.0 }
+//!
+//! [flow]
+//! mach = 0.63
+//! aoa = 2.0                    # degrees
+//!
+//! [solver]                     # all optional, reference defaults
+//! cfl = 0.2
+//! scheme = "ssprk43"           # or "euler"
+//! inner_iterations = 3
+//! limiter = "venkatakrishnan"  # or "none"
+//! vl_const = 50.0
+//! power = 0.0
+//! force_normals = "boundary"   # or "solver" (the reference's)
+//! renumber = "auto"            # or "none", "rcm", "hilbert"
+//!
+//! [stop]
+//! max_iters = 1000
+//! residue_drop = 6.0           # optional: stop after a drop of 6 orders
+//!
+//! [output]
+//! dir = "out"                  # relative to the case file's folder
+//! checkpoint_every = 1000      # iterations; 0: only at the end
+//! vtk = true                   # field.vtu for ParaView
+//! plots = true                 # history.png, cp.png, mach.png
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Result};
+use serde::{Deserialize, Serialize};
+
+use qflow_lskum::settings::{ForceNormals, Limiter, Scheme};
+use qflow_lskum::Settings;
+use qflow_mesh::generate::{Naca4, NacaOGrid, Stretching};
+use qflow_mesh::{check, native, renumber, Cloud};
+
+use crate::case::{MethodName, Output, Stop};
+
+/// A q-LSKUM case.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LskumCase {
+    /// The method (`lskum`).
+    #[serde(default)]
+    pub method: Option<MethodName>,
+    /// Where the cloud comes from.
+    pub cloud: CloudSource,
+    /// The free stream.
+    #[serde(default)]
+    pub flow: Flow,
+    /// The method's settings.
+    #[serde(default)]
+    pub solver: SolverSection,
+    /// When to stop.
+    #[serde(default)]
+    pub stop: Stop,
+    /// Where results go.
+    #[serde(default)]
+    pub output: Output,
+}
+
+/// The `[cloud]` section: a file, or a generator spec.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CloudSource {
+    /// A cloud file (legacy text or native), relative to the case file.
+    pub file: Option<PathBuf>,
+    /// A cloud to generate.
+    pub generate: Option<GenerateSpec>,
+}
+
+/// A NACA 4-digit O-grid to generate (see `qflow generate`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GenerateSpec {
+    /// The section, e.g. `naca0012`.
+    pub section: String,
+    /// Points on the body.
+    pub wall_points: usize,
+    /// Rings of points, body and far field included.
+    pub rings: usize,
+    /// Far-field radius in chords, about (0.5, 0).
+    pub far_field: f64,
+    /// First-ring spacing (chords); exclusive with `growth`.
+    pub first_spacing: Option<f64>,
+    /// Growth ratio of the ring spacings; exclusive with `first_spacing`.
+    pub growth: Option<f64>,
+}
+
+impl GenerateSpec {
+    /// The generator this spec describes.
+    pub fn generator(&self) -> Result<NacaOGrid> {
+        let section: Naca4 = self.section.parse()?;
+        let stretching = match (self.first_spacing, self.growth) {
+            (Some(_), Some(_)) => bail!("[cloud] generate: give either first_spacing or growth, not both"),
+            (Some(h), None) => Some(Stretching::FirstSpacing(h)),
+            (None, Some(g)) => Some(Stretching::GrowthRatio(g)),
+            (None, None) => None,
+        };
+        Ok(NacaOGrid { section, wall_points: self.wall_points, rings: self.rings, far_field: self.far_field, stretching })
+    }
+}
+
+/// The `[flow]` section.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Flow {
+    /// Free-stream Mach number.
+    pub mach: f64,
+    /// Angle of attack, degrees.
+    pub aoa: f64,
+}
+
+impl Default for Flow {
+    fn default() -> Self {
+        let s = Settings::default();
+        Flow { mach: s.mach, aoa: s.aoa }
+    }
+}
+
+/// The `[solver]` section (every key optional; reference defaults).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SolverSection {
+    /// CFL number.
+    pub cfl: f64,
+    /// Time-marching scheme.
+    pub scheme: Scheme,
+    /// Inner (Jacobi) sweeps of the q-derivatives.
+    pub inner_iterations: u32,
+    /// Limiter.
+    pub limiter: Limiter,
+    /// Venkatakrishnan's constant.
+    pub vl_const: f64,
+    /// Least-squares weight exponent.
+    pub power: f64,
+    /// Normals of the force sum.
+    pub force_normals: ForceNormals,
+    /// Renumbering of the points for memory locality. Outputs are always in
+    /// the cloud's own numbering.
+    pub renumber: RenumberChoice,
+}
+
+/// The `renumber` setting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum RenumberChoice {
+    /// Reverse Cuthill-McKee when it at least halves the mean index gap
+    /// between a point and its neighbours; the cloud's order otherwise.
+    Auto,
+    /// The cloud's numbering.
+    None,
+    /// Reverse Cuthill-McKee.
+    Rcm,
+    /// Hilbert curve.
+    Hilbert,
+}
+
+impl Default for SolverSection {
+    fn default() -> Self {
+        let s = Settings::default();
+        SolverSection {
+            cfl: s.cfl,
+            scheme: s.scheme,
+            inner_iterations: s.inner_iterations,
+            limiter: s.limiter,
+            vl_const: s.vl_const,
+            power: s.power,
+            force_normals: s.force_normals,
+            renumber: RenumberChoice::Auto,
+        }
+    }
+}
+
+impl LskumCase {
+    /// Checks the case: the cloud source, the stop rule and every setting;
+    /// errors name the key.
+    pub fn validate(&self) -> Result<()> {
+        match (&self.cloud.file, &self.cloud.generate) {
+            (Some(_), Some(_)) => bail!("[cloud]: give either `file` or `generate`, not both"),
+            (None, None) => bail!("[cloud]: give a cloud `file` or a `generate` spec"),
+            (None, Some(g)) => {
+                g.generator()?;
+            }
+            _ => {}
+        }
+        self.stop.validate()?;
+        self.settings().validate().map_err(|e| anyhow::anyhow!("[{}] {e}", section_of(e.key)))?;
+        Ok(())
+    }
+
+    /// The method's settings of this case.
+    pub fn settings(&self) -> Settings {
+        Settings {
+            mach: self.flow.mach,
+            aoa: self.flow.aoa,
+            cfl: self.solver.cfl,
+            inner_iterations: self.solver.inner_iterations,
+            vl_const: self.solver.vl_const,
+            power: self.solver.power,
+            limiter: self.solver.limiter,
+            scheme: self.solver.scheme,
+            force_normals: self.solver.force_normals,
+        }
+    }
+}
+
+/// The case section a setting is in.
+fn section_of(key: &str) -> &'static str {
+    match key {
+        "mach" | "aoa" => "flow",
+        _ => "solver",
+    }
+}
+
+/// The settings that define the discrete problem (a checkpoint of another
+/// problem cannot be resumed; CFL and scheme may change, since the steady
+/// state does not depend on them).
+pub fn problem_key(s: &Settings) -> String {
+    format!(
+        "mach = {:?}\naoa = {:?}\ninner_iterations = {}\nvl_const = {:?}\npower = {:?}\nlimiter = {:?}\n",
+        s.mach, s.aoa, s.inner_iterations, s.vl_const, s.power, s.limiter
+    )
+}
+
+/// Reads (either format) or generates the cloud of a case and checks it; the
+/// error lists the cloud's defects.
+pub fn load_cloud(case: &LskumCase, case_dir: &Path) -> Result<(Cloud, String)> {
+    let (cloud, name) = if let Some(file) = &case.cloud.file {
+        let path = case_dir.join(file);
+        if !path.exists() {
+            bail!("cloud file {} does not exist", path.display());
+        }
+        (native::read_any(&path)?, path.display().to_string())
+    } else {
+        let spec = case.cloud.generate.as_ref().expect("case checked: file or generate");
+        let g = spec.generator()?;
+        (g.generate()?, format!("generated {} ({} x {})", spec.section, spec.wall_points, spec.rings))
+    };
+    let report = check::check(&cloud, &[]);
+    if !report.is_ok() {
+        let (e, _) = report.counts();
+        let mut msg = format!("cloud {name} has {e} defect(s) the solver cannot run with:\n");
+        for f in report.errors().take(20) {
+            msg += &format!("  {f}\n");
+        }
+        if e > 20 {
+            msg += "  ...\n";
+        }
+        bail!("{msg}(run `qflow check` on the cloud for the full list)");
+    }
+    Ok((cloud, name))
+}
+
+/// A fingerprint of a cloud's geometry and connectivity (CRC-32 of its
+/// native encoding, with its point count): two clouds with the same
+/// fingerprint are, for all practical purposes, the same cloud.
+pub fn fingerprint(cloud: &Cloud) -> u64 {
+    let crc = qflow_mesh::fsutil::crc32(&native::to_bytes(cloud)) as u64;
+    (cloud.len() as u64) << 32 | crc
+}
+
+/// The numbering a run uses (`new_of_old`) and why.
+pub fn choose_numbering(cloud: &Cloud, choice: RenumberChoice) -> (Vec<u32>, String) {
+    match choice {
+        RenumberChoice::None => (renumber::identity(cloud.len()), "none".into()),
+        RenumberChoice::Rcm => (renumber::reverse_cuthill_mckee(cloud), "rcm".into()),
+        RenumberChoice::Hilbert => (renumber::hilbert(cloud), "hilbert".into()),
+        RenumberChoice::Auto => {
+            // Keep a numbering that already has neighbours close together
+            // (generated clouds and the usual published ones do: RCM then
+            // gains nothing measurable); renumber one that does not.
+            let rcm = renumber::reverse_cuthill_mckee(cloud);
+            let before = renumber::mean_neighbour_gap(cloud);
+            let after = renumber::mean_neighbour_gap(&cloud.permuted(&rcm));
+            if after < 0.5 * before {
+                (rcm, format!("rcm (auto: mean neighbour index gap {before:.0} -> {after:.0})"))
+            } else {
+                (
+                    renumber::identity(cloud.len()),
+                    format!(
+                        "none (auto: the cloud's order keeps neighbours close already, mean index gap \
+                         {before:.0}; RCM's would be {after:.0})"
+                    ),
+                )
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::CaseFile;
+
+    fn parse(text: &str) -> Result<LskumCase> {
+        let c = CaseFile::parse(text, Path::new("case.toml"), &[])?;
+        let l: LskumCase = c.get()?;
+        l.validate()?;
+        Ok(l)
+    }
+
+    #[test]
+    fn defaults_are_the_reference_settings() {
+        let c = parse("[cloud]\nfile = \"a.cloud\"\n").unwrap();
+        assert_eq!(c.settings(), Settings::default());
+        assert_eq!(c.stop.max_iters, 1000);
+    }
+
+    #[test]
+    fn unknown_keys_are_named() {
+        for (text, word) in [
+            ("[cloud]\nfile = \"a\"\n[flow]\nmahc = 0.5\n", "mahc"),
+            ("[cloud]\nfile = \"a\"\n[solvr]\n", "solvr"),
+            ("[cloud]\nfile = \"a\"\n[solver]\nscheme = \"rk9\"\n", "rk9"),
+        ] {
+            let e = format!("{:#}", parse(text).unwrap_err());
+            assert!(e.contains(word), "{e}");
+        }
+    }
+
+    #[test]
+    fn bad_physics_is_refused_before_any_work() {
+        for (text, key) in [
+            ("[cloud]\nfile = \"a\"\n[solver]\ncfl = -1.0\n", "cfl"),
+            ("[cloud]\nfile = \"a\"\n[flow]\nmach = 0.0\n", "mach"),
+            ("[cloud]\nfile = \"a\"\n[flow]\nmach = 1e-300\n", "mach"),
+            ("[cloud]\nfile = \"a\"\n[flow]\naoa = nan\n", "aoa"),
+            ("[cloud]\nfile = \"a\"\n[solver]\ncfl = inf\n", "cfl"),
+            ("[cloud]\nfile = \"a\"\n[stop]\nmax_iters = 0\n", "max_iters"),
+            ("[cloud]\n", "[cloud]"),
+        ] {
+            let e = format!("{:#}", parse(text).unwrap_err());
+            assert!(e.contains(key), "{key}: {e}");
+        }
+    }
+}

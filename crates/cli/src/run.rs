@@ -1,0 +1,195 @@
+//! `qflow run`: one path for every method, backend and rank count. The
+//! world is one process, or an MPI job when the binary has the feature
+//! `mpi` and runs under `mpirun`; rank 0 reads the case (overrides
+//! applied) and every rank gets its text, then the method's setup builds
+//! the problem on rank 0, the layer distributes it, and the run driver of
+//! `qflow-par` runs it.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{anyhow, bail, Result};
+
+use qflow_par::backend::BackendSpec;
+use qflow_par::comm::{Comm, ExchangeMode, SelfComm};
+use qflow_par::driver::summary::{Summary, Value};
+use qflow_par::driver::StopReason;
+use qflow_par::launch::agree;
+use qflow_par::Exec;
+
+use crate::case::{CaseFile, MethodName};
+
+/// Command-line choices of `qflow run` that are not part of the case.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Backend, threads, device.
+    pub backend: BackendSpec,
+    /// Output folder overriding the case's.
+    pub output: Option<PathBuf>,
+    /// Step limit overriding the case's.
+    pub max_iters: Option<u64>,
+    /// Print only the summary.
+    pub quiet: bool,
+    /// Continue from the output folder's checkpoint.
+    pub resume: bool,
+    /// Under MPI: the partitioner (`metis`, `rcb` or `file:PATH`).
+    pub partitioner: Option<String>,
+    /// Under MPI: the halo exchange.
+    pub exchange: Option<ExchangeMode>,
+    /// Under MPI: one VTK piece per rank and a `field.pvtu` index.
+    pub vtk_pieces: bool,
+    /// Case overrides `section.key=value`.
+    pub sets: Vec<String>,
+}
+
+/// How a run ended.
+#[derive(Clone, Debug)]
+pub struct Finished {
+    /// The summary (rank 0).
+    pub summary: Option<Summary>,
+    /// Why it stopped.
+    pub stop: StopReason,
+    /// The output folder.
+    pub out_dir: PathBuf,
+}
+
+impl Finished {
+    /// The process's exit status: 0 for a completed run, 128 + the signal
+    /// for an interrupted one, 1 for a non-physical state.
+    pub fn exit_code(&self) -> u8 {
+        match &self.stop {
+            StopReason::Signal(s) => (128 + s).clamp(1, 255) as u8,
+            StopReason::NonPhysical(_) => 1,
+            _ => 0,
+        }
+    }
+}
+
+/// The world of this process: an MPI job under a launcher (feature `mpi`),
+/// else one process.
+pub fn world() -> Result<Box<dyn Comm>> {
+    #[cfg(feature = "mpi")]
+    if qflow_par::comm::mpi::MpiComm::launched() {
+        let c = qflow_par::comm::mpi::MpiComm::init().ok_or_else(|| anyhow!("MPI was initialised twice"))?;
+        return Ok(Box::new(c));
+    }
+    #[cfg(not(feature = "mpi"))]
+    if let Some(n) = launched_ranks().filter(|&n| n > 1) {
+        bail!(
+            "started by an MPI launcher with {n} ranks, but this build has no MPI: \
+             build with `cargo build --release --features mpi`"
+        );
+    }
+    Ok(Box::new(SelfComm))
+}
+
+/// The number of ranks an MPI launcher started, from its environment.
+#[cfg(not(feature = "mpi"))]
+fn launched_ranks() -> Option<usize> {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"].iter().find_map(|v| std::env::var(v).ok()?.parse().ok())
+}
+
+/// Runs a case file.
+pub fn run_case(path: &Path, opts: &RunOptions) -> Result<Finished> {
+    let comm = world()?;
+    if comm.size() == 1 && (opts.partitioner.is_some() || opts.exchange.is_some() || opts.vtk_pieces) {
+        bail!("--partitioner, --exchange and --vtk-pieces apply to runs under mpirun with a build that has `--features mpi`");
+    }
+    // Rank 0 reads the case; every rank gets its text.
+    let read = if comm.rank() == 0 {
+        CaseFile::load(path, &opts.sets).map(|c| c.to_text()).map_err(|e| format!("{e:#}"))
+    } else {
+        Ok(String::new())
+    };
+    let mut text = agree(&*comm, read).map_err(|e| anyhow!(e))?.into_bytes();
+    comm.broadcast(0, &mut text);
+    let case = CaseFile::parse(&String::from_utf8_lossy(&text), path, &[])?;
+    match case.method {
+        MethodName::Lskum => crate::lskum_run::run(comm, &case, opts),
+    }
+}
+
+/// One rank's numbers for the summary of a run on several ranks.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct RankReport {
+    /// The rank.
+    pub rank: usize,
+    /// Elements of the work set it owns.
+    pub owned: u64,
+    /// Ghost elements of the work set it holds.
+    pub ghosts: u64,
+    /// Bytes of dats and exchange buffers held.
+    pub bytes_held: u64,
+    /// Peak resident memory (Linux `VmHWM`), bytes.
+    pub peak_rss_bytes: u64,
+    /// Seconds per step blocked waiting for halos.
+    pub wait_seconds_per_step: f64,
+    /// Seconds per step packing, posting, unpacking and polling.
+    pub exchange_overhead_seconds_per_step: f64,
+    /// Seconds per step in reductions.
+    pub reduce_seconds_per_step: f64,
+    /// Bytes sent per step.
+    pub bytes_sent_per_step: f64,
+}
+
+/// A process's memory figure from `/proc/self/status` (bytes; 0 where
+/// unknown).
+pub fn proc_memory(key: &str) -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with(key))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse::<u64>().ok())
+        })
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// Collects every rank's report on rank 0 (collective) and adds them to
+/// the summary as a `[[rank]]` table.
+pub fn add_rank_reports(ex: &Exec, work_set: &qflow_par::SetDecl, steps: u64, summary: Option<&mut Summary>) {
+    let set = ex.part().set(work_set).expect("the work set is part of the problem");
+    let st = ex.stats();
+    let per = |x: f64| x / steps.max(1) as f64;
+    let x = st.exchange;
+    let mine = RankReport {
+        rank: ex.rank(),
+        owned: set.owned as u64,
+        ghosts: (set.len - set.owned) as u64,
+        bytes_held: ex.bytes() as u64,
+        peak_rss_bytes: proc_memory("VmHWM:"),
+        wait_seconds_per_step: per(x.wait.as_secs_f64()),
+        exchange_overhead_seconds_per_step: per((x.start + x.unpack + x.progress).as_secs_f64()),
+        reduce_seconds_per_step: per(st.reduce.as_secs_f64()),
+        bytes_sent_per_step: per(x.bytes_sent as f64),
+    };
+    let encoded = serde_json::to_vec(&mine).expect("a report encodes");
+    if ex.rank() != 0 {
+        ex.comm().send(0, &encoded);
+        return;
+    }
+    let mut all = vec![mine];
+    for r in 1..ex.ranks() {
+        if let Ok(rep) = serde_json::from_slice::<RankReport>(&ex.comm().receive(r)) {
+            all.push(rep);
+        }
+    }
+    let Some(s) = summary else { return };
+    let rows = all
+        .iter()
+        .map(|r| {
+            vec![
+                ("rank".to_string(), Value::Int(r.rank as i64)),
+                ("owned".into(), Value::Int(r.owned as i64)),
+                ("ghosts".into(), Value::Int(r.ghosts as i64)),
+                ("bytes_held".into(), Value::Int(r.bytes_held as i64)),
+                ("peak_rss_bytes".into(), Value::Int(r.peak_rss_bytes as i64)),
+                ("wait_seconds_per_step".into(), Value::Real(r.wait_seconds_per_step)),
+                ("exchange_overhead_seconds_per_step".into(), Value::Real(r.exchange_overhead_seconds_per_step)),
+                ("reduce_seconds_per_step".into(), Value::Real(r.reduce_seconds_per_step)),
+                ("bytes_sent_per_step".into(), Value::Real(r.bytes_sent_per_step)),
+            ]
+        })
+        .collect();
+    s.tables.push(("rank".into(), rows));
+}
