@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The MPI tests (feature `mpi`): builds with the feature, then
-# - runs the distributed-backend test binary (crates/exec/tests/mpi.rs)
+# - runs the distributed-backend test binary (crates/lskum/tests/mpi.rs)
 #   under mpirun on 1, 2, 3 and 4 ranks: solution fields, residue history
 #   and forces bit-identical to the serial run's, every exchange mode, both
 #   partitioners, parts without wall points / ghosts / points, ranks x
@@ -45,7 +45,7 @@ export OMPI_MCA_btl_tcp_if_include="${OMPI_MCA_btl_tcp_if_include:-lo}"
 
 echo "== build (--features $features)"
 cargo build --release -p qflow --features "$features"
-test_bin=$(cargo test --release -p qflow-exec --features "$features" --test mpi --no-run 2>&1 |
+test_bin=$(cargo test --release -p qflow-lskum --features "$features" --test mpi --no-run 2>&1 |
     sed -n 's/.*Executable tests\/mpi.rs (\(.*\))/\1/p' | tail -1)
 if [ -z "$test_bin" ] || [ ! -x "$test_bin" ]; then
     echo "cannot find the mpi test binary" >&2

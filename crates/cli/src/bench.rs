@@ -105,7 +105,12 @@ fn median(v: &mut [f64]) -> f64 {
 
 /// Runs the benchmark on `cloud` with `settings`: one process, the
 /// backend `o` asks for, every loop timed.
-pub fn bench(cloud: &Cloud, name: &str, settings: &Settings, o: &BenchOptions) -> Result<BenchReport> {
+pub fn bench(
+    cloud: &Cloud,
+    name: &str,
+    settings: &Settings,
+    o: &BenchOptions,
+) -> Result<BenchReport> {
     let renumbered;
     let cloud = if o.renumber == qflow_mesh::renumber::Renumbering::None {
         cloud
@@ -117,9 +122,14 @@ pub fn bench(cloud: &Cloud, name: &str, settings: &Settings, o: &BenchOptions) -
     let part = Arc::new(Part::whole(&problem, &LOOPS));
     drop(problem);
     let mut method = Lskum::new(settings.clone(), cloud.len());
-    let program = Program { name: "lskum", loops: &LOOPS, device_source: method.device_source() };
-    let local = qflow_par::backend::create(&o.backend, part.clone(), method.globals(), &program, (0, 1))
-        .map_err(anyhow::Error::msg)?;
+    let program = Program {
+        name: "lskum",
+        loops: &LOOPS,
+        device_source: method.device_source(),
+    };
+    let local =
+        qflow_par::backend::create(&o.backend, part.clone(), method.globals(), &program, (0, 1))
+            .map_err(anyhow::Error::msg)?;
     let mut ex = Exec::new(part, local, Box::new(SelfComm), ExchangeMode::Nonblocking);
     method.start(&mut ex).map_err(|e| anyhow::anyhow!("{e}"))?;
     let n = cloud.len() as f64;
@@ -146,7 +156,10 @@ pub fn bench(cloud: &Cloud, name: &str, settings: &Settings, o: &BenchOptions) -
         samples.push(run(o.iterations, &mut ex, &mut method).context("benchmark run")?);
     }
     let per = |d: std::time::Duration| d.as_secs_f64() / (o.iterations as f64 * n);
-    let mut totals: Vec<f64> = samples.iter().map(|t| t.iter().map(|l| per(l.time)).sum()).collect();
+    let mut totals: Vec<f64> = samples
+        .iter()
+        .map(|t| t.iter().map(|l| per(l.time)).sum())
+        .collect();
     let total_rdp = median(&mut totals);
     let names: Vec<&str> = samples[0].iter().map(|l| l.name).collect();
     let kernels = names
@@ -154,7 +167,11 @@ pub fn bench(cloud: &Cloud, name: &str, settings: &Settings, o: &BenchOptions) -
         .map(|name| {
             let mut v: Vec<f64> = samples
                 .iter()
-                .map(|t| t.iter().find(|l| l.name == *name).map_or(0.0, |l| per(l.time)))
+                .map(|t| {
+                    t.iter()
+                        .find(|l| l.name == *name)
+                        .map_or(0.0, |l| per(l.time))
+                })
                 .collect();
             let med = median(&mut v);
             KernelRow {
@@ -162,7 +179,11 @@ pub fn bench(cloud: &Cloud, name: &str, settings: &Settings, o: &BenchOptions) -
                 rdp: med,
                 rdp_min: v[0],
                 rdp_max: v[v.len() - 1],
-                fraction: if total_rdp > 0.0 { med / total_rdp } else { 0.0 },
+                fraction: if total_rdp > 0.0 {
+                    med / total_rdp
+                } else {
+                    0.0
+                },
             }
         })
         .collect();

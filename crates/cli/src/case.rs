@@ -70,8 +70,16 @@ impl CaseFile {
                 )
             })?,
         };
-        let dir = path.parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."));
-        Ok(CaseFile { path: path.to_path_buf(), dir, table, method })
+        let dir = path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
+        Ok(CaseFile {
+            path: path.to_path_buf(),
+            dir,
+            table,
+            method,
+        })
     }
 
     /// The case (overrides applied) as TOML text.
@@ -87,7 +95,9 @@ impl CaseFile {
 
     /// The case's name: its file's stem.
     pub fn name(&self) -> String {
-        self.path.file_stem().map_or_else(|| "case".into(), |s| s.to_string_lossy().into_owned())
+        self.path
+            .file_stem()
+            .map_or_else(|| "case".into(), |s| s.to_string_lossy().into_owned())
     }
 }
 
@@ -108,7 +118,9 @@ pub fn apply_set(table: &mut toml::Table, spec: &str) -> Result<()> {
     };
     let mut t = table;
     for k in &keys[..keys.len() - 1] {
-        let entry = t.entry(k.to_string()).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        let entry = t
+            .entry(k.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
         t = match entry {
             toml::Value::Table(x) => x,
             other => bail!("`{k}` is {}, not a section", other.type_str()),
@@ -130,7 +142,10 @@ pub struct Stop {
 
 impl Default for Stop {
     fn default() -> Self {
-        Stop { max_iters: 1000, residue_drop: None }
+        Stop {
+            max_iters: 1000,
+            residue_drop: None,
+        }
     }
 }
 
@@ -142,7 +157,9 @@ impl Stop {
         }
         if let Some(d) = self.residue_drop {
             if !(d.is_finite() && d > 0.0) {
-                bail!("[stop] residue_drop = {d}: must be a positive number of orders of magnitude");
+                bail!(
+                    "[stop] residue_drop = {d}: must be a positive number of orders of magnitude"
+                );
             }
         }
         Ok(())
@@ -166,7 +183,12 @@ pub struct Output {
 
 impl Default for Output {
     fn default() -> Self {
-        Output { dir: None, checkpoint_every: 1000, vtk: true, plots: true }
+        Output {
+            dir: None,
+            checkpoint_every: 1000,
+            vtk: true,
+            plots: true,
+        }
     }
 }
 
@@ -186,9 +208,11 @@ impl Output {
 
 /// Makes sure `dir` exists and a file can be written in it.
 pub fn prepare_output_dir(dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create output folder {}", dir.display()))?;
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create output folder {}", dir.display()))?;
     let probe = dir.join(format!(".qflow-write-test-{}", std::process::id()));
-    std::fs::write(&probe, b"").with_context(|| format!("output folder {} is not writable", dir.display()))?;
+    std::fs::write(&probe, b"")
+        .with_context(|| format!("output folder {} is not writable", dir.display()))?;
     let _ = std::fs::remove_file(probe);
     Ok(())
 }
@@ -202,7 +226,11 @@ mod tests {
         let c = CaseFile::parse(
             "[flow]\nmach = 0.5\n",
             Path::new("a.toml"),
-            &["flow.mach=0.8".into(), "solver.scheme=euler".into(), "stop.max_iters = 10".into()],
+            &[
+                "flow.mach=0.8".into(),
+                "solver.scheme=euler".into(),
+                "stop.max_iters = 10".into(),
+            ],
         )
         .unwrap();
         assert_eq!(c.table["flow"]["mach"].as_float(), Some(0.8));

@@ -99,12 +99,20 @@ impl GenerateSpec {
     pub fn generator(&self) -> Result<NacaOGrid> {
         let section: Naca4 = self.section.parse()?;
         let stretching = match (self.first_spacing, self.growth) {
-            (Some(_), Some(_)) => bail!("[cloud] generate: give either first_spacing or growth, not both"),
+            (Some(_), Some(_)) => {
+                bail!("[cloud] generate: give either first_spacing or growth, not both")
+            }
             (Some(h), None) => Some(Stretching::FirstSpacing(h)),
             (None, Some(g)) => Some(Stretching::GrowthRatio(g)),
             (None, None) => None,
         };
-        Ok(NacaOGrid { section, wall_points: self.wall_points, rings: self.rings, far_field: self.far_field, stretching })
+        Ok(NacaOGrid {
+            section,
+            wall_points: self.wall_points,
+            rings: self.rings,
+            far_field: self.far_field,
+            stretching,
+        })
     }
 }
 
@@ -121,7 +129,10 @@ pub struct Flow {
 impl Default for Flow {
     fn default() -> Self {
         let s = Settings::default();
-        Flow { mach: s.mach, aoa: s.aoa }
+        Flow {
+            mach: s.mach,
+            aoa: s.aoa,
+        }
     }
 }
 
@@ -192,7 +203,9 @@ impl LskumCase {
             _ => {}
         }
         self.stop.validate()?;
-        self.settings().validate().map_err(|e| anyhow::anyhow!("[{}] {e}", section_of(e.key)))?;
+        self.settings()
+            .validate()
+            .map_err(|e| anyhow::anyhow!("[{}] {e}", section_of(e.key)))?;
         Ok(())
     }
 
@@ -240,9 +253,19 @@ pub fn load_cloud(case: &LskumCase, case_dir: &Path) -> Result<(Cloud, String)> 
         }
         (native::read_any(&path)?, path.display().to_string())
     } else {
-        let spec = case.cloud.generate.as_ref().expect("case checked: file or generate");
+        let spec = case
+            .cloud
+            .generate
+            .as_ref()
+            .expect("case checked: file or generate");
         let g = spec.generator()?;
-        (g.generate()?, format!("generated {} ({} x {})", spec.section, spec.wall_points, spec.rings))
+        (
+            g.generate()?,
+            format!(
+                "generated {} ({} x {})",
+                spec.section, spec.wall_points, spec.rings
+            ),
+        )
     };
     let report = check::check(&cloud, &[]);
     if !report.is_ok() {
@@ -281,7 +304,10 @@ pub fn choose_numbering(cloud: &Cloud, choice: RenumberChoice) -> (Vec<u32>, Str
             let before = renumber::mean_neighbour_gap(cloud);
             let after = renumber::mean_neighbour_gap(&cloud.permuted(&rcm));
             if after < 0.5 * before {
-                (rcm, format!("rcm (auto: mean neighbour index gap {before:.0} -> {after:.0})"))
+                (
+                    rcm,
+                    format!("rcm (auto: mean neighbour index gap {before:.0} -> {after:.0})"),
+                )
             } else {
                 (
                     renumber::identity(cloud.len()),
@@ -334,7 +360,10 @@ mod tests {
             ("[cloud]\nfile = \"a\"\n[flow]\nmach = 1e-300\n", "mach"),
             ("[cloud]\nfile = \"a\"\n[flow]\naoa = nan\n", "aoa"),
             ("[cloud]\nfile = \"a\"\n[solver]\ncfl = inf\n", "cfl"),
-            ("[cloud]\nfile = \"a\"\n[stop]\nmax_iters = 0\n", "max_iters"),
+            (
+                "[cloud]\nfile = \"a\"\n[stop]\nmax_iters = 0\n",
+                "max_iters",
+            ),
             ("[cloud]\n", "[cloud]"),
         ] {
             let e = format!("{:#}", parse(text).unwrap_err());

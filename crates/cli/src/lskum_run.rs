@@ -18,7 +18,7 @@ use qflow_par::backend::Program;
 use qflow_par::comm::{Comm, ExchangeMode};
 use qflow_par::driver::history::Row;
 use qflow_par::driver::summary::{Summary, Value};
-use qflow_par::driver::{self, Method, OutputPhase, RunConfig, StopReason};
+use qflow_par::driver::{self, Method, OutputPhase, RunConfig};
 use qflow_par::launch::{agree, distribute, Catalog};
 use qflow_par::{Exec, Values};
 
@@ -38,7 +38,13 @@ struct Root {
 }
 
 /// The owner of every problem point for `ranks` ranks.
-fn partition(internal: &Cloud, new_of_old: &[u32], ranks: usize, choice: Option<&str>, dir: &Path) -> Result<Vec<u32>> {
+fn partition(
+    internal: &Cloud,
+    new_of_old: &[u32],
+    ranks: usize,
+    choice: Option<&str>,
+    dir: &Path,
+) -> Result<Vec<u32>> {
     let p = match choice.unwrap_or("metis") {
         "metis" => Partition::new(internal, ranks, PartitionMethod::Metis)?,
         "rcb" => Partition::new(internal, ranks, PartitionMethod::Rcb)?,
@@ -62,7 +68,8 @@ fn partition(internal: &Cloud, new_of_old: &[u32], ranks: usize, choice: Option<
 /// Runs a q-LSKUM case on every rank of `comm`.
 pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Finished> {
     let lc: LskumCase = case.get()?;
-    lc.validate().with_context(|| format!("case file {}", case.path.display()))?;
+    lc.validate()
+        .with_context(|| format!("case file {}", case.path.display()))?;
     let settings = lc.settings();
     let out_dir = lc.output.folder(case, opts.output.as_deref());
     let rank0 = comm.rank() == 0;
@@ -78,13 +85,26 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
                 let internal = cloud.permuted(&new_of_old);
                 let problem = problem::build(&internal, &settings);
                 let owners = if ranks > 1 {
-                    Some(partition(&internal, &new_of_old, ranks, opts.partitioner.as_deref(), &case.dir)?)
+                    Some(partition(
+                        &internal,
+                        &new_of_old,
+                        ranks,
+                        opts.partitioner.as_deref(),
+                        &case.dir,
+                    )?)
                 } else {
                     None
                 };
                 drop(internal);
                 let fingerprint = crate::lskum_case::fingerprint(&cloud);
-                root = Some(Root { cloud, name, new_of_old, numbering, fingerprint, setup_seconds: 0.0 });
+                root = Some(Root {
+                    cloud,
+                    name,
+                    new_of_old,
+                    numbering,
+                    fingerprint,
+                    setup_seconds: 0.0,
+                });
                 Ok((problem, owners))
             })()
             .map_err(|e| format!("{e:#}")),
@@ -95,10 +115,22 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     let catalog = Catalog::of(&LOOPS, &qflow_lskum::decl::DATS);
     let part = distribute(&*comm, setup, &LOOPS, &catalog, false).map_err(|e| anyhow!(e))?;
     let part = Arc::new(part);
-    let points = part.set(&qflow_lskum::decl::POINTS).map_or(0, |s| s.global_len);
+    let points = part
+        .set(&qflow_lskum::decl::POINTS)
+        .map_or(0, |s| s.global_len);
     let method = Lskum::new(settings.clone(), points);
-    let program = Program { name: "lskum", loops: &LOOPS, device_source: method.device_source() };
-    let local = qflow_par::backend::create(&opts.backend, part.clone(), method.globals(), &program, comm.node_rank());
+    let program = Program {
+        name: "lskum",
+        loops: &LOOPS,
+        device_source: method.device_source(),
+    };
+    let local = qflow_par::backend::create(
+        &opts.backend,
+        part.clone(),
+        method.globals(),
+        &program,
+        comm.node_rank(),
+    );
     let local = agree(&*comm, local).map_err(|e| anyhow!(e))?;
     let mode = opts.exchange.unwrap_or(ExchangeMode::Nonblocking);
     let mut ex = Exec::new(part, local, comm, mode);
@@ -165,15 +197,25 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
         s.push("numbering", Value::Text(r.numbering.clone()));
         s.push("backend", Value::Text(ex.describe()));
         s.push("scheme", Value::Text(scheme_label(&settings)));
-        s.push("inner_iterations", Value::Int(settings.inner_iterations as i64));
+        s.push(
+            "inner_iterations",
+            Value::Int(settings.inner_iterations as i64),
+        );
         s.push("iterations", Value::Int(outcome.iterations as i64));
         s.push("stop", Value::Text(outcome.stop.label().into()));
-        let last = outcome.history.last().map(|h| h.values.clone()).unwrap_or_else(|| vec![0.0; 5]);
+        let last = outcome
+            .history
+            .last()
+            .map(|h| h.values.clone())
+            .unwrap_or_else(|| vec![0.0; 5]);
         for (k, v) in qflow_lskum::method::COLUMNS.iter().zip(&last) {
             s.push(k, Value::Real(*v));
         }
         s.add_speed(&outcome, points);
-        s.push("bytes_per_point", Value::Real(ex.bytes() as f64 / points.max(1) as f64 * ex.ranks() as f64));
+        s.push(
+            "bytes_per_point",
+            Value::Real(ex.bytes() as f64 / points.max(1) as f64 * ex.ranks() as f64),
+        );
         if ex.ranks() > 1 {
             s.push("setup_seconds", Value::Real(r.setup_seconds));
         }
@@ -181,18 +223,32 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
         s
     });
     if ex.ranks() > 1 {
-        add_rank_reports(&ex, &qflow_lskum::decl::POINTS, outcome.steps_run, summary.as_mut());
+        add_rank_reports(
+            &ex,
+            &qflow_lskum::decl::POINTS,
+            outcome.steps_run,
+            summary.as_mut(),
+        );
     }
     if let Some(s) = &summary {
-        s.write(&out_dir.join("summary.toml")).context("writing the summary")?;
+        s.write(&out_dir.join("summary.toml"))
+            .context("writing the summary")?;
     }
-    Ok(Finished { summary, stop: outcome.stop, out_dir })
+    Ok(Finished {
+        summary,
+        stop: outcome.stop,
+        out_dir,
+    })
 }
 
 /// The scheme and its stage count, as the summary shows them.
 pub fn scheme_label(s: &Settings) -> String {
     let n = s.scheme.stages();
-    format!("{} ({n} stage{})", s.scheme.name(), if n == 1 { "" } else { "s" })
+    format!(
+        "{} ({n} stage{})",
+        s.scheme.name(),
+        if n == 1 { "" } else { "s" }
+    )
 }
 
 /// The final outputs (collective: gathers the state): `solution.dat`,
@@ -209,9 +265,17 @@ fn write_outputs(
     let gathered = ex.gather(&PRIM);
     let written = match (root, gathered) {
         (Some(r), Some(Values::F64(p))) => {
-            let prim: Vec<Vec4> =
-                r.new_of_old.iter().map(|&new| p[4 * new as usize..4 * new as usize + 4].try_into().expect("4")).collect();
-            write_files(dir, &r.cloud, &prim, rows, settings, vtk, plots).map_err(|e| format!("{e:#}"))
+            let prim: Vec<Vec4> = r
+                .new_of_old
+                .iter()
+                .map(|&new| {
+                    p[4 * new as usize..4 * new as usize + 4]
+                        .try_into()
+                        .expect("4")
+                })
+                .collect();
+            write_files(dir, &r.cloud, &prim, rows, settings, vtk, plots)
+                .map_err(|e| format!("{e:#}"))
         }
         _ => Ok(()),
     };
@@ -238,11 +302,16 @@ fn write_files(
     }
     if plots {
         if !rows.is_empty() {
-            qflow_io::plot::plot_history(&d.join("history.png"), &qflow_lskum::method::COLUMNS, rows)
-                .context("plotting the history")?;
+            qflow_io::plot::plot_history(
+                &d.join("history.png"),
+                &qflow_lskum::method::COLUMNS,
+                rows,
+            )
+            .context("plotting the history")?;
         }
         if shapes {
-            qflow_io::plot::plot_surface_cp(&d.join("cp.png"), cloud, prim, &fs).context("plotting the surface Cp")?;
+            qflow_io::plot::plot_surface_cp(&d.join("cp.png"), cloud, prim, &fs)
+                .context("plotting the surface Cp")?;
             qflow_io::plot::plot_mach_field(&d.join("mach.png"), cloud, prim, None, (1200, 900))
                 .context("plotting the Mach field")?;
         }
@@ -255,7 +324,11 @@ fn write_files(
 fn write_pieces(ex: &mut Exec, dir: &Path, settings: &Settings) -> Result<(), String> {
     let rank = ex.rank();
     let name = |r: usize| format!("field-{r:05}.vtu");
-    let set = ex.part().set(&qflow_lskum::decl::POINTS).expect("points").clone();
+    let set = ex
+        .part()
+        .set(&qflow_lskum::decl::POINTS)
+        .expect("points")
+        .clone();
     let owned = set.owned;
     let f = |v: Values| match v {
         Values::F64(v) => v,
@@ -265,11 +338,16 @@ fn write_pieces(ex: &mut Exec, dir: &Path, settings: &Settings) -> Result<(), St
     let y = f(ex.backend().read(&Y));
     let kind = ex.backend().read(&KIND);
     let prim = f(ex.backend().read(&PRIM));
-    let Values::I32(kind) = kind else { unreachable!("kind is an i32 dat") };
+    let Values::I32(kind) = kind else {
+        unreachable!("kind is an i32 dat")
+    };
     let piece = Cloud {
         x: x[..owned].to_vec(),
         y: y[..owned].to_vec(),
-        kind: kind[..owned].iter().map(|&k| PointKind::from_code(k as i64).unwrap_or(PointKind::Interior)).collect(),
+        kind: kind[..owned]
+            .iter()
+            .map(|&k| PointKind::from_code(k as i64).unwrap_or(PointKind::Interior))
+            .collect(),
         left: vec![qflow_mesh::NO_POINT; owned],
         right: vec![qflow_mesh::NO_POINT; owned],
         shape: vec![0; owned],
@@ -278,12 +356,23 @@ fn write_pieces(ex: &mut Exec, dir: &Path, settings: &Settings) -> Result<(), St
         nbr: Vec::new(),
         quadtree: None,
     };
-    let local: Vec<Vec4> = (0..owned).map(|i| prim[4 * i..4 * i + 4].try_into().expect("4")).collect();
+    let local: Vec<Vec4> = (0..owned)
+        .map(|i| prim[4 * i..4 * i + 4].try_into().expect("4"))
+        .collect();
     let points: Vec<u32> = (0..owned as u32).collect();
-    let numbers: Vec<u64> = (0..owned).map(|i| set.global_of(i).unwrap_or(0) as u64 + 1).collect();
+    let numbers: Vec<u64> = (0..owned)
+        .map(|i| set.global_of(i).unwrap_or(0) as u64 + 1)
+        .collect();
     let fs = settings.free_stream();
-    let written = qflow_io::vtk::write_vtu_piece(&dir.join(name(rank)), &piece, &local, &fs, &points, &numbers)
-        .map_err(|e| e.to_string());
+    let written = qflow_io::vtk::write_vtu_piece(
+        &dir.join(name(rank)),
+        &piece,
+        &local,
+        &fs,
+        &points,
+        &numbers,
+    )
+    .map_err(|e| e.to_string());
     agree(ex.comm(), written)?;
     let index = if rank == 0 {
         let files: Vec<String> = (0..ex.ranks()).map(name).collect();
@@ -292,15 +381,4 @@ fn write_pieces(ex: &mut Exec, dir: &Path, settings: &Settings) -> Result<(), St
         Ok(())
     };
     agree(ex.comm(), index)
-}
-
-/// Why a run stopped, for messages.
-pub fn stop_message(f: &Finished) -> Option<String> {
-    match &f.stop {
-        StopReason::NonPhysical(m) => Some(format!(
-            "{m}\nthe run stopped; outputs and checkpoint of the last good state are in {}",
-            f.out_dir.display()
-        )),
-        _ => None,
-    }
 }

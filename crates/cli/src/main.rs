@@ -193,7 +193,9 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
-            eprintln!("error: {e:#}");
+            if e.downcast_ref::<qflow::run::ReportedByRankZero>().is_none() {
+                eprintln!("error: {e:#}");
+            }
             ExitCode::FAILURE
         }
     }
@@ -268,9 +270,6 @@ fn run(cli: Cli) -> Result<u8> {
             let finished = run_case(&case, &opts)?;
             if let Some(s) = &finished.summary {
                 print!("{}", s.render());
-            }
-            if let Some(m) = qflow::lskum_run::stop_message(&finished) {
-                eprintln!("error: {m}");
             }
             Ok(finished.exit_code())
         }

@@ -53,6 +53,17 @@ pub struct Finished {
 }
 
 impl Finished {
+    /// Why the run stopped early, where that is a failure.
+    pub fn message(&self) -> Option<String> {
+        match &self.stop {
+            StopReason::NonPhysical(m) => Some(format!(
+                "{m}\nthe run stopped; outputs and checkpoint of the last good state are in {}",
+                self.out_dir.display()
+            )),
+            _ => None,
+        }
+    }
+
     /// The process's exit status: 0 for a completed run, 128 + the signal
     /// for an interrupted one, 1 for a non-physical state.
     pub fn exit_code(&self) -> u8 {
@@ -66,10 +77,11 @@ impl Finished {
 
 /// The world of this process: an MPI job under a launcher (feature `mpi`),
 /// else one process.
-pub fn world() -> Result<Box<dyn Comm>> {
+pub fn world() -> Result<Box<dyn Comm + Sync>> {
     #[cfg(feature = "mpi")]
     if qflow_par::comm::mpi::MpiComm::launched() {
-        let c = qflow_par::comm::mpi::MpiComm::init().ok_or_else(|| anyhow!("MPI was initialised twice"))?;
+        let c = qflow_par::comm::mpi::MpiComm::init()
+            .ok_or_else(|| anyhow!("MPI was initialised twice"))?;
         return Ok(Box::new(c));
     }
     #[cfg(not(feature = "mpi"))]
@@ -85,18 +97,54 @@ pub fn world() -> Result<Box<dyn Comm>> {
 /// The number of ranks an MPI launcher started, from its environment.
 #[cfg(not(feature = "mpi"))]
 fn launched_ranks() -> Option<usize> {
-    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"].iter().find_map(|v| std::env::var(v).ok()?.parse().ok())
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"]
+        .iter()
+        .find_map(|v| std::env::var(v).ok()?.parse().ok())
 }
 
-/// Runs a case file.
+/// An error that rank 0 of an MPI job reports for every rank: the other
+/// ranks end with it silently, so a failure prints one message.
+#[derive(Debug, thiserror::Error)]
+#[error("reported by rank 0")]
+pub struct ReportedByRankZero;
+
+/// Runs a case file. Rank 0 prints a failure or an early stop before the
+/// world ends (MPI finalizes when it drops, and an exit on another rank
+/// may end the job); the other ranks of an MPI job return
+/// [`ReportedByRankZero`] instead of their copy of an error, which every
+/// rank has (agreed, or the same on each).
 pub fn run_case(path: &Path, opts: &RunOptions) -> Result<Finished> {
-    let comm = world()?;
-    if comm.size() == 1 && (opts.partitioner.is_some() || opts.exchange.is_some() || opts.vtk_pieces) {
+    let comm: std::sync::Arc<dyn Comm + Sync> = world()?.into();
+    let rank0 = comm.rank() == 0;
+    let jobs = comm.size() > 1;
+    let result = run_on(Box::new(comm.clone()), path, opts);
+    match &result {
+        Ok(f) if rank0 => {
+            if let Some(m) = f.message() {
+                eprintln!("error: {m}");
+            }
+        }
+        Err(e) if rank0 && jobs => eprintln!("error: {e:#}"),
+        _ => {}
+    }
+    drop(comm);
+    match result {
+        Err(_) if jobs => Err(ReportedByRankZero.into()),
+        r => r,
+    }
+}
+
+fn run_on(comm: Box<dyn Comm>, path: &Path, opts: &RunOptions) -> Result<Finished> {
+    if comm.size() == 1
+        && (opts.partitioner.is_some() || opts.exchange.is_some() || opts.vtk_pieces)
+    {
         bail!("--partitioner, --exchange and --vtk-pieces apply to runs under mpirun with a build that has `--features mpi`");
     }
     // Rank 0 reads the case; every rank gets its text.
     let read = if comm.rank() == 0 {
-        CaseFile::load(path, &opts.sets).map(|c| c.to_text()).map_err(|e| format!("{e:#}"))
+        CaseFile::load(path, &opts.sets)
+            .map(|c| c.to_text())
+            .map_err(|e| format!("{e:#}"))
     } else {
         Ok(String::new())
     };
@@ -147,8 +195,16 @@ pub fn proc_memory(key: &str) -> u64 {
 
 /// Collects every rank's report on rank 0 (collective) and adds them to
 /// the summary as a `[[rank]]` table.
-pub fn add_rank_reports(ex: &Exec, work_set: &qflow_par::SetDecl, steps: u64, summary: Option<&mut Summary>) {
-    let set = ex.part().set(work_set).expect("the work set is part of the problem");
+pub fn add_rank_reports(
+    ex: &Exec,
+    work_set: &qflow_par::SetDecl,
+    steps: u64,
+    summary: Option<&mut Summary>,
+) {
+    let set = ex
+        .part()
+        .set(work_set)
+        .expect("the work set is part of the problem");
     let st = ex.stats();
     let per = |x: f64| x / steps.max(1) as f64;
     let x = st.exchange;
@@ -184,12 +240,44 @@ pub fn add_rank_reports(ex: &Exec, work_set: &qflow_par::SetDecl, steps: u64, su
                 ("ghosts".into(), Value::Int(r.ghosts as i64)),
                 ("bytes_held".into(), Value::Int(r.bytes_held as i64)),
                 ("peak_rss_bytes".into(), Value::Int(r.peak_rss_bytes as i64)),
-                ("wait_seconds_per_step".into(), Value::Real(r.wait_seconds_per_step)),
-                ("exchange_overhead_seconds_per_step".into(), Value::Real(r.exchange_overhead_seconds_per_step)),
-                ("reduce_seconds_per_step".into(), Value::Real(r.reduce_seconds_per_step)),
-                ("bytes_sent_per_step".into(), Value::Real(r.bytes_sent_per_step)),
+                (
+                    "wait_seconds_per_step".into(),
+                    Value::Real(r.wait_seconds_per_step),
+                ),
+                (
+                    "exchange_overhead_seconds_per_step".into(),
+                    Value::Real(r.exchange_overhead_seconds_per_step),
+                ),
+                (
+                    "reduce_seconds_per_step".into(),
+                    Value::Real(r.reduce_seconds_per_step),
+                ),
+                (
+                    "bytes_sent_per_step".into(),
+                    Value::Real(r.bytes_sent_per_step),
+                ),
             ]
         })
         .collect();
     s.tables.push(("rank".into(), rows));
+    let owned: Vec<f64> = all.iter().map(|r| r.owned as f64).collect();
+    let mean = owned.iter().sum::<f64>() / owned.len() as f64;
+    let max = owned.iter().copied().fold(0.0, f64::max);
+    let worst_wait = all
+        .iter()
+        .map(|r| r.wait_seconds_per_step)
+        .fold(0.0, f64::max);
+    s.sections.push((
+        "mpi".into(),
+        vec![
+            ("ranks".into(), Value::Int(all.len() as i64)),
+            ("exchange".into(), Value::Text(ex.mode().name().into())),
+            ("load_imbalance".into(), Value::Real(max / mean.max(1.0))),
+            (
+                "ghosts".into(),
+                Value::Int(all.iter().map(|r| r.ghosts as i64).sum()),
+            ),
+            ("max_wait_seconds_per_step".into(), Value::Real(worst_wait)),
+        ],
+    ));
 }

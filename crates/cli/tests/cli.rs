@@ -90,7 +90,7 @@ fn a_case_runs_and_writes_its_outputs() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let summary = String::from_utf8_lossy(&o.stdout);
-    for key in ["iterations", "Cl", "Cd", "Cm", "RDP", "flux_residual"] {
+    for key in ["iterations", "cl", "cd", "cm", "rdp", "flux_residual"] {
         assert!(summary.contains(key), "summary lacks {key}:\n{summary}");
     }
     let history = std::fs::read_to_string(out.join("history.csv")).unwrap();
@@ -272,11 +272,13 @@ fn a_diverging_run_stops_with_the_point_and_keeps_the_last_good_state() {
     let e = stderr(&o);
     assert!(e.contains(&format!("after iteration {done} kept")), "{e}");
     // the checkpoint holds the last good state
-    let cp = qflow_io::checkpoint::Checkpoint::read(&out.join("checkpoint.qchk")).unwrap();
+    let cp = qflow_par::driver::checkpoint::Checkpoint::read(&out.join("checkpoint.qchk")).unwrap();
     assert_eq!(cp.iteration, done as u64);
-    assert!(cp
-        .state
-        .iter()
+    let prim = cp.dats.iter().find(|d| d.name == "prim").expect("prim");
+    assert_eq!(prim.dim, 4);
+    assert!(prim
+        .values
+        .chunks(4)
         .all(|w| w[0] > 0.0 && w[3] > 0.0 && w.iter().all(|v| v.is_finite())));
 }
 
@@ -301,7 +303,7 @@ fn bad_generate_arguments_are_errors() {
 fn assert_outputs_whole(dir: &Path) {
     let cp = dir.join("checkpoint.qchk");
     if cp.exists() {
-        qflow_io::checkpoint::Checkpoint::read(&cp).expect("a whole checkpoint");
+        qflow_par::driver::checkpoint::Checkpoint::read(&cp).expect("a whole checkpoint");
     }
     let h = dir.join("history.csv");
     if h.exists() {
@@ -357,7 +359,7 @@ fn a_killed_run_resumes_to_the_same_bits() {
     let cp = cut.join("checkpoint.qchk");
     let t = std::time::Instant::now();
     loop {
-        if let Ok(c) = qflow_io::checkpoint::Checkpoint::read(&cp) {
+        if let Ok(c) = qflow_par::driver::checkpoint::Checkpoint::read(&cp) {
             if c.iteration >= 100 {
                 break;
             }
@@ -373,7 +375,7 @@ fn a_killed_run_resumes_to_the_same_bits() {
         "the run finished before it could be killed"
     );
     assert_outputs_whole(&cut);
-    let killed_at = qflow_io::checkpoint::Checkpoint::read(&cp)
+    let killed_at = qflow_par::driver::checkpoint::Checkpoint::read(&cp)
         .unwrap()
         .iteration;
     assert!(killed_at < 400);

@@ -83,6 +83,14 @@ pub struct Exec {
     times: Vec<LoopTime>,
 }
 
+impl Drop for Exec {
+    fn drop(&mut self) {
+        // The exchanges hold MPI windows and requests: they go before the
+        // world (which may finalize MPI when it drops), in key order.
+        while self.exchanges.pop_first().is_some() {}
+    }
+}
+
 impl Exec {
     /// An executor of `part` on `local`, talking to the other ranks through
     /// `comm` with exchanges as `mode` says.

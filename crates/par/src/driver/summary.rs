@@ -57,6 +57,8 @@ pub struct Summary {
     pub entries: Vec<(String, Value)>,
     /// Speed per loop.
     pub kernels: Vec<KernelRdp>,
+    /// Tables (`[name]` in TOML), e.g. the MPI job's totals.
+    pub sections: Vec<(String, Vec<(String, Value)>)>,
     /// Arrays of tables (`[[name]]` in TOML), e.g. one row per rank.
     pub tables: Vec<(String, Vec<Vec<(String, Value)>>)>,
 }
@@ -102,6 +104,12 @@ impl Summary {
                 "\n[[kernels]]\nkernel = {:?}\nrdp = {:e}\nfraction = {:e}\n",
                 k.kernel, k.rdp, k.fraction
             );
+        }
+        for (name, row) in &self.sections {
+            let _ = writeln!(s, "\n[{name}]");
+            for (k, v) in row {
+                let _ = writeln!(s, "{k} = {}", v.toml());
+            }
         }
         for (name, rows) in &self.tables {
             for row in rows {
