@@ -11,6 +11,7 @@
 //! Notation: `S1 = ut sqrt(beta)`, `S2 = un sqrt(beta)`,
 //! `A(+/-) = (1 +/- erf S)/2`, `B = exp(-S^2) / (2 sqrt(pi beta))`.
 
+use qflow_par_macros::device;
 use std::f64::consts::PI;
 
 use crate::{math, Vec4};
@@ -18,6 +19,7 @@ use crate::{math, Vec4};
 /// A state seen in a point's frame, with the kinetic moments every split
 /// flux of that state needs: one `erf` and one `exp` per direction, shared by
 /// the x- and y-type fluxes (and by the quadrant fluxes) of the state.
+#[device]
 #[derive(Clone, Copy, Debug)]
 pub struct Kinetic {
     rho: f64,
@@ -43,6 +45,7 @@ pub struct Kinetic {
 /// then the batch's `erf` and `B` ([`b_of`]), and assembles each
 /// [`Kinetic`] with [`Kinetic::from_parts`]: the same operations as
 /// [`Kinetic::new`], so the same bits.
+#[device]
 #[derive(Clone, Copy, Debug)]
 pub struct Frame {
     /// Density.
@@ -63,6 +66,7 @@ pub struct Frame {
     pub sqrt_pi_beta: f64,
 }
 
+#[device]
 impl Frame {
     /// State `w` in the frame of normal `(nx, ny)`.
     #[inline(always)]
@@ -87,6 +91,7 @@ impl Frame {
     }
 }
 
+#[device]
 impl Kinetic {
     /// The moments of primitive state `w` in the frame of normal `(nx, ny)`
     /// (with [`math::erf`] and [`math::exp`]).
@@ -236,47 +241,56 @@ impl Kinetic {
 
 /// `B = exp(-S^2) / (2 sqrt(pi beta))`, as the reference writes it (with
 /// [`math::exp`]).
+#[device]
 #[inline(always)]
 pub fn b_of(s: f64, sqrt_pi_beta: f64) -> f64 {
     0.5 * math::exp(-s * s) / sqrt_pi_beta
 }
 
 /// `Gx+` of state `w` in the frame of `(nx, ny)`.
+#[device]
 pub fn gx_pos(nx: f64, ny: f64, w: &Vec4) -> Vec4 {
     Kinetic::new(nx, ny, w).gx_pos()
 }
 
 /// `Gx-` of state `w` in the frame of `(nx, ny)`.
+#[device]
 pub fn gx_neg(nx: f64, ny: f64, w: &Vec4) -> Vec4 {
     Kinetic::new(nx, ny, w).gx_neg()
 }
 
 /// `Gy+` of state `w` in the frame of `(nx, ny)`.
+#[device]
 pub fn gy_pos(nx: f64, ny: f64, w: &Vec4) -> Vec4 {
     Kinetic::new(nx, ny, w).gy_pos()
 }
 
 /// `Gy-` of state `w` in the frame of `(nx, ny)`.
+#[device]
 pub fn gy_neg(nx: f64, ny: f64, w: &Vec4) -> Vec4 {
     Kinetic::new(nx, ny, w).gy_neg()
 }
 
 /// Quadrant flux I of state `w` in the frame of `(nx, ny)`.
+#[device]
 pub fn gx_quad_1(nx: f64, ny: f64, w: &Vec4) -> Vec4 {
     Kinetic::new(nx, ny, w).quad_1()
 }
 
 /// Quadrant flux II of state `w` in the frame of `(nx, ny)`.
+#[device]
 pub fn gx_quad_2(nx: f64, ny: f64, w: &Vec4) -> Vec4 {
     Kinetic::new(nx, ny, w).quad_2()
 }
 
 /// Quadrant flux III of state `w` in the frame of `(nx, ny)`.
+#[device]
 pub fn gx_quad_3(nx: f64, ny: f64, w: &Vec4) -> Vec4 {
     Kinetic::new(nx, ny, w).quad_3()
 }
 
 /// Quadrant flux IV of state `w` in the frame of `(nx, ny)`.
+#[device]
 pub fn gx_quad_4(nx: f64, ny: f64, w: &Vec4) -> Vec4 {
     Kinetic::new(nx, ny, w).quad_4()
 }

@@ -7,21 +7,26 @@
 //! writing them as expressions of [`GAMMA`] changes the last bit of results
 //! and the reference is matched to round-off; each place says so.
 
+use qflow_par_macros::device;
 use crate::Vec4;
 
 /// Ratio of specific heats.
+#[device]
 pub const GAMMA: f64 = 1.4;
 
 /// `gamma - 1` evaluated in floating point as the reference evaluates it
 /// (`1.4 - 1.0 = 0.3999999999999999`, one unit in the last place below 0.4).
+#[device]
 pub const GAMMA_MINUS_1: f64 = GAMMA - 1.0;
 
 /// Free-stream density.
+#[device]
 pub const RHO_INF: f64 = 1.0;
 
 /// Free-stream pressure `1/gamma`, written as the reference writes it: the
 /// literal `0.7142857142857142`, one unit in the last place below the
 /// correctly rounded `1.0 / 1.4`.
+#[device]
 pub const P_INF: f64 = 0.714_285_714_285_714_2;
 
 /// Index of each component in a primitive state `[rho, u, v, p]`.
@@ -37,6 +42,7 @@ pub mod prim {
 }
 
 /// The free stream of a case.
+#[device]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FreeStream {
     /// Mach number.
@@ -45,6 +51,7 @@ pub struct FreeStream {
     pub theta: f64,
 }
 
+#[device]
 impl FreeStream {
     /// The free stream at Mach number `mach` and angle of attack `aoa_deg`
     /// degrees. The angle is converted as the reference converts it,
@@ -76,6 +83,7 @@ impl FreeStream {
 /// `beta = rho / (2 p)`:
 /// `q = (ln rho + ln(beta)/(gamma-1) - beta |u|^2, 2 beta u, 2 beta v, -2 beta)`.
 /// `1/(gamma-1)` appears as the reference's literal 2.5.
+#[device]
 #[inline]
 pub fn q_of_primitive(w: &Vec4) -> Vec4 {
     let (rho, u1, u2, pr) = (w[0], w[1], w[2], w[3]);
@@ -94,6 +102,7 @@ pub fn q_of_primitive(w: &Vec4) -> Vec4 {
 /// `rho = exp(q1 + beta |u|^2 - ln(beta)/(gamma-1))`, `p = rho/(2 beta)`.
 /// With [`math::ln`](crate::math::ln) and [`math::exp`](crate::math::exp),
 /// which vectorize (the flux kernel converts batches of states).
+#[device]
 #[inline(always)]
 pub fn primitive_of_q(q: &Vec4) -> Vec4 {
     let beta = -q[3] * 0.5;
@@ -109,6 +118,7 @@ pub fn primitive_of_q(q: &Vec4) -> Vec4 {
 /// Conserved state in the point's frame (tangent `t = (ny, -nx)`, normal
 /// `n`): `U = (rho, rho u.t, rho u.n, p/(gamma-1) + rho |u|^2/2)`, with
 /// `1/(gamma-1)` as the reference's literal 2.5.
+#[device]
 #[inline]
 pub fn conserved_in_frame(w: &Vec4, nx: f64, ny: f64) -> Vec4 {
     let rho = w[0];
@@ -125,6 +135,7 @@ pub fn conserved_in_frame(w: &Vec4, nx: f64, ny: f64) -> Vec4 {
 /// Primitive state from a conserved state already rotated back to global
 /// x-y, `p = (gamma-1)(U4 - |U2,U3|^2/(2 rho))` with the reference's literals
 /// 0.4 and 0.2.
+#[device]
 #[inline]
 pub fn primitive_of_conserved(u: &Vec4) -> Vec4 {
     let rho = u[0];
@@ -141,6 +152,7 @@ pub fn primitive_of_conserved(u: &Vec4) -> Vec4 {
 /// the free-stream Maxwellian over molecules entering through the boundary
 /// (`-n`) plus those of the local state `w` over molecules leaving it (`+n`),
 /// in the point's frame.
+#[device]
 #[inline]
 pub fn far_field_state(w: &Vec4, nx: f64, ny: f64, fs: &FreeStream) -> Vec4 {
     const PI: f64 = std::f64::consts::PI;
@@ -177,6 +189,7 @@ pub fn far_field_state(w: &Vec4, nx: f64, ny: f64, fs: &FreeStream) -> Vec4 {
 
 /// Whether a primitive state is physical: finite, positive density and
 /// pressure.
+#[device]
 #[inline]
 pub fn is_physical(w: &Vec4) -> bool {
     w[0] > 0.0

@@ -32,4 +32,5 @@ pub use solver::Solver;
 
 /// Four components of one point: a primitive state `[rho, u, v, p]`, its
 /// q-variables, a gradient component or a flux.
+#[qflow_par_macros::device]
 pub type Vec4 = [f64; 4];

@@ -1,9 +1,11 @@
 //! Venkatakrishnan's limiter on the reconstruction increments.
 
+use qflow_par_macros::device;
 use crate::Vec4;
 
 /// The limiter's smoothness threshold `eps = (vl_const * min_dist)^3`
 /// (`LSKUM.md` section 4; the formula uses `eps^2`).
+#[device]
 #[inline]
 pub fn venkat_epsilon(vl_const: f64, min_dist: f64) -> f64 {
     let e = vl_const * min_dist;
@@ -19,6 +21,7 @@ pub fn venkat_epsilon(vl_const: f64, min_dist: f64) -> f64 {
 ///   `phi = min(1, ((d+^2 + eps^2) d- + 2 d-^2 d+) / (d- (d+^2 + 2 d-^2 + d- d+ + eps^2)))`.
 ///
 /// Written in the reference's order of operations.
+#[device]
 #[inline]
 pub fn venkatakrishnan(qt: &Vec4, q: &Vec4, q_max: &Vec4, q_min: &Vec4, epsi: f64) -> Vec4 {
     let mut phi = [1.0; 4];

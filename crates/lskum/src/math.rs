@@ -22,15 +22,21 @@
 // holds; each rounds to the intended double).
 #![allow(clippy::excessive_precision)]
 
+use qflow_par_macros::device;
+
 /// `ln 2`, high part (its low 32 bits are zero, so `k * LN2_HI` is exact).
+#[device]
 const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-1;
 /// `ln 2 - LN2_HI`.
+#[device]
 const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
 /// `1.5 * 2^52`: adding it rounds a double of magnitude below `2^51` to an
 /// integer, readable from the low bits.
+#[device]
 const ROUND: f64 = 6_755_399_441_055_744.0;
 
 /// `if c { a } else { b }` with both sides already computed (a select).
+#[device]
 #[inline(always)]
 fn sel(c: bool, a: f64, b: f64) -> f64 {
     if c {
@@ -47,6 +53,7 @@ fn sel(c: bool, a: f64, b: f64) -> f64 {
 /// Taylor polynomial of degree 11 (truncation below 5e-18), and the result
 /// scaled by `2^k` in two exact steps. NaN gives NaN, `x < -745.2` gives 0,
 /// `x > 709.8` gives infinity. Max error measured: 1 ulp.
+#[device]
 #[inline(always)]
 pub fn exp(x: f64) -> f64 {
     // Clamp (NaN passes through both comparisons).
@@ -89,6 +96,7 @@ pub fn exp(x: f64) -> f64 {
 /// by selects (subnormals scaled by `2^54`; `ln 0 = -inf`, `ln x = NaN` for
 /// `x < 0` and NaN, `ln inf = inf`). The same bits as `libm::log`; max error
 /// measured against glibc: 1 ulp.
+#[device]
 #[inline(always)]
 pub fn ln(x: f64) -> f64 {
     const LG1: f64 = 6.666_666_666_666_735_130e-1;
@@ -202,12 +210,14 @@ mod erf_consts {
 
 /// `|x|` below which [`erf_near`] is exact to fdlibm's design and
 /// [`erf_tail`] is not needed.
+#[device]
 pub const ERF_TAIL_FROM: f64 = 1.25;
 
 /// `erf(x)` for `|x| < 1.25` (fdlibm's two rational approximations on
 /// `|x| < 0.84375` and `[0.84375, 1.25)`, both evaluated, one selected); the
 /// same bits as `libm::erf` there. Arguments with `|x| >= 1.25` (and NaN)
 /// need [`erf_tail`]: [`erf`] does both.
+#[device]
 #[inline(always)]
 pub fn erf_near(x: f64) -> f64 {
     use erf_consts::*;
@@ -234,6 +244,7 @@ pub fn erf_near(x: f64) -> f64 {
 /// (`z` is `x` with its low 32 bits cleared, `R/S` one of two rational
 /// approximations in `1/x^2`, chosen by a select), and `sign (1 - 2^-1022)`
 /// from `|x| >= 6`. The value for `|x| < 1.25` is meaningless.
+#[device]
 #[inline(always)]
 pub fn erf_tail(x: f64) -> f64 {
     use erf_consts::*;
@@ -265,12 +276,14 @@ pub fn erf_tail(x: f64) -> f64 {
 }
 
 /// Whether `erf(x)` needs [`erf_tail`]: `|x| >= 1.25` or NaN.
+#[device]
 #[inline(always)]
 pub fn erf_needs_tail(x: f64) -> bool {
     x.abs() >= ERF_TAIL_FROM || x.is_nan()
 }
 
 /// The error function, [`erf_near`] or [`erf_tail`] by a select.
+#[device]
 #[inline(always)]
 pub fn erf(x: f64) -> f64 {
     sel(erf_needs_tail(x), erf_tail(x), erf_near(x))

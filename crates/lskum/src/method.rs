@@ -12,9 +12,12 @@ use crate::forces::Coefficients;
 use crate::gas::{self, FreeStream};
 use crate::settings::{Limiter, Scheme, Settings};
 
-/// The device source of the kernels, translated from this crate's Rust at
-/// build time.
-pub const DEVICE_SOURCE: &str = "";
+/// The kernels as device code: `DEVICE_SOURCE` (OpenCL C translated from
+/// this crate's `#[device]` Rust by `build.rs`) and `DEVICE_FUNCTIONS`.
+mod device {
+    include!(concat!(env!("OUT_DIR"), "/lskum.rs"));
+}
+pub use device::{DEVICE_FUNCTIONS, DEVICE_SOURCE};
 
 /// The columns of q-LSKUM's history.
 pub const COLUMNS: [&str; 5] = ["log10_residue", "residue", "cl", "cd", "cm"];

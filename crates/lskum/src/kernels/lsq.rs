@@ -6,6 +6,7 @@
 //! through the stencil ([`Star`]), in the reference implementation's order
 //! of operations.
 
+use qflow_par_macros::device;
 use qflow_par::Star;
 
 use crate::{gas, Vec4};
@@ -13,6 +14,7 @@ use crate::{gas, Vec4};
 /// Least-squares weight `d^power` for an offset `(dx, dy)`. With
 /// `power == 0` the weight is exactly 1, as `pow` gives, and the distance
 /// is not computed.
+#[device]
 #[inline(always)]
 pub fn weight(power: f64, dx: f64, dy: f64) -> f64 {
     if power == 0.0 {
@@ -27,6 +29,7 @@ pub fn weight(power: f64, dx: f64, dy: f64) -> f64 {
 /// restore need):
 /// `delta_i = min(1, min over neighbours k of CFL |r_k - r_i| / (|u_k| + 3 sqrt(p_k / rho_k)))`.
 /// The factor 3 and the cap at 1 are the reference's.
+#[device]
 #[inline(always)]
 pub fn local_time_step(
     cfl: f64,
@@ -54,6 +57,7 @@ pub fn local_time_step(
 }
 
 /// q-variables of a point.
+#[device]
 #[inline(always)]
 pub fn q_variables(prim: &Vec4, q: &mut Vec4) {
     *q = gas::q_of_primitive(prim);
@@ -61,6 +65,7 @@ pub fn q_variables(prim: &Vec4, q: &mut Vec4) {
 
 /// Least-squares sums of one fit: `S(w dx^2)`, `S(w dy^2)`, `S(w dx dy)` and
 /// per component `S(w dx dq)`, `S(w dy dq)`.
+#[device]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Fit {
     /// `S(w dx^2)`.
@@ -75,6 +80,7 @@ pub struct Fit {
     pub syq: Vec4,
 }
 
+#[device]
 impl Fit {
     /// Adds one neighbour at offset `(dx, dy)` with weight `w` and
     /// difference `dq`.
@@ -107,6 +113,7 @@ impl Fit {
 
 /// First least-squares q-derivatives over the full stencil, and the
 /// stencil's bounds of `q` (point included) for the limiter.
+#[device]
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub fn q_derivatives(
@@ -155,6 +162,7 @@ pub fn q_derivatives(
 /// `dq = (q_k - d.grad q_k / 2) - (q_i - d.grad q_i / 2)`, using the previous
 /// sweep's gradients of every point; the new ones go to `qx_new`,
 /// `qy_new` (swapped in once every point is done).
+#[device]
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub fn q_inner_iteration(

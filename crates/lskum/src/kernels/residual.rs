@@ -1,6 +1,7 @@
 //! The flux residual of a point: the q-LSKUM split-flux derivatives over its
 //! stencil, with reconstructed, limited q-variables.
 
+use qflow_par_macros::device;
 use qflow_par::Star;
 
 use crate::flux::{b_of, Frame, Kinetic};
@@ -8,19 +9,25 @@ use crate::limiter::{venkat_epsilon, venkatakrishnan};
 use crate::{gas, math, Vec4};
 
 /// Point kinds, the legacy file's codes (`qflow_mesh::PointKind`).
+#[device]
 pub const WALL: i32 = 0;
 /// An interior point.
+#[device]
 pub const INTERIOR: i32 = 1;
 /// A far-field point.
+#[device]
 pub const OUTER: i32 = 2;
 
 /// Neighbours the flux kernel handles per batch (longer stencils take
 /// several batches).
+#[device]
 pub const BATCH: usize = 8;
 /// Reconstructed states per batch: lane `m` is `qt_i` towards neighbour `m`,
 /// lane `BATCH + m` is `qt_k` of neighbour `m`.
+#[device]
 pub const SIDES: usize = 2 * BATCH;
 /// `S` values per batch: lane `j` is `S1` of state `j`, `SIDES + j` its `S2`.
+#[device]
 pub const MOMENTS: usize = 2 * SIDES;
 
 /// The flux kernel's work space for one batch of neighbours of a point: the
@@ -32,6 +39,7 @@ pub const MOMENTS: usize = 2 * SIDES;
 /// [`FluxBatch::new`] or of an earlier point), which no sum reads. The
 /// layer keeps one per chunk of points (a CPU thread) or work item (a
 /// device): `scratch(FluxBatch::new)` in the loop's declaration.
+#[device]
 #[derive(Clone, Copy, Debug)]
 pub struct FluxBatch {
     /// Reconstructed q-variables per component and lane.
@@ -56,6 +64,7 @@ pub struct FluxBatch {
     pub dn_w: [f64; BATCH],
 }
 
+#[device]
 impl FluxBatch {
     /// A batch with a harmless state in every lane (`beta = 1/2`, at rest).
     #[inline(always)]
@@ -130,6 +139,7 @@ impl Default for FluxBatch {
 
 /// Least-squares sums of one split stencil in the point's s-n frame: the
 /// moments of the offsets and, per component, the weighted flux differences.
+#[device]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SplitSums {
     /// `S(ds ds_w)`.
@@ -144,6 +154,7 @@ pub struct SplitSums {
     pub sdf_n: Vec4,
 }
 
+#[device]
 impl SplitSums {
     /// Adds a neighbour at `(ds, dn)` (weighted `(ds_w, dn_w)`) with flux
     /// difference `g_k - g_i`.
@@ -186,6 +197,7 @@ impl SplitSums {
 /// `(qx, qy)` and stencil bounds `q_max`, `q_min`, towards the offset
 /// `(dx, dy)`: `qt = q - phi/2 (dx qx + dy qy)`, limited per component when
 /// `limiter` is not 0.
+#[device]
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub fn reconstruct(
@@ -227,6 +239,7 @@ pub fn reconstruct(
 /// neighbours go in batches of up to [`BATCH`]: first every reconstruction
 /// of the batch, then their primitive states and kinetic moments
 /// (vectorized over the batch), then the sums, in stencil order.
+#[device]
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub fn flux_residual(

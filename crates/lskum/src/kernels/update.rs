@@ -1,6 +1,7 @@
 //! The state update of a Runge-Kutta stage, the restore of the last good
 //! state, and the force integrals of a surface point.
 
+use qflow_par_macros::device;
 use super::residual::{OUTER, WALL};
 use crate::gas::{self, FreeStream, P_INF};
 use crate::Vec4;
@@ -17,6 +18,7 @@ use crate::Vec4;
 ///
 /// `stage` is `[stage number, residual factor f, average]`; `free_stream`
 /// is `[Mach number, angle of attack in radians]`.
+#[device]
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub fn state_update(
@@ -77,6 +79,7 @@ pub fn state_update(
 }
 
 /// Puts back the state of the start of the iteration.
+#[device]
 #[inline(always)]
 pub fn restore(prim_old: &Vec4, prim: &mut Vec4) {
     *prim = *prim_old;
@@ -86,6 +89,7 @@ pub fn restore(prim_old: &Vec4, prim: &mut Vec4) {
 /// `forces = (S(-cp nx ds), S(-cp ny ds), S(cp ny ds (x - 0.25) - cp nx ds y))`
 /// with the reference's `-Cp` as `cp`. `surface` is
 /// `[x, y, nx, ny, ds]`; `dynamic_pressure` is `rho_inf M^2 / 2`.
+#[device]
 #[inline(always)]
 pub fn force_sums(dynamic_pressure: f64, surface: &[f64; 5], prim: &Vec4, forces: &mut [f64; 3]) {
     let (x, y, nx, ny, ds) = (surface[0], surface[1], surface[2], surface[3], surface[4]);

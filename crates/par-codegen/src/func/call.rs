@@ -45,7 +45,43 @@ fn balanced_inner(c: &str) -> bool {
     true
 }
 
+/// The C function of a one-argument `f64` function of the `libm` crate
+/// (the same functions of the C library; OpenCL has them all).
+fn libm_unary(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "erf" => "erf",
+        "erfc" => "erfc",
+        "exp" => "exp",
+        "expm1" => "expm1",
+        "log" => "log",
+        "log1p" => "log1p",
+        "sqrt" => "sqrt",
+        "cbrt" => "cbrt",
+        "sin" => "sin",
+        "cos" => "cos",
+        "tan" => "tan",
+        "fabs" => "fabs",
+        "floor" => "floor",
+        "ceil" => "ceil",
+        "tgamma" => "tgamma",
+        "lgamma" => "lgamma",
+        _ => return None,
+    })
+}
+
 impl FnCx<'_> {
+    /// `libm::name(x)` for an `f64` `x`: the C library's function.
+    fn libm_call(&mut self, cf: &str, name: &str, args: &[&Expr], span: Span) -> Res<Ex> {
+        let f64_ = Ty::D(DeviceType::F64);
+        let [a] = args else {
+            return self.fail(span, format!("`libm::{name}` takes one argument"));
+        };
+        let x = self.expr(a, Some(&f64_))?;
+        let x = self.deref_scalar(x);
+        self.unify(&x.ty, &f64_);
+        Ok(Ex::new(format!("{cf}({})", arg_list(&[x])), f64_, Kind::Value))
+    }
+
     /// `ex` read through a reference (a method's receiver, auto-deref).
     pub(crate) fn deref_any(&mut self, ex: Ex) -> Ex {
         match &ex.ty {
@@ -76,6 +112,11 @@ impl FnCx<'_> {
             let owner = segs[n - 2].as_str();
             if let Some(t) = scalar_type(owner) {
                 return self.scalar_path_call(&t, &name, &args, span, dest);
+            }
+            if n == 2 && owner == "libm" {
+                if let Some(cf) = libm_unary(&name) {
+                    return self.libm_call(cf, &name, &args, span);
+                }
             }
             if owner == "Default" && name == "default" && args.is_empty() {
                 let Some(t) = exp.and_then(|t| self.known(t)) else {

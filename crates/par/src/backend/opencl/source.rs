@@ -358,13 +358,17 @@ pub fn entry(l: &LoopDecl) -> String {
         let nv = reds.len();
         for (v, (acc, op, _, _)) in reds.iter().enumerate() {
             let fold = match op {
-                Reduction::Sum => "qf_dd_add(&qf_lhi[qf_l], &qf_llo[qf_l], qf_lhi[qf_l + qf_s], qf_llo[qf_l + qf_s]);",
+                Reduction::Sum => "double qf_h = qf_lhi[qf_l]; double qf_o = qf_llo[qf_l]; \
+                     qf_dd_add(&qf_h, &qf_o, qf_lhi[qf_l + qf_s], qf_llo[qf_l + qf_s]); \
+                     qf_lhi[qf_l] = qf_h; qf_llo[qf_l] = qf_o;",
                 Reduction::Min => "qf_lhi[qf_l] = qf_min(qf_lhi[qf_l], qf_lhi[qf_l + qf_s]);",
                 Reduction::Max => "qf_lhi[qf_l] = qf_max(qf_lhi[qf_l], qf_lhi[qf_l + qf_s]);",
             };
             let store = match op {
                 Reduction::Sum => format!(
-                    "qf_dd_add(&r{k}[2 * (qf_g * {dim}u + {c}u)], &r{k}[2 * (qf_g * {dim}u + {c}u) + 1], qf_lhi[0], qf_llo[0]);",
+                    "uint qf_at = 2 * (qf_g * {dim}u + {c}u); double qf_h = r{k}[qf_at]; \
+                     double qf_o = r{k}[qf_at + 1]; qf_dd_add(&qf_h, &qf_o, qf_lhi[0], qf_llo[0]); \
+                     r{k}[qf_at] = qf_h; r{k}[qf_at + 1] = qf_o;",
                     k = reds[v].2,
                     c = reds[v].3,
                     dim = reds.iter().filter(|x| x.2 == reds[v].2).count()
