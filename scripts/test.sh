@@ -28,7 +28,7 @@ if [ -z "${QFLOW_SKIP_OPENCL:-}" ]; then
     echo "== OpenCL backend on PoCL (--features opencl)"
     # A missing OpenCL runtime or device fails these tests instead of
     # skipping them: install-deps.sh installed PoCL.
-    QFLOW_REQUIRE_OPENCL=1 cargo test --release -p qflow-exec \
+    QFLOW_REQUIRE_OPENCL=1 cargo test --release -p qflow-lskum \
         --features opencl --test opencl -- --test-threads 1
 fi
 if [ -z "${QFLOW_SKIP_MPI:-}" ]; then

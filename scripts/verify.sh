@@ -6,4 +6,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export QFLOW_REQUIRE_DATA=1
-time cargo test --release -p qflow-exec --test converged -- --ignored --nocapture
+time cargo test --release -p qflow-lskum --test converged -- --ignored --nocapture

@@ -345,7 +345,7 @@ fn failures_end_every_rank_with_one_message() {
 #[cfg(feature = "opencl")]
 #[test]
 fn opencl_ranks_equal_the_single_process_opencl_run() {
-    let devices = match qflow_exec::opencl::devices() {
+    let devices = match qflow_par::backend::opencl::devices() {
         Ok(list) if list.iter().any(|d| d.fp64) => list,
         other => {
             assert!(

@@ -7,8 +7,8 @@
 //! writing them as expressions of [`GAMMA`] changes the last bit of results
 //! and the reference is matched to round-off; each place says so.
 
-use qflow_par_macros::device;
 use crate::Vec4;
+use qflow_par_macros::device;
 
 /// Ratio of specific heats.
 #[device]

@@ -1,7 +1,7 @@
 //! Venkatakrishnan's limiter on the reconstruction increments.
 
-use qflow_par_macros::device;
 use crate::Vec4;
+use qflow_par_macros::device;
 
 /// The limiter's smoothness threshold `eps = (vl_const * min_dist)^3`
 /// (`LSKUM.md` section 4; the formula uses `eps^2`).

@@ -90,6 +90,11 @@ pub fn owners(problem: &Problem, primary: Vec<u32>) -> Vec<Vec<u32>> {
         .collect()
 }
 
+/// What rank 0 gives [`distribute`]: the problem and the owner rank of
+/// every element of the primary set (`None` on one rank or for blocks),
+/// or the error that stopped its setup.
+pub type RootSetup = Result<(Problem, Option<Vec<u32>>), String>;
+
 /// Every rank's part (collective). Rank 0 gives the problem and the owner
 /// of every element of its primary set (`None` owners: blocks, cut by the
 /// layer into `strips` or boxes), or the error that stopped it; the other
@@ -97,7 +102,7 @@ pub fn owners(problem: &Problem, primary: Vec<u32>) -> Vec<Vec<u32>> {
 /// (rank 0's message; the others an empty one, since only rank 0 reports).
 pub fn distribute(
     comm: &dyn Comm,
-    root: Option<Result<(Problem, Option<Vec<u32>>), String>>,
+    root: Option<RootSetup>,
     loops: &[&'static LoopDecl],
     catalog: &Catalog,
     strips: bool,

@@ -6,8 +6,8 @@
 //! through the stencil ([`Star`]), in the reference implementation's order
 //! of operations.
 
-use qflow_par_macros::device;
 use qflow_par::Star;
+use qflow_par_macros::device;
 
 use crate::{gas, Vec4};
 

@@ -1,8 +1,8 @@
 //! The flux residual of a point: the q-LSKUM split-flux derivatives over its
 //! stencil, with reconstructed, limited q-variables.
 
-use qflow_par_macros::device;
 use qflow_par::Star;
+use qflow_par_macros::device;
 
 use crate::flux::{b_of, Frame, Kinetic};
 use crate::limiter::{venkat_epsilon, venkatakrishnan};

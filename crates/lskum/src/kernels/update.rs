@@ -1,10 +1,10 @@
 //! The state update of a Runge-Kutta stage, the restore of the last good
 //! state, and the force integrals of a surface point.
 
-use qflow_par_macros::device;
 use super::residual::{OUTER, WALL};
 use crate::gas::{self, FreeStream, P_INF};
 use crate::Vec4;
+use qflow_par_macros::device;
 
 /// Runge-Kutta stage update of a point: conserved state in the point's
 /// frame (the kinetic far-field state at outer points), `U <- U - f R`

@@ -79,7 +79,11 @@ impl FnCx<'_> {
         let x = self.expr(a, Some(&f64_))?;
         let x = self.deref_scalar(x);
         self.unify(&x.ty, &f64_);
-        Ok(Ex::new(format!("{cf}({})", arg_list(&[x])), f64_, Kind::Value))
+        Ok(Ex::new(
+            format!("{cf}({})", arg_list(&[x])),
+            f64_,
+            Kind::Value,
+        ))
     }
 
     /// `ex` read through a reference (a method's receiver, auto-deref).

@@ -202,6 +202,10 @@ pub enum OutputPhase {
 /// The checkpoint's file name in the output folder.
 pub const CHECKPOINT: &str = "checkpoint.qchk";
 
+/// What writes a method's outputs: called with the executor, the history
+/// so far and the phase; an error stops the run.
+pub type Outputs<'a> = dyn FnMut(&mut Exec, &[Row], OutputPhase) -> Result<(), String> + 'a;
+
 /// Runs `method` on `ex` as `config` says; `outputs` writes the method's
 /// own outputs (collective: it may gather) at the end and at checkpoints.
 /// Collective over the ranks.
@@ -209,7 +213,7 @@ pub fn run(
     method: &mut dyn Method,
     ex: &mut Exec,
     config: &RunConfig,
-    outputs: &mut dyn FnMut(&mut Exec, &[Row], OutputPhase) -> Result<(), String>,
+    outputs: &mut Outputs<'_>,
 ) -> Result<RunOutcome, RunError> {
     let rank0 = ex.rank() == 0;
     let columns = method.columns();

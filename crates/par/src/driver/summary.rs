@@ -58,10 +58,13 @@ pub struct Summary {
     /// Speed per loop.
     pub kernels: Vec<KernelRdp>,
     /// Tables (`[name]` in TOML), e.g. the MPI job's totals.
-    pub sections: Vec<(String, Vec<(String, Value)>)>,
+    pub sections: Vec<(String, Table)>,
     /// Arrays of tables (`[[name]]` in TOML), e.g. one row per rank.
-    pub tables: Vec<(String, Vec<Vec<(String, Value)>>)>,
+    pub tables: Vec<(String, Vec<Table>)>,
 }
+
+/// One table of a summary: named values in order.
+pub type Table = Vec<(String, Value)>;
 
 impl Summary {
     /// Adds a value.

@@ -358,9 +358,11 @@ pub fn entry(l: &LoopDecl) -> String {
         let nv = reds.len();
         for (v, (acc, op, _, _)) in reds.iter().enumerate() {
             let fold = match op {
-                Reduction::Sum => "double qf_h = qf_lhi[qf_l]; double qf_o = qf_llo[qf_l]; \
+                Reduction::Sum => {
+                    "double qf_h = qf_lhi[qf_l]; double qf_o = qf_llo[qf_l]; \
                      qf_dd_add(&qf_h, &qf_o, qf_lhi[qf_l + qf_s], qf_llo[qf_l + qf_s]); \
-                     qf_lhi[qf_l] = qf_h; qf_llo[qf_l] = qf_o;",
+                     qf_lhi[qf_l] = qf_h; qf_llo[qf_l] = qf_o;"
+                }
                 Reduction::Min => "qf_lhi[qf_l] = qf_min(qf_lhi[qf_l], qf_lhi[qf_l + qf_s]);",
                 Reduction::Max => "qf_lhi[qf_l] = qf_max(qf_lhi[qf_l], qf_lhi[qf_l + qf_s]);",
             };
