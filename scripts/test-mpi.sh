@@ -8,6 +8,10 @@
 #   9,600-point cloud of the shared data when present; and (feature
 #   `opencl`, on PoCL) the same with every rank on an OpenCL device:
 #   bit-identical to the single-process OpenCL backend;
+# - runs the toy methods of the layer (crates/par/tests/mpi_toys.rs): heat
+#   on a periodic structured block cut into boxes or strips, every
+#   exchange mode, bit-identical to one process; indirect increments
+#   refused on several ranks;
 # - runs `qflow run` under mpirun end to end (crates/cli/tests/mpi.rs,
 #   which starts mpirun itself): outputs, resume on another rank count,
 #   VTK pieces, partition files, failures, `--backend opencl`.
@@ -52,11 +56,20 @@ if [ -z "$test_bin" ] || [ ! -x "$test_bin" ]; then
     exit 1
 fi
 
+toys_bin=$(cargo test --release -p qflow-par --features mpi --test mpi_toys --no-run 2>&1 |
+    sed -n 's/.*Executable tests\/mpi_toys.rs (\(.*\))/\1/p' | tail -1)
+if [ -z "$toys_bin" ] || [ ! -x "$toys_bin" ]; then
+    echo "cannot find the mpi_toys test binary" >&2
+    exit 1
+fi
+
 for np in ${QFLOW_MPI_RANKS:-1 2 3 4}; do
     echo "== distributed backend on $np rank(s)"
     start=$(date +%s)
     timeout 600 mpirun --oversubscribe -np "$np" "$test_bin"
     echo "   ($(($(date +%s) - start)) s)"
+    echo "== structured blocks (toy methods) on $np rank(s)"
+    timeout 300 mpirun --oversubscribe -np "$np" "$toys_bin"
 done
 
 echo "== qflow run under mpirun"

@@ -493,7 +493,10 @@ impl LoopDecl {
                         access: a2,
                     } = b.kind
                     {
-                        if std::ptr::eq(d2, dat) {
+                        // Increments through maps add to local values
+                        // (two may even reach the same element).
+                        let both_inc = access == Access::Inc && a2 == Access::Inc;
+                        if std::ptr::eq(d2, dat) && !both_inc {
                             let why = if a2.writes() {
                                 "the dat is written by two arguments"
                             } else if v2.reaches_others() {

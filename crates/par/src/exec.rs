@@ -206,6 +206,12 @@ impl Exec {
     /// Runs loop `l` over every owned element of its set, halos refreshed
     /// first where it reads stale ones.
     pub fn run(&mut self, l: &'static LoopDecl) -> Result<(), ExecError> {
+        if self.ranks() > 1 && l.has_indirect_increment() {
+            return Err(ExecError::Backend {
+                rank: self.rank(),
+                message: crate::launch::indirect_increment_message(l),
+            });
+        }
         let t = Instant::now();
         let r = self.run_untimed(l);
         if self.local.asynchronous() {

@@ -43,27 +43,59 @@ pub unsafe trait Elem: Copy + Send + Sync + 'static {
     const TY: ElemType;
     /// Values per element.
     const DIM: usize;
+    /// Zero: where a kernel's increment starts.
+    fn zero() -> Self;
+    /// `*target += self`, component by component.
+    fn add_to(self, target: &mut Self);
 }
 
 // SAFETY: one f64.
 unsafe impl Elem for f64 {
     const TY: ElemType = ElemType::F64;
     const DIM: usize = 1;
+    fn zero() -> Self {
+        0.0
+    }
+    fn add_to(self, target: &mut Self) {
+        *target += self;
+    }
 }
 // SAFETY: one i32.
 unsafe impl Elem for i32 {
     const TY: ElemType = ElemType::I32;
     const DIM: usize = 1;
+    fn zero() -> Self {
+        0
+    }
+    fn add_to(self, target: &mut Self) {
+        *target += self;
+    }
 }
 // SAFETY: arrays are contiguous without padding.
 unsafe impl<const N: usize> Elem for [f64; N] {
     const TY: ElemType = ElemType::F64;
     const DIM: usize = N;
+    fn zero() -> Self {
+        [0.0; N]
+    }
+    fn add_to(self, target: &mut Self) {
+        for (t, v) in target.iter_mut().zip(self) {
+            *t += v;
+        }
+    }
 }
 // SAFETY: arrays are contiguous without padding.
 unsafe impl<const N: usize> Elem for [i32; N] {
     const TY: ElemType = ElemType::I32;
     const DIM: usize = N;
+    fn zero() -> Self {
+        [0; N]
+    }
+    fn add_to(self, target: &mut Self) {
+        for (t, v) in target.iter_mut().zip(self) {
+            *t += v;
+        }
+    }
 }
 
 /// Element types a global constant can have.
@@ -482,6 +514,36 @@ impl<'a> ArgCursor<'a> {
         }
     }
 
+    /// An increment through slot `k` of a fixed-arity map.
+    pub fn mapped_inc<T: Elem>(&mut self) -> MappedInc<'a, T> {
+        match self.take() {
+            (
+                k,
+                RawArg::Map {
+                    dat,
+                    map,
+                    arity,
+                    slot,
+                    rows,
+                    ..
+                },
+            ) => {
+                check_elem::<T>(&dat, k);
+                MappedInc {
+                    ptr: dat.ptr as *mut T,
+                    map,
+                    arity,
+                    slot,
+                    rows,
+                    local: T::zero(),
+                    target: 0,
+                    _life: PhantomData,
+                }
+            }
+            (k, other) => panic!("argument {k}: declared {other:?}, incremented through a map"),
+        }
+    }
+
     /// A read through a compressed-row map.
     pub fn star<T: Elem>(&mut self) -> StarView<'a, T> {
         match self.take() {
@@ -667,6 +729,47 @@ impl<T: Elem> Mapped<'_, T> {
     /// Nothing to do after a kernel call.
     #[inline(always)]
     pub fn after(&mut self) {}
+
+    /// Checks the span against the map's rows.
+    #[inline(always)]
+    pub fn span(&self, r: &Range<usize>) {
+        assert!(r.end <= self.rows);
+    }
+}
+
+/// An increment through a fixed-arity map: the kernel adds to a zeroed
+/// local value, which is added to the target after the call (as OP2
+/// does), so two arguments may increment the same dat, even the same
+/// element.
+pub struct MappedInc<'a, T> {
+    ptr: *mut T,
+    map: *const u32,
+    arity: usize,
+    slot: usize,
+    rows: usize,
+    local: T,
+    target: usize,
+    _life: PhantomData<&'a mut T>,
+}
+
+impl<T: Elem> MappedInc<'_, T> {
+    /// A zeroed local value for element `i`'s increment.
+    #[inline(always)]
+    pub fn arg(&mut self, i: usize) -> &mut T {
+        debug_assert!(i < self.rows);
+        // SAFETY: `i` is a row of the map (spans checked).
+        self.target = unsafe { *self.map.add(i * self.arity + self.slot) } as usize;
+        self.local = T::zero();
+        &mut self.local
+    }
+
+    /// Adds the kernel's increment to its target.
+    #[inline(always)]
+    pub fn after(&mut self) {
+        // SAFETY: the map's values were checked against the target set;
+        // loops that increment through maps run on one thread.
+        unsafe { self.local.add_to(&mut *self.ptr.add(self.target)) }
+    }
 
     /// Checks the span against the map's rows.
     #[inline(always)]

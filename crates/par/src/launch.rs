@@ -90,6 +90,17 @@ pub fn owners(problem: &Problem, primary: Vec<u32>) -> Vec<Vec<u32>> {
         .collect()
 }
 
+/// Why a loop that increments through a map cannot run on several ranks
+/// yet: the owners of its targets would miss the contributions of
+/// elements other ranks own (OP2's executed halo is not built yet).
+pub fn indirect_increment_message(l: &LoopDecl) -> String {
+    format!(
+        "loop `{}` increments a dat through a map, which runs on one rank only for now \
+         (distributed increments need an executed halo, not built yet): run it without mpirun",
+        l.name
+    )
+}
+
 /// What rank 0 gives [`distribute`]: the problem and the owner rank of
 /// every element of the primary set (`None` on one rank or for blocks),
 /// or the error that stopped its setup.
@@ -99,7 +110,7 @@ pub type RootSetup = Result<(Problem, Option<Vec<u32>>), String>;
 /// of every element of its primary set (`None` owners: blocks, cut by the
 /// layer into `strips` or boxes), or the error that stopped it; the other
 /// ranks give `None`. Every rank gets its part, or every rank the error
-/// (rank 0's message; the others an empty one, since only rank 0 reports).
+/// (rank 0's message, on every rank).
 pub fn distribute(
     comm: &dyn Comm,
     root: Option<RootSetup>,
@@ -112,7 +123,7 @@ pub fn distribute(
         let m = comm.receive(0);
         return match m.first() {
             Some(1) => decode_part(&m[1..], catalog),
-            Some(0) => Err(String::new()),
+            Some(0) => Err(String::from_utf8_lossy(&m[1..]).into_owned()),
             _ => Err("an unknown setup message from rank 0".into()),
         };
     }
@@ -120,6 +131,11 @@ pub fn distribute(
         .expect("rank 0 gives the problem")
         .and_then(|(problem, primary)| {
             problem.validate().map_err(|e| e.to_string())?;
+            if ranks > 1 {
+                if let Some(l) = loops.iter().find(|l| l.has_indirect_increment()) {
+                    return Err(indirect_increment_message(l));
+                }
+            }
             if ranks == 1 {
                 return Ok(vec![Part::whole(&problem, loops)]);
             }
@@ -145,8 +161,10 @@ pub fn distribute(
             Ok(parts.pop().expect("rank 0's part"))
         }
         Err(e) => {
+            let mut m = vec![0u8];
+            m.extend_from_slice(e.as_bytes());
             for r in 1..ranks {
-                comm.send(r, &[0u8]);
+                comm.send(r, &m);
             }
             Err(e)
         }

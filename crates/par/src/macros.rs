@@ -139,7 +139,7 @@ macro_rules! par_loop {
 
     // The view a runner takes for one argument.
     (@view $c:ident read ($d:ident via $m:ident [$k:expr])) => { $c.mapped() };
-    (@view $c:ident inc ($d:ident via $m:ident [$k:expr])) => { $c.mapped() };
+    (@view $c:ident inc ($d:ident via $m:ident [$k:expr])) => { $c.mapped_inc() };
     (@view $c:ident read ($d:ident via $m:ident)) => { $c.star() };
     (@view $c:ident read ($d:ident at $s:ident)) => { $c.offsets() };
     (@view $c:ident read ($d:ident)) => { $c.read() };

@@ -13,7 +13,6 @@
 
 mod backend;
 mod device;
-pub mod names;
 pub mod source;
 
 use std::sync::Arc;

@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use super::names::{self, DeviceType};
+use qflow_par_codegen::names::{self, DeviceType};
 
 use crate::decl::{Access, ArgKind, Arity, ElemType, GlobalKind, LoopDecl, Reduction, Via};
 
@@ -233,6 +233,26 @@ pub fn entry(l: &LoopDecl) -> String {
                             _ => "i".to_string(),
                         };
                         let _ = writeln!(setup, "        uint e{k} = {at};");
+                        if access == Access::Inc && matches!(via, Via::Map(..)) {
+                            // A zeroed local value, added to the target
+                            // after the call (two arguments may reach one
+                            // element).
+                            let _ = writeln!(setup, "        {t} {name};");
+                            if dat.dim == 1 {
+                                let _ = writeln!(setup, "        {name} = 0;");
+                                let _ = writeln!(after, "        {base}[e{k}] += {name};");
+                            } else {
+                                for c in 0..dat.dim {
+                                    let _ = writeln!(setup, "        {name}.v[{c}] = 0;");
+                                    let _ = writeln!(
+                                        after,
+                                        "        {base}[e{k}].v[{c}] += {name}.v[{c}];"
+                                    );
+                                }
+                            }
+                            call.push(format!("&{name}"));
+                            continue;
+                        }
                         if access == Access::Write {
                             let _ = writeln!(setup, "        {t} {name};");
                         } else {

@@ -1,0 +1,126 @@
+//! The toy methods of `toy_methods/` under mpirun (`scripts/test-mpi.sh` runs it
+//! on 1 to 4 ranks): heat on a periodic structured block cut into boxes,
+//! in every exchange mode, as strips and as a grid of ranks, serial and
+//! threads on each rank: the field and the per-step totals are
+//! bit-identical to one process's. A loop that increments through a map
+//! is refused on several ranks with a message naming it, before any work.
+//!
+//! `harness = false`: one MPI process runs the cases in turn; a failed
+//! check panics, which ends the job with a non-zero status.
+
+mod toy_methods;
+
+use std::sync::Arc;
+
+use qflow_par::backend::{BackendKind, BackendSpec, Program};
+use qflow_par::comm::mpi::MpiComm;
+use qflow_par::comm::{Comm, ExchangeMode};
+use qflow_par::launch::{agree, distribute, Catalog};
+use qflow_par::{DatDecl, Exec, GlobalDecl, LoopDecl, Problem};
+use toy_methods::*;
+
+/// A distributed executor of `problem` (given on rank 0).
+#[allow(clippy::too_many_arguments)]
+fn distributed(
+    world: &Arc<MpiComm>,
+    problem: Option<Problem>,
+    loops: &'static [&'static LoopDecl],
+    dats: &[&'static DatDecl],
+    globals: &[&'static GlobalDecl],
+    spec: &BackendSpec,
+    mode: ExchangeMode,
+    strips: bool,
+) -> Result<Exec, String> {
+    let catalog = Catalog::of(loops, dats);
+    let part = distribute(
+        &**world,
+        problem.map(|p| Ok((p, None))),
+        loops,
+        &catalog,
+        strips,
+    )?;
+    let part = Arc::new(part);
+    let program = Program {
+        name: "toys",
+        loops,
+        device_source: "",
+    };
+    let local =
+        qflow_par::backend::create(spec, part.clone(), globals, &program, world.node_rank());
+    let local = agree(&**world, local)?;
+    Ok(Exec::new(part, local, Box::new(world.clone()), mode))
+}
+
+fn main() {
+    let world = Arc::new(MpiComm::init().expect("MPI initialised once"));
+    let (rank, size) = (world.rank(), world.size());
+    let reference = (rank == 0).then(|| heat(&spec(BackendKind::Serial, 1)));
+    let modes = [
+        ExchangeMode::Blocking,
+        ExchangeMode::Nonblocking,
+        ExchangeMode::Rma,
+        ExchangeMode::RmaFence,
+    ];
+    let mut ran = 0;
+    for mode in modes {
+        for strips in [false, true] {
+            for threads in [1, 2] {
+                let kind = if threads == 1 {
+                    BackendKind::Serial
+                } else {
+                    BackendKind::Threads
+                };
+                let mut ex = distributed(
+                    &world,
+                    (rank == 0).then(heat_problem),
+                    &HEAT_LOOPS,
+                    &HEAT_DATS,
+                    &HEAT_GLOBALS,
+                    &spec(kind, threads),
+                    mode,
+                    strips,
+                )
+                .expect("the heat toy distributes");
+                let (u, totals) = heat_run(&mut ex).expect("the heat toy runs");
+                let what = format!(
+                    "heat on {size} ranks, {} exchange, {}, {threads} thread(s)",
+                    mode.name(),
+                    if strips { "strips" } else { "grid" }
+                );
+                if let Some((ru, rt)) = &reference {
+                    assert_eq!(
+                        u.as_ref(),
+                        Some(ru),
+                        "{what}: field differs from one process"
+                    );
+                    assert_eq!(&totals, rt, "{what}: totals differ from one process");
+                }
+                ran += 1;
+            }
+        }
+    }
+    // Increments through a map: refused on several ranks, named.
+    let r = distributed(
+        &world,
+        (rank == 0).then(line_problem),
+        &LINE_LOOPS,
+        &LINE_DATS,
+        &LINE_GLOBALS,
+        &spec(BackendKind::Serial, 1),
+        ExchangeMode::Nonblocking,
+        false,
+    );
+    if size > 1 {
+        let e = r
+            .err()
+            .expect("an indirect increment on several ranks is refused");
+        assert!(e.contains("face_flux"), "{e}");
+    } else {
+        let mut ex = r.expect("one rank runs increments");
+        let (v, _) = line_run(&mut ex).expect("the line toy runs");
+        assert_eq!(v.unwrap(), line(&spec(BackendKind::Serial, 1)).0);
+    }
+    if rank == 0 {
+        eprintln!("toys on {size} rank(s): {ran} heat runs bit-identical to one process");
+    }
+}

@@ -1,0 +1,80 @@
+//! Two toy methods on the layer, to prove the paths q-LSKUM does not take:
+//!
+//! - heat on a periodic structured block, read through a five-point
+//!   stencil of offsets (`Offsets`), with a sum reduction;
+//! - a one-dimensional periodic finite-volume diffusion whose faces
+//!   increment the residuals of their two cells through a fixed-arity map
+//!   (`inc(D via M[k])`), with a max reduction.
+//!
+//! Both are checked against the exact discrete solution (a Fourier mode
+//! decays by a known factor per step), serial against threads to the bit,
+//! and, with the feature `opencl`, the OpenCL backend running the same
+//! kernels translated from `toy_methods/kernels.rs` against serial.
+
+mod toy_methods;
+
+use qflow_par::backend::BackendKind;
+use toy_methods::*;
+
+#[test]
+fn heat_on_a_block_decays_as_the_exact_discrete_mode() {
+    let (u, totals) = heat(&spec(BackendKind::Serial, 1));
+    let e = max_diff(&u, &heat_exact());
+    assert!(e < 1e-12, "heat: {e:e} from the exact discrete solution");
+    // The mode has no mean: the total stays N (to round-off).
+    for t in totals {
+        assert!((t - (NX * NY) as f64).abs() < 1e-10, "total {t}");
+    }
+}
+
+#[test]
+fn faces_incrementing_cells_decay_as_the_exact_discrete_mode() {
+    let (v, peaks) = line(&spec(BackendKind::Serial, 1));
+    let e = max_diff(&v, &line_exact());
+    assert!(e < 1e-12, "line: {e:e} from the exact discrete solution");
+    // The peak is the largest value of each step, and it decays.
+    assert!(peaks.windows(2).all(|w| w[1] <= w[0]), "{peaks:?}");
+    let last = v.iter().copied().fold(f64::MIN, f64::max);
+    assert_eq!(*peaks.last().unwrap(), last);
+}
+
+#[test]
+fn threads_give_the_serial_bits() {
+    let serial_heat = heat(&spec(BackendKind::Serial, 1));
+    let serial_line = line(&spec(BackendKind::Serial, 1));
+    for threads in [1, 2, 3] {
+        let t = heat(&spec(BackendKind::Threads, threads));
+        assert_eq!(t.0, serial_heat.0, "heat field, {threads} threads");
+        assert_eq!(t.1, serial_heat.1, "heat totals, {threads} threads");
+        let t = line(&spec(BackendKind::Threads, threads));
+        assert_eq!(t.0, serial_line.0, "line field, {threads} threads");
+        assert_eq!(t.1, serial_line.1, "line peaks, {threads} threads");
+    }
+}
+
+/// The same kernels on an OpenCL device: within 1e-13 of serial (the
+/// arithmetic is the same; the device may order the sums differently).
+#[cfg(feature = "opencl")]
+#[test]
+fn opencl_runs_the_translated_kernels() {
+    match qflow_par::backend::opencl::devices() {
+        Ok(list) if list.iter().any(|d| d.fp64) => {}
+        other => {
+            assert!(
+                std::env::var_os("QFLOW_REQUIRE_OPENCL").is_none(),
+                "QFLOW_REQUIRE_OPENCL is set but there is no OpenCL device with fp64: {other:?}"
+            );
+            eprintln!("SKIPPED: no OpenCL device with double precision");
+            return;
+        }
+    }
+    let ocl = spec(BackendKind::OpenCl, 0);
+    let (u, totals) = heat(&ocl);
+    let (su, stotals) = heat(&spec(BackendKind::Serial, 1));
+    assert!(max_diff(&u, &su) < 1e-13, "heat field");
+    assert!(max_diff(&totals, &stotals) < 1e-10, "heat totals");
+    let (v, peaks) = line(&ocl);
+    let (sv, speaks) = line(&spec(BackendKind::Serial, 1));
+    assert!(max_diff(&v, &sv) < 1e-13, "line field");
+    assert!(max_diff(&peaks, &speaks) < 1e-13, "line peaks");
+}
