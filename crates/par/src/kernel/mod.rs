@@ -1,0 +1,433 @@
+//! What a kernel sees, and how the CPU backends call it.
+//!
+//! A kernel is a Rust function of one element. Its parameters, in the
+//! order of its loop's arguments, are:
+//!
+//! | loop argument | kernel parameter |
+//! |---|---|
+//! | `read(D)` | `&T`: the element's value |
+//! | `write(D)`, `rw(D)` | `&mut T` |
+//! | `read(D via M[k])` | `&T`: the value at slot `k` of map `M` |
+//! | `inc(D via M[k])`, `inc(D)` | `&mut T`, added to |
+//! | `read(D via M)` | [`Star<T>`]: the element's and its neighbours' values |
+//! | `read(D at S)` | [`Offsets<T>`]: values at the stencil's offsets |
+//! | `global(G)` | `T` by value |
+//! | `sum(G)`, `min(G)`, `max(G)` | `&mut T`, starting at the reduction's identity for each element |
+//!
+//! with `T` one of `f64`, `i32`, `[f64; N]`, `[i32; N]` (`N` the dat's
+//! `dim`). The [`crate::par_loop!`] macro generates, from a loop's
+//! declaration, a [`CpuRunner`]: the kernel over spans of elements, its
+//! arguments taken from [`LoopArgs`] through typed views that check the
+//! declaration against the kernel's parameter types once per call.
+
+use std::marker::PhantomData;
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use bitrep::SumF64;
+
+use crate::decl::{Access, ElemType, Reduction};
+
+mod views;
+pub use views::*;
+
+/// The kernel of a loop over spans of elements on the CPU.
+pub type CpuRunner = fn(&LoopArgs<'_>, &[Range<usize>]);
+
+/// Types a dat's element can have in a kernel.
+///
+/// # Safety
+///
+/// `TY` and `DIM` must describe the type's memory exactly: `DIM` values of
+/// type `TY`, contiguous, no padding.
+pub unsafe trait Elem: Copy + Send + Sync + 'static {
+    /// The value type.
+    const TY: ElemType;
+    /// Values per element.
+    const DIM: usize;
+    /// Zero: where a kernel's increment starts.
+    fn zero() -> Self;
+    /// `*target += self`, component by component.
+    fn add_to(self, target: &mut Self);
+}
+
+// SAFETY: one f64.
+unsafe impl Elem for f64 {
+    const TY: ElemType = ElemType::F64;
+    const DIM: usize = 1;
+    fn zero() -> Self {
+        0.0
+    }
+    fn add_to(self, target: &mut Self) {
+        *target += self;
+    }
+}
+// SAFETY: one i32.
+unsafe impl Elem for i32 {
+    const TY: ElemType = ElemType::I32;
+    const DIM: usize = 1;
+    fn zero() -> Self {
+        0
+    }
+    fn add_to(self, target: &mut Self) {
+        *target += self;
+    }
+}
+// SAFETY: arrays are contiguous without padding.
+unsafe impl<const N: usize> Elem for [f64; N] {
+    const TY: ElemType = ElemType::F64;
+    const DIM: usize = N;
+    fn zero() -> Self {
+        [0.0; N]
+    }
+    fn add_to(self, target: &mut Self) {
+        for (t, v) in target.iter_mut().zip(self) {
+            *t += v;
+        }
+    }
+}
+// SAFETY: arrays are contiguous without padding.
+unsafe impl<const N: usize> Elem for [i32; N] {
+    const TY: ElemType = ElemType::I32;
+    const DIM: usize = N;
+    fn zero() -> Self {
+        [0; N]
+    }
+    fn add_to(self, target: &mut Self) {
+        for (t, v) in target.iter_mut().zip(self) {
+            *t += v;
+        }
+    }
+}
+
+/// Element types a global constant can have.
+pub trait ConstElem: Elem {
+    /// The value from the global's stored values.
+    fn from_values(f: &[f64], i: &[i32]) -> Self;
+}
+
+impl ConstElem for f64 {
+    fn from_values(f: &[f64], _: &[i32]) -> Self {
+        f[0]
+    }
+}
+impl ConstElem for i32 {
+    fn from_values(_: &[f64], i: &[i32]) -> Self {
+        i[0]
+    }
+}
+impl<const N: usize> ConstElem for [f64; N] {
+    fn from_values(f: &[f64], _: &[i32]) -> Self {
+        std::array::from_fn(|k| f[k])
+    }
+}
+impl<const N: usize> ConstElem for [i32; N] {
+    fn from_values(_: &[f64], i: &[i32]) -> Self {
+        std::array::from_fn(|k| i[k])
+    }
+}
+
+/// Element types a reduction can have (`f64` values).
+pub trait ReduceElem: Elem {
+    /// Every value set to `v`.
+    fn splat(v: f64) -> Self;
+    /// Value `c`.
+    fn get(&self, c: usize) -> f64;
+}
+
+impl ReduceElem for f64 {
+    #[inline(always)]
+    fn splat(v: f64) -> Self {
+        v
+    }
+    #[inline(always)]
+    fn get(&self, _: usize) -> f64 {
+        *self
+    }
+}
+impl<const N: usize> ReduceElem for [f64; N] {
+    #[inline(always)]
+    fn splat(v: f64) -> Self {
+        [v; N]
+    }
+    #[inline(always)]
+    fn get(&self, c: usize) -> f64 {
+        self[c]
+    }
+}
+
+/// An element and its neighbours through a compressed-row map (a point's
+/// stencil), as a kernel reads them.
+#[derive(Clone, Copy)]
+pub struct Star<'a, T> {
+    base: *const T,
+    row: *const u32,
+    n: u32,
+    own: usize,
+    _life: PhantomData<&'a T>,
+}
+
+impl<T: Copy> Star<'_, T> {
+    /// Number of neighbours.
+    #[inline(always)]
+    pub fn len(&self) -> usize {
+        self.n as usize
+    }
+
+    /// Whether there are no neighbours.
+    #[inline(always)]
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// The element's own value.
+    #[inline(always)]
+    pub fn own(&self) -> T {
+        // SAFETY: the view was made for an element of the set (`own` in
+        // bounds, checked by the view).
+        unsafe { *self.base.add(self.own) }
+    }
+
+    /// The value of neighbour `m` (`m < len()`), in the map's order.
+    #[inline(always)]
+    pub fn nbr(&self, m: usize) -> T {
+        assert!(m < self.n as usize, "neighbour {m} of {}", self.n);
+        // SAFETY: `m` is in the row; the map's values were checked against
+        // the target set's local size when the map was built.
+        unsafe { *self.base.add(*self.row.add(m) as usize) }
+    }
+}
+
+/// A structured block's element and its neighbours by offset, as a kernel
+/// reads them.
+#[derive(Clone, Copy)]
+pub struct Offsets<'a, T> {
+    base: *const T,
+    at: isize,
+    sy: isize,
+    sz: isize,
+    len: isize,
+    _life: PhantomData<&'a T>,
+}
+
+impl<T: Copy> Offsets<'_, T> {
+    /// The value at offset `(dx, dy, dz)` from the element (unused
+    /// dimensions 0); within the declared stencil's reach.
+    #[inline(always)]
+    pub fn at(&self, dx: i32, dy: i32, dz: i32) -> T {
+        let k = self.at + dx as isize + dy as isize * self.sy + dz as isize * self.sz;
+        assert!(
+            k >= 0 && k < self.len,
+            "offset ({dx}, {dy}, {dz}) outside the halo"
+        );
+        // SAFETY: in bounds, checked above.
+        unsafe { *self.base.add(k as usize) }
+    }
+}
+
+/// A dat's memory as the CPU backend passes it to a runner.
+#[derive(Clone, Copy, Debug)]
+pub struct RawDat {
+    /// The first value.
+    pub ptr: *mut u8,
+    /// The values' type.
+    pub ty: ElemType,
+    /// Values per element.
+    pub dim: usize,
+    /// Elements (the local set's size, ghosts included).
+    pub len: usize,
+}
+
+/// One bound argument of a loop on the CPU.
+#[derive(Clone, Copy, Debug)]
+pub enum RawArg {
+    /// The element's own value.
+    Direct {
+        /// The dat.
+        dat: RawDat,
+        /// Read, write or both.
+        access: Access,
+    },
+    /// Through slot `slot` of a fixed-arity map.
+    Map {
+        /// The dat (on the map's target set).
+        dat: RawDat,
+        /// Read or increment.
+        access: Access,
+        /// The map's values, `arity` per source element.
+        map: *const u32,
+        /// Targets per source element.
+        arity: usize,
+        /// The slot used.
+        slot: usize,
+        /// Source elements (bound on the loop's element indices).
+        rows: usize,
+    },
+    /// A compressed-row map from the set to itself.
+    Star {
+        /// The dat.
+        dat: RawDat,
+        /// Row starts (`rows + 1` values).
+        start: *const u32,
+        /// Targets.
+        idx: *const u32,
+        /// Rows.
+        rows: usize,
+    },
+    /// A structured block's offsets (row stride `sy`, plane stride `sz`).
+    Offsets {
+        /// The dat.
+        dat: RawDat,
+        /// Elements between rows.
+        sy: isize,
+        /// Elements between planes.
+        sz: isize,
+    },
+    /// A constant.
+    Const {
+        /// Its type.
+        ty: ElemType,
+        /// Values (f64 constants).
+        f: [f64; MAX_CONST],
+        /// Values (i32 constants).
+        i: [i32; MAX_CONST],
+        /// Number of values.
+        dim: usize,
+    },
+    /// Work space made by the runner.
+    Scratch,
+    /// A reduction: values `offset..offset + dim` of the loop's partials.
+    Reduce {
+        /// The operation.
+        op: Reduction,
+        /// Values.
+        dim: usize,
+        /// Where its values go among the loop's reduced values.
+        offset: usize,
+    },
+}
+
+/// Most values of one constant passed to a kernel.
+pub const MAX_CONST: usize = 16;
+/// Most values of one reduction argument.
+pub const MAX_REDUCE_DIM: usize = 4;
+/// Most reduced values of one loop (all its reduction arguments).
+pub const MAX_REDUCED: usize = 8;
+
+// SAFETY: the pointers are into dats that outlive the loop call; the
+// runner writes an element only from the chunk that owns it, and the layer
+// runs loops with increments through maps on one thread.
+unsafe impl Send for RawArg {}
+// SAFETY: as above.
+unsafe impl Sync for RawArg {}
+
+/// The reduced values of one loop call: partial results merged as chunks
+/// finish (exact sums and min/max do not depend on the order).
+#[derive(Clone, Debug)]
+pub struct Partials {
+    /// Exact sums.
+    pub sums: [SumF64; MAX_REDUCED],
+    /// Minima or maxima.
+    pub ext: [f64; MAX_REDUCED],
+    /// The operation of each value.
+    pub ops: [Reduction; MAX_REDUCED],
+    /// Values in use.
+    pub n: usize,
+}
+
+impl Partials {
+    /// Identities for the given operations (one per value).
+    pub fn new(ops: &[Reduction]) -> Self {
+        assert!(ops.len() <= MAX_REDUCED);
+        let mut p = Partials {
+            sums: Default::default(),
+            ext: [0.0; MAX_REDUCED],
+            ops: [Reduction::Sum; MAX_REDUCED],
+            n: ops.len(),
+        };
+        for (k, &op) in ops.iter().enumerate() {
+            p.ops[k] = op;
+            p.ext[k] = identity(op);
+        }
+        p
+    }
+
+    /// Back to the identities.
+    pub fn reset(&mut self) {
+        for k in 0..self.n {
+            self.sums[k] = SumF64::new();
+            self.ext[k] = identity(self.ops[k]);
+        }
+    }
+
+    /// Merges another set of partial results.
+    pub fn merge(&mut self, o: &Partials) {
+        for k in 0..self.n {
+            match self.ops[k] {
+                Reduction::Sum => self.sums[k].merge(&o.sums[k]),
+                Reduction::Min => self.ext[k] = fmin(self.ext[k], o.ext[k]),
+                Reduction::Max => self.ext[k] = fmax(self.ext[k], o.ext[k]),
+            }
+        }
+    }
+
+    /// Value `k`.
+    pub fn value(&self, k: usize) -> f64 {
+        match self.ops[k] {
+            Reduction::Sum => self.sums[k].value(),
+            _ => self.ext[k],
+        }
+    }
+}
+
+/// The identity of a reduction.
+pub fn identity(op: Reduction) -> f64 {
+    match op {
+        Reduction::Sum => 0.0,
+        Reduction::Min => f64::INFINITY,
+        Reduction::Max => f64::NEG_INFINITY,
+    }
+}
+
+/// `min` that keeps a NaN (a NaN contribution must not vanish).
+#[inline(always)]
+fn fmin(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.min(b)
+    }
+}
+
+/// `max` that keeps a NaN.
+#[inline(always)]
+fn fmax(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
+    }
+}
+
+static BASELINE_ONLY: AtomicBool = AtomicBool::new(false);
+
+/// Makes every runner use the target's baseline instruction set even where
+/// the processor has AVX2 (for tests that compare the two builds; both give
+/// the same bits, since neither contracts `a * b + c` into a fused
+/// multiply-add).
+pub fn set_baseline_only(yes: bool) {
+    BASELINE_ONLY.store(yes, Ordering::SeqCst);
+}
+
+/// Whether runners use their AVX2 build.
+#[inline]
+pub fn use_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        !BASELINE_ONLY.load(Ordering::Relaxed) && std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
