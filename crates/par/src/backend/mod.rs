@@ -104,15 +104,11 @@ pub enum BackendKind {
 
 impl std::str::FromStr for BackendKind {
     type Err = String;
+    /// The serde names, so the case file and the command line agree.
     fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "serial" => Ok(Self::Serial),
-            "threads" => Ok(Self::Threads),
-            "opencl" => Ok(Self::OpenCl),
-            other => Err(format!(
-                "unknown backend '{other}' (serial, threads, opencl)"
-            )),
-        }
+        use serde::de::{value::Error, IntoDeserializer};
+        use serde::Deserialize;
+        Self::deserialize(s.into_deserializer()).map_err(|e: Error| format!("backend '{s}': {e}"))
     }
 }
 

@@ -38,16 +38,11 @@ pub enum ExchangeMode {
 
 impl std::str::FromStr for ExchangeMode {
     type Err = String;
+    /// The serde names, so the case file and the command line agree.
     fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "blocking" => Ok(Self::Blocking),
-            "nonblocking" => Ok(Self::Nonblocking),
-            "rma" => Ok(Self::Rma),
-            "rma-fence" => Ok(Self::RmaFence),
-            o => Err(format!(
-                "unknown exchange '{o}' (blocking, nonblocking, rma, rma-fence)"
-            )),
-        }
+        use serde::de::{value::Error, IntoDeserializer};
+        use serde::Deserialize;
+        Self::deserialize(s.into_deserializer()).map_err(|e: Error| format!("exchange '{s}': {e}"))
     }
 }
 
@@ -411,5 +406,37 @@ impl<T: Comm + Sync + ?Sized> Comm for std::sync::Arc<T> {
     }
     fn node_rank(&self) -> (usize, usize) {
         (**self).node_rank()
+    }
+}
+
+#[cfg(test)]
+mod name_tests {
+    use super::ExchangeMode;
+    use crate::backend::BackendKind;
+
+    #[test]
+    fn names_parse_back_and_unknown_names_list_the_known() {
+        for m in [
+            ExchangeMode::Blocking,
+            ExchangeMode::Nonblocking,
+            ExchangeMode::Rma,
+            ExchangeMode::RmaFence,
+        ] {
+            assert_eq!(m.name().parse::<ExchangeMode>(), Ok(m));
+        }
+        for b in [
+            BackendKind::Serial,
+            BackendKind::Threads,
+            BackendKind::OpenCl,
+        ] {
+            assert_eq!(b.name().parse::<BackendKind>(), Ok(b));
+        }
+        let e = "carrier-pigeon".parse::<ExchangeMode>().unwrap_err();
+        assert!(
+            e.contains("carrier-pigeon") && e.contains("rma-fence"),
+            "{e}"
+        );
+        let e = "cuda".parse::<BackendKind>().unwrap_err();
+        assert!(e.contains("cuda") && e.contains("opencl"), "{e}");
     }
 }
