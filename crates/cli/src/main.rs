@@ -49,7 +49,7 @@ enum Command {
         /// More ranks than devices share them (said once in the log).
         #[arg(long, verbatim_doc_comment)]
         device: Option<String>,
-        /// Work-group size of a device backend (default: measured at start).
+        /// Work-group size of a device backend, a power of two (default: 64).
         #[arg(long)]
         work_group: Option<usize>,
         /// Output folder (overrides the case's).
@@ -129,7 +129,7 @@ enum Command {
         /// Device of a device backend: index or part of its name.
         #[arg(long)]
         device: Option<String>,
-        /// Work-group size of a device backend (default: measured at start).
+        /// Work-group size of a device backend, a power of two (default: 64).
         #[arg(long)]
         work_group: Option<usize>,
         /// Iterations per timed run.

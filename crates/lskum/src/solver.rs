@@ -134,4 +134,9 @@ impl Solver {
     pub fn coefficients(&self) -> Coefficients {
         self.method.coefficients()
     }
+
+    /// The executor, to run single loops (benchmarks of one kernel).
+    pub fn exec(&mut self) -> &mut Exec {
+        &mut self.ex
+    }
 }

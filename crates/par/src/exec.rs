@@ -67,6 +67,9 @@ pub struct Exec {
     comm: Box<dyn Comm>,
     part: Arc<Part>,
     mode: ExchangeMode,
+    /// Per set: whether some rank has neighbours (then every rank takes
+    /// part in its exchanges).
+    exchanged: Vec<bool>,
     stale: Vec<bool>,
     loops: HashMap<usize, LoopInfo>,
     /// In key order: their windows are freed collectively, in the same
@@ -101,12 +104,27 @@ impl Exec {
         mode: ExchangeMode,
     ) -> Self {
         assert!(part.dats.len() <= 64, "more than 64 dats");
+        assert!(part.sets.len() <= 64, "more than 64 sets");
+        // Whether any rank exchanges each set's halos: creating an exchange
+        // is collective (and a fence is), so a rank without neighbours
+        // takes part too.
+        let mut r = Record::default();
+        for (k, set) in part.sets.iter().enumerate() {
+            if set.has_peers() {
+                r.flags |= 1 << k;
+            }
+        }
+        comm.all_reduce(&mut r);
+        let exchanged = (0..part.sets.len())
+            .map(|k| r.flags & (1 << k) != 0)
+            .collect();
         let owned_spans = part
             .sets
             .iter()
             .map(|s| s.owned_spans().cloned().collect())
             .collect();
         Exec {
+            exchanged,
             stale: vec![false; part.dats.len()],
             local,
             comm,
@@ -253,7 +271,7 @@ impl Exec {
         let set = info.set;
         self.groups.clear();
         for &(d, s) in &info.halo_reads {
-            if self.stale[d] && self.part.sets[s].has_peers() {
+            if self.stale[d] && self.exchanged[s] {
                 match self.groups.iter_mut().find(|g| g.0 == s) {
                     Some(g) => g.1 |= 1 << d,
                     None => self.groups.push((s, 1 << d)),
@@ -291,7 +309,7 @@ impl Exec {
             let info = &self.loops[&key];
             let mut g: Vec<(usize, u64)> = Vec::new();
             for &(d, s) in &info.halo_reads {
-                if self.stale[d] && self.part.sets[s].has_peers() {
+                if self.stale[d] && self.exchanged[s] {
                     match g.iter_mut().find(|x| x.0 == s) {
                         Some(x) => x.1 |= 1 << d,
                         None => g.push((s, 1 << d)),

@@ -85,9 +85,10 @@ pub fn restore(prim_old: &Vec4, prim: &mut Vec4) {
     *prim = *prim_old;
 }
 
-/// The force integrals of one surface point with state `prim`:
-/// `forces = (S(-cp nx ds), S(-cp ny ds), S(cp ny ds (x - 0.25) - cp nx ds y))`
-/// with the reference's `-Cp` as `cp`. `surface` is
+/// The force integrals of one surface point with state `prim`, with
+/// `c = -(p - p_inf) / q` (the reference's variable `cp`, which is minus the
+/// pressure coefficient):
+/// `forces = (c nx ds, c ny ds, -c ny ds (x - 0.25) + c nx ds y)`. `surface` is
 /// `[x, y, nx, ny, ds]`; `dynamic_pressure` is `rho_inf M^2 / 2`.
 #[device]
 #[inline(always)]

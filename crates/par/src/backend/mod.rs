@@ -141,7 +141,8 @@ pub struct BackendSpec {
     /// Device of a device backend: an index or part of a name (`None`: the
     /// first suitable device).
     pub device: Option<String>,
-    /// Work-group size of a device backend (`None`: measured at start).
+    /// Work-group size of a device backend (`None`: 64, or the device's
+    /// largest if smaller).
     pub work_group: Option<usize>,
 }
 

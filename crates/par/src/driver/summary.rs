@@ -147,6 +147,13 @@ impl Summary {
                 100.0 * k.fraction
             );
         }
+        for (name, row) in &self.sections {
+            let cells: Vec<String> = row
+                .iter()
+                .map(|(k, v)| format!("{k} {}", v.text()))
+                .collect();
+            let _ = writeln!(s, "{name}: {}", cells.join(", "));
+        }
         for (name, rows) in &self.tables {
             if let Some(first) = rows.first() {
                 let head: Vec<&str> = first.iter().map(|(k, _)| k.as_str()).collect();

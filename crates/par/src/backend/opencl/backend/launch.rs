@@ -93,18 +93,13 @@ impl OpenClBackend {
         } else {
             len.div_ceil(self.wg) * rows
         };
-        let reds: Vec<usize> = l
-            .args
-            .iter()
-            .filter_map(|a| match a.kind {
-                ArgKind::Global { global, .. } if matches!(global.kind, GlobalKind::Reduce(_)) => {
-                    Some(self.global(global))
+        for a in l.args {
+            if let ArgKind::Global { global, .. } = a.kind {
+                if matches!(global.kind, GlobalKind::Reduce(_)) {
+                    let g = self.global(global);
+                    self.slots_for(g, groups)?;
                 }
-                _ => None,
-            })
-            .collect();
-        for g in reds {
-            self.slots_for(g, groups)?;
+            }
         }
         let lk = self
             .kernels

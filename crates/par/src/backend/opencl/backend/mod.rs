@@ -25,7 +25,7 @@ use crate::backend::{LocalBackend, Program as MethodProgram};
 use crate::decl::{
     ArgKind, DatDecl, ElemType, GlobalDecl, GlobalKind, LoopDecl, Reduction, Role, Via,
 };
-use crate::kernel::{identity, Partials, MAX_CONST};
+use crate::kernel::{identity, Partials, MAX_CONST, MAX_REDUCE_DIM};
 use crate::part::Part;
 use crate::problem::Values;
 
@@ -76,6 +76,8 @@ pub struct OpenClBackend {
     staging: Buffer<f64>,
     staging_len: usize,
     wg: usize,
+    /// Host copies of reduction slots, reused (no allocation per step).
+    host: Vec<f64>,
     error: Option<String>,
     _program: Program,
     queue: CommandQueue,
@@ -219,6 +221,7 @@ impl OpenClBackend {
             staging,
             staging_len: 1,
             wg,
+            host: Vec::new(),
             error: None,
             _program: built,
             queue,
@@ -510,17 +513,16 @@ impl LocalBackend for OpenClBackend {
             panic!("global `{}` is not a reduction", g.name)
         };
         let dim = g.dim;
-        let mut p = Partials::new(&vec![op; dim]);
+        let mut p = Partials::new(&[op; MAX_REDUCE_DIM][..dim]);
         let (groups, slots) = (self.globals[k].groups, &self.globals[k].slots);
         let Some(buf) = slots else { return p };
-        let mut v = vec![0.0; 2 * dim * groups];
+        let v = &mut self.host;
+        v.clear();
+        v.resize(2 * dim * groups, 0.0);
         // SAFETY: blocking read of the whole buffer.
-        let r = unsafe {
-            self.queue
-                .enqueue_read_buffer(buf, CL_BLOCKING, 0, &mut v, &[])
-        }
-        .map(drop)
-        .map_err(|e| cl_error("reading a reduction", e));
+        let r = unsafe { self.queue.enqueue_read_buffer(buf, CL_BLOCKING, 0, v, &[]) }
+            .map(drop)
+            .map_err(|e| cl_error("reading a reduction", e));
         if let Err(e) = r {
             self.error.get_or_insert(e);
             return p;
@@ -560,11 +562,15 @@ impl LocalBackend for OpenClBackend {
         };
         let n = 2 * g.dim * self.globals[k].groups;
         if let Some(buf) = &mut self.globals[k].slots {
-            let init: Vec<f64> = (0..n / 2).flat_map(|_| [identity(op), 0.0]).collect();
+            let init = &mut self.host;
+            init.clear();
+            for _ in 0..n / 2 {
+                init.extend_from_slice(&[identity(op), 0.0]);
+            }
             // SAFETY: blocking write of the buffer's size.
             let r = unsafe {
                 self.queue
-                    .enqueue_write_buffer(buf, CL_BLOCKING, 0, &init, &[])
+                    .enqueue_write_buffer(buf, CL_BLOCKING, 0, init, &[])
             }
             .map(drop)
             .map_err(|e| cl_error("resetting a reduction", e));
