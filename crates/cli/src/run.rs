@@ -231,6 +231,7 @@ pub fn add_rank_reports(
         }
     }
     let Some(s) = summary else { return };
+    let per_rank = ex.backend_name();
     let rows = all
         .iter()
         .map(|r| {
@@ -271,6 +272,7 @@ pub fn add_rank_reports(
         "mpi".into(),
         vec![
             ("ranks".into(), Value::Int(all.len() as i64)),
+            ("per_rank".into(), Value::Text(per_rank)),
             ("exchange".into(), Value::Text(ex.mode().name().into())),
             ("load_imbalance".into(), Value::Real(max / mean.max(1.0))),
             (

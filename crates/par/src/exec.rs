@@ -144,6 +144,11 @@ impl Exec {
         }
     }
 
+    /// The local backend's name (`serial`, `threads (2)`, `opencl (device)`).
+    pub fn backend_name(&self) -> String {
+        self.local.name()
+    }
+
     /// This rank.
     pub fn rank(&self) -> usize {
         self.comm.rank()

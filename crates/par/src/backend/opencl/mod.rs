@@ -44,6 +44,10 @@ pub fn create(
     let device = if node.1 > 1 {
         let list = devices()?;
         let d = select_rank_device(&list, spec.device.as_deref(), node.0, node.1)?;
+        // One line per node: its first rank says that ranks share devices.
+        if let (Some(line), 0) = (&d.shared, node.0) {
+            eprintln!("{line}");
+        }
         Some(d.spec)
     } else {
         spec.device.clone()
