@@ -12,19 +12,6 @@ use qflow_mesh::generate::{NacaOGrid, Stretching};
 use qflow_mesh::{renumber, Cloud, PointKind, NO_POINT};
 use qflow_par::backend::BackendKind;
 
-/// A small generated NACA 0012 cloud, so that these tests need no outside data.
-fn small_naca(section: &str) -> Cloud {
-    NacaOGrid {
-        section: section.parse().unwrap(),
-        wall_points: 64,
-        rings: 24,
-        far_field: 10.0,
-        stretching: None,
-    }
-    .generate()
-    .unwrap()
-}
-
 fn clouds() -> Vec<(&'static str, Cloud)> {
     let mut v = vec![("generated naca2412", small_naca("naca2412"))];
     if let Some(c) = cloud_9600() {

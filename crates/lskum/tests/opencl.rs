@@ -22,7 +22,6 @@ mod common;
 use common::*;
 use qflow_lskum::settings::Scheme;
 use qflow_lskum::{Settings, Solver};
-use qflow_mesh::generate::NacaOGrid;
 use qflow_mesh::Cloud;
 use qflow_par::backend::{opencl, BackendKind, BackendSpec};
 
@@ -40,18 +39,6 @@ fn device_available() -> bool {
             false
         }
     }
-}
-
-fn small_naca() -> Cloud {
-    NacaOGrid {
-        section: "naca2412".parse().unwrap(),
-        wall_points: 64,
-        rings: 24,
-        far_field: 10.0,
-        stretching: None,
-    }
-    .generate()
-    .unwrap()
 }
 
 fn device_spec(work_group: Option<usize>) -> BackendSpec {
@@ -108,7 +95,7 @@ fn ssprk43_agrees_with_the_cpu_after_100_iterations() {
     }
     agree(
         "generated naca2412",
-        &small_naca(),
+        &small_naca("naca2412"),
         &Settings::default(),
         100,
     );
@@ -129,7 +116,7 @@ fn forward_euler_without_limiter_agrees_with_the_cpu() {
         limiter: qflow_lskum::settings::Limiter::None,
         ..Settings::default()
     };
-    agree("forward Euler", &small_naca(), &settings, 100);
+    agree("forward Euler", &small_naca("naca2412"), &settings, 100);
 }
 
 #[test]
@@ -137,7 +124,7 @@ fn the_work_group_size_does_not_change_the_fields() {
     if !device_available() {
         return;
     }
-    let cloud = small_naca();
+    let cloud = small_naca("naca2412");
     let settings = Settings::default();
     let mut states = Vec::new();
     let mut rows = Vec::new();
@@ -158,7 +145,7 @@ fn a_non_physical_state_stops_at_the_cpus_point() {
     if !device_available() {
         return;
     }
-    let cloud = small_naca();
+    let cloud = small_naca("naca2412");
     let settings = Settings {
         cfl: 40.0,
         ..Settings::default()
@@ -196,7 +183,7 @@ fn a_device_that_is_not_there_is_named() {
         device: Some("no-such-device-xyz".into()),
         ..Default::default()
     };
-    let e = match Solver::new(&small_naca(), &Settings::default(), &spec) {
+    let e = match Solver::new(&small_naca("naca2412"), &Settings::default(), &spec) {
         Ok(_) => panic!("a device that does not exist was accepted"),
         Err(e) => e,
     };

@@ -115,3 +115,17 @@ pub fn bit_identical(a: &[Vec4], b: &[Vec4]) -> bool {
             .zip(b)
             .all(|(x, y)| x.iter().zip(y).all(|(p, q)| p.to_bits() == q.to_bits()))
 }
+
+/// A small generated NACA cloud (64 wall points, 24 rings), so that tests
+/// need no outside data.
+pub fn small_naca(section: &str) -> Cloud {
+    qflow_mesh::generate::NacaOGrid {
+        section: section.parse().unwrap(),
+        wall_points: 64,
+        rings: 24,
+        far_field: 10.0,
+        stretching: None,
+    }
+    .generate()
+    .unwrap()
+}
