@@ -463,7 +463,14 @@ impl Exec {
                 let n = p.recv.len() * decl.dim;
                 self.local.unpack(decl, &p.recv, &buf[at..at + n]);
                 at += n;
-                self.stale[d] = false;
+            }
+        }
+        // Fresh on every rank, with or without neighbours: ranks must agree
+        // on what is stale, or a rank without neighbours would start
+        // exchanges the others do not (a fence waits forever).
+        for (d, stale) in self.stale.iter_mut().enumerate() {
+            if mask & (1 << d) != 0 {
+                *stale = false;
             }
         }
     }
