@@ -36,7 +36,8 @@ pub enum Problem {
         /// The cell.
         cell: usize,
     },
-    /// An edge's two nodes are not a side of one of its cells.
+    /// An edge's two nodes are not a side of one of its cells (by
+    /// position: a copy of a node at the same place counts as the node).
     EdgeNotInCell {
         /// `edge` or `boundary edge`.
         kind: &'static str,
@@ -147,8 +148,16 @@ pub fn check(mesh: &QuadMesh) -> Report {
         let (a, b) = (x(n[0]), x(n[1]));
         (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0])
     };
-    let mut sides: HashMap<(u32, u32), usize> = HashMap::with_capacity(2 * mesh.cells());
-    let key = |a: u32, b: u32| (a.min(b), a.max(b));
+    // Sides are matched by their end points' coordinates, not node numbers:
+    // OP2's meshes duplicate the nodes along a C-mesh's cut, and an edge of
+    // the cut names one copy while the cell across it has the other.
+    type Side = ([u64; 2], [u64; 2]);
+    let mut sides: HashMap<Side, usize> = HashMap::with_capacity(2 * mesh.cells());
+    let key = |a: u32, b: u32| -> Side {
+        let (p, q) = (x(a), x(b));
+        let (p, q) = ([p[0].to_bits(), p[1].to_bits()], [q[0].to_bits(), q[1].to_bits()]);
+        (p.min(q), p.max(q))
+    };
     let mut orientation = Vec::with_capacity(mesh.cells());
     for (c, n) in mesh.cell_nodes.iter().enumerate() {
         if (0..4).any(|i| (i + 1..4).any(|j| n[i] == n[j])) {

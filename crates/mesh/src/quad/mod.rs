@@ -12,6 +12,7 @@
 //! on (which cell of an edge lies on which side).
 
 pub mod check;
+pub mod naca0012;
 pub mod op2;
 
 use std::path::PathBuf;

@@ -185,6 +185,29 @@ pub fn write_to(mesh: &QuadMesh, w: &mut impl Write) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Writes `mesh` as OP2's own generator does, byte for byte: coordinates
+/// with six decimals (`%f`), every line starting with a space and ending
+/// with a space before the newline. Coordinates lose digits beyond the
+/// sixth decimal; [`write_to`] keeps them all.
+pub fn write_to_op2_style(mesh: &QuadMesh, w: &mut impl Write) -> std::io::Result<()> {
+    let (nn, nc, ne, nb) = (mesh.nodes(), mesh.cells(), mesh.edges(), mesh.bedges());
+    writeln!(w, " {nn} {nc} {ne} {nb} ")?;
+    for p in &mesh.x {
+        writeln!(w, " {:.6} {:.6} ", p[0], p[1])?;
+    }
+    for c in &mesh.cell_nodes {
+        writeln!(w, " {} {} {} {} ", c[0], c[1], c[2], c[3])?;
+    }
+    for (n, c) in mesh.edge_nodes.iter().zip(&mesh.edge_cells) {
+        writeln!(w, " {} {} {} {} ", n[0], n[1], c[0], c[1])?;
+    }
+    for i in 0..nb {
+        let n = mesh.bedge_nodes[i];
+        writeln!(w, " {} {} {} {} ", n[0], n[1], mesh.bedge_cell[i], mesh.bound[i])?;
+    }
+    Ok(())
+}
+
 /// Non-blank lines with their 1-based numbers, split into fields.
 struct Lines<'a, I> {
     path: &'a Path,
