@@ -155,7 +155,10 @@ pub fn check(mesh: &QuadMesh) -> Report {
     let mut sides: HashMap<Side, usize> = HashMap::with_capacity(2 * mesh.cells());
     let key = |a: u32, b: u32| -> Side {
         let (p, q) = (x(a), x(b));
-        let (p, q) = ([p[0].to_bits(), p[1].to_bits()], [q[0].to_bits(), q[1].to_bits()]);
+        let (p, q) = (
+            [p[0].to_bits(), p[1].to_bits()],
+            [q[0].to_bits(), q[1].to_bits()],
+        );
         (p.min(q), p.max(q))
     };
     let mut orientation = Vec::with_capacity(mesh.cells());
@@ -341,7 +344,10 @@ mod tests {
         let mut m = squares();
         m.cell_nodes[1] = [1, 4, 5, 2];
         let found = problems(&m);
-        assert_eq!(found[0], "cell 1: inverted (turns the other way from the rest of the mesh)");
+        assert_eq!(
+            found[0],
+            "cell 1: inverted (turns the other way from the rest of the mesh)"
+        );
         let mut m = squares();
         m.cell_nodes[1] = [1, 2, 2, 4];
         assert_eq!(problems(&m)[0], "cell 1: a node is named twice");

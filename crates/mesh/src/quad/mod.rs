@@ -120,13 +120,14 @@ impl QuadMesh {
             ));
         }
         let (nn, nc) = (self.nodes(), self.cells());
-        let check = |what: &str, i: usize, v: &[u32], n: usize, of: &str| {
-            match v.iter().find(|&&k| k as usize >= n) {
-                Some(k) => Err(MeshError::Structure(format!(
-                    "{what} {i}: {of} {k} out of range (the mesh has {n} {of}s)"
-                ))),
-                None => Ok(()),
-            }
+        let check = |what: &str, i: usize, v: &[u32], n: usize, of: &str| match v
+            .iter()
+            .find(|&&k| k as usize >= n)
+        {
+            Some(k) => Err(MeshError::Structure(format!(
+                "{what} {i}: {of} {k} out of range (the mesh has {n} {of}s)"
+            ))),
+            None => Ok(()),
         };
         for (i, c) in self.cell_nodes.iter().enumerate() {
             check("cell", i, c, nn, "node")?;
@@ -145,7 +146,10 @@ impl QuadMesh {
             .enumerate()
             .find(|(_, p)| !p[0].is_finite() || !p[1].is_finite())
         {
-            return bad(format!("node {i}: coordinates ({}, {}) not finite", p[0], p[1]));
+            return bad(format!(
+                "node {i}: coordinates ({}, {}) not finite",
+                p[0], p[1]
+            ));
         }
         Ok(())
     }

@@ -78,8 +78,12 @@ impl Op2Naca0012 {
         };
         for j in 0..jj {
             for i in 0..3 * ii {
-                m.cell_nodes
-                    .push([node(i, j), node(i + 1, j), node(i + 1, j + 1), node(i, j + 1)]);
+                m.cell_nodes.push([
+                    node(i, j),
+                    node(i + 1, j),
+                    node(i + 1, j + 1),
+                    node(i, j + 1),
+                ]);
             }
         }
         for j in 0..jj {
@@ -109,10 +113,18 @@ impl Op2Naca0012 {
         }
         for j in 0..jj {
             let c = cell(3 * ii - 1, j);
-            bedge([node(3 * ii, j + 1), node(3 * ii, j)], c, Boundary::FarField);
+            bedge(
+                [node(3 * ii, j + 1), node(3 * ii, j)],
+                c,
+                Boundary::FarField,
+            );
         }
         for i in (0..3 * ii).rev() {
-            bedge([node(i, jj), node(i + 1, jj)], cell(i, jj - 1), Boundary::FarField);
+            bedge(
+                [node(i, jj), node(i + 1, jj)],
+                cell(i, jj - 1),
+                Boundary::FarField,
+            );
         }
         for j in (0..jj).rev() {
             bedge([node(0, j), node(0, j + 1)], cell(0, j), Boundary::FarField);
@@ -124,7 +136,9 @@ impl Op2Naca0012 {
 
 /// `v` as a file printed with `%f` holds it.
 fn six_decimals(v: f64) -> f64 {
-    format!("{v:.6}").parse().expect("a printed number reads back")
+    format!("{v:.6}")
+        .parse()
+        .expect("a printed number reads back")
 }
 
 /// Octave's `linspace(a, b, n)`: filled from both ends, the middle of an odd
@@ -243,14 +257,20 @@ impl Spline {
         let b = (0..n - 1)
             .map(|k| (a[k + 1] - a[k]) / h[k] - h[k] / 3.0 * (c[k + 1] + 2.0 * c[k]))
             .collect();
-        let d = (0..n - 1).map(|k| (c[k + 1] - c[k]) / (3.0 * h[k])).collect();
+        let d = (0..n - 1)
+            .map(|k| (c[k + 1] - c[k]) / (3.0 * h[k]))
+            .collect();
         Spline { x, a, b, c, d }
     }
 
     /// The value at `v` (the end pieces extend beyond the knots).
     fn eval(&self, v: f64) -> f64 {
         let last = self.x.len() - 2;
-        let k = self.x.partition_point(|&x| x <= v).saturating_sub(1).min(last);
+        let k = self
+            .x
+            .partition_point(|&x| x <= v)
+            .saturating_sub(1)
+            .min(last);
         let t = v - self.x[k];
         ((self.d[k] * t + self.c[k]) * t + self.b[k]) * t + self.a[k]
     }
@@ -262,7 +282,10 @@ mod tests {
 
     #[test]
     fn linspace_fills_from_both_ends() {
-        assert_eq!(linspace(-3.0, 3.0, 7), [-3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0]);
+        assert_eq!(
+            linspace(-3.0, 3.0, 7),
+            [-3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0]
+        );
         let r = linspace(0.1, 0.7, 4);
         assert_eq!(r[2], 0.7 - (0.7 - 0.1) / 3.0);
     }
@@ -273,7 +296,12 @@ mod tests {
         let f = |x: f64| 0.5 - x + 2.0 * x * x - 0.25 * x * x * x;
         let s = Spline::not_a_knot(x.clone(), x.iter().map(|&v| f(v)).collect());
         for v in [0.05, 0.5, 1.3, 2.0, x[8] + 0.1] {
-            assert!((s.eval(v) - f(v)).abs() < 1e-12, "{v}: {} vs {}", s.eval(v), f(v));
+            assert!(
+                (s.eval(v) - f(v)).abs() < 1e-12,
+                "{v}: {} vs {}",
+                s.eval(v),
+                f(v)
+            );
         }
     }
 
@@ -287,14 +315,21 @@ mod tests {
         // The first edges and boundary edge as OP2's file lists them.
         assert_eq!(m.edge_nodes[..4], [[0, 1], [121, 122], [1, 122], [1, 2]]);
         assert_eq!(m.edge_cells[..4], [[119, 0], [0, 120], [1, 0], [118, 1]]);
-        assert_eq!((m.bedge_nodes[0], m.bedge_cell[0], m.bound[0]), ([41, 40], 40, 1));
+        assert_eq!(
+            (m.bedge_nodes[0], m.bedge_cell[0], m.bound[0]),
+            ([41, 40], 40, 1)
+        );
         // Trailing edge at (1, 0), leading edge at (-0.0077, 0), the cut
         // reaching x = 9, and a clean check.
         assert_eq!(m.x[40], [1.0, 0.0]);
         assert_eq!(m.x[60], [-0.0077, 0.0]);
         assert_eq!(m.x[0], [9.0, 0.0]);
         let report = super::super::check::check(&m);
-        assert!(report.is_ok(), "{:?}", &report.findings[..3.min(report.findings.len())]);
+        assert!(
+            report.is_ok(),
+            "{:?}",
+            &report.findings[..3.min(report.findings.len())]
+        );
     }
 
     /// md5 of OP2's generator's file for `i`, `j`: Octave 7.3 running

@@ -33,7 +33,10 @@ pub fn read(path: &Path) -> Result<QuadMesh, MeshError> {
 pub fn parse(text: &[u8], path: &Path) -> Result<QuadMesh, MeshError> {
     let text = std::str::from_utf8(text).map_err(|e| MeshError::Parse {
         path: path.into(),
-        line: 1 + text[..e.valid_up_to()].iter().filter(|&&b| b == b'\n').count(),
+        line: 1 + text[..e.valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count(),
         field: "text".into(),
         message: "not UTF-8 text (is this a binary file?)".into(),
     })?;
@@ -42,19 +45,24 @@ pub fn parse(text: &[u8], path: &Path) -> Result<QuadMesh, MeshError> {
         inner: text.lines().enumerate(),
     };
     let (line, head) = lines.next_fields("header", 0)?;
-    let counts: Vec<usize> = ["node count", "cell count", "edge count", "boundary edge count"]
-        .iter()
-        .enumerate()
-        .map(|(k, name)| {
-            let f = field(path, line, &head, k, name)?;
-            f.parse::<usize>().map_err(|_| MeshError::Parse {
-                path: path.into(),
-                line,
-                field: (*name).into(),
-                message: format!("`{f}` is not a count"),
-            })
+    let counts: Vec<usize> = [
+        "node count",
+        "cell count",
+        "edge count",
+        "boundary edge count",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(k, name)| {
+        let f = field(path, line, &head, k, name)?;
+        f.parse::<usize>().map_err(|_| MeshError::Parse {
+            path: path.into(),
+            line,
+            field: (*name).into(),
+            message: format!("`{f}` is not a count"),
         })
-        .collect::<Result<_, _>>()?;
+    })
+    .collect::<Result<_, _>>()?;
     let (nn, nc, ne, nb) = (counts[0], counts[1], counts[2], counts[3]);
     // Counts come from the file: cap what is reserved up front by what the
     // text can hold (a line per element), so a corrupt header cannot make
@@ -70,7 +78,9 @@ pub fn parse(text: &[u8], path: &Path) -> Result<QuadMesh, MeshError> {
         bound: Vec::with_capacity(cap(nb)),
     };
     for i in 0..nn {
-        let (line, f) = lines.next_fields("nodes", i).map_err(|e| truncated(e, nn))?;
+        let (line, f) = lines
+            .next_fields("nodes", i)
+            .map_err(|e| truncated(e, nn))?;
         let coord = |k: usize, name: &str| -> Result<f64, MeshError> {
             let s = field(path, line, &f, k, &format!("node {i} {name}"))?;
             match s.parse::<f64>() {
@@ -104,7 +114,9 @@ pub fn parse(text: &[u8], path: &Path) -> Result<QuadMesh, MeshError> {
         }
     };
     for i in 0..nc {
-        let (line, f) = lines.next_fields("cells", i).map_err(|e| truncated(e, nc))?;
+        let (line, f) = lines
+            .next_fields("cells", i)
+            .map_err(|e| truncated(e, nc))?;
         let mut c = [0u32; 4];
         for (k, v) in c.iter_mut().enumerate() {
             *v = index(line, &f, k, format!("cell {i} node {}", k + 1), nn, "node")?;
@@ -112,9 +124,20 @@ pub fn parse(text: &[u8], path: &Path) -> Result<QuadMesh, MeshError> {
         mesh.cell_nodes.push(c);
     }
     for i in 0..ne {
-        let (line, f) = lines.next_fields("edges", i).map_err(|e| truncated(e, ne))?;
+        let (line, f) = lines
+            .next_fields("edges", i)
+            .map_err(|e| truncated(e, ne))?;
         let n = |k: usize| index(line, &f, k, format!("edge {i} node {}", k + 1), nn, "node");
-        let c = |k: usize| index(line, &f, k + 2, format!("edge {i} cell {}", k + 1), nc, "cell");
+        let c = |k: usize| {
+            index(
+                line,
+                &f,
+                k + 2,
+                format!("edge {i} cell {}", k + 1),
+                nc,
+                "cell",
+            )
+        };
         mesh.edge_nodes.push([n(0)?, n(1)?]);
         mesh.edge_cells.push([c(0)?, c(1)?]);
     }
@@ -127,15 +150,22 @@ pub fn parse(text: &[u8], path: &Path) -> Result<QuadMesh, MeshError> {
             index(line, &f, k, name, nn, "node")
         };
         mesh.bedge_nodes.push([n(0)?, n(1)?]);
-        mesh.bedge_cell
-            .push(index(line, &f, 2, format!("boundary edge {i} cell"), nc, "cell")?);
-        let s = field(path, line, &f, 3, &format!("boundary edge {i} flag"))?;
-        mesh.bound.push(s.parse::<i32>().map_err(|_| MeshError::Parse {
-            path: path.into(),
+        mesh.bedge_cell.push(index(
             line,
-            field: format!("boundary edge {i} flag"),
-            message: format!("`{s}` is not an integer flag"),
-        })?);
+            &f,
+            2,
+            format!("boundary edge {i} cell"),
+            nc,
+            "cell",
+        )?);
+        let s = field(path, line, &f, 3, &format!("boundary edge {i} flag"))?;
+        mesh.bound
+            .push(s.parse::<i32>().map_err(|_| MeshError::Parse {
+                path: path.into(),
+                line,
+                field: format!("boundary edge {i} flag"),
+                message: format!("`{s}` is not an integer flag"),
+            })?);
     }
     if let Some((line, f)) = lines.next_nonblank() {
         return Err(MeshError::Parse {
@@ -180,7 +210,11 @@ pub fn write_to(mesh: &QuadMesh, w: &mut impl Write) -> std::io::Result<()> {
     }
     for i in 0..mesh.bedges() {
         let n = mesh.bedge_nodes[i];
-        writeln!(w, "{} {} {} {}", n[0], n[1], mesh.bedge_cell[i], mesh.bound[i])?;
+        writeln!(
+            w,
+            "{} {} {} {}",
+            n[0], n[1], mesh.bedge_cell[i], mesh.bound[i]
+        )?;
     }
     Ok(())
 }
@@ -203,7 +237,11 @@ pub fn write_to_op2_style(mesh: &QuadMesh, w: &mut impl Write) -> std::io::Resul
     }
     for i in 0..nb {
         let n = mesh.bedge_nodes[i];
-        writeln!(w, " {} {} {} {} ", n[0], n[1], mesh.bedge_cell[i], mesh.bound[i])?;
+        writeln!(
+            w,
+            " {} {} {} {} ",
+            n[0], n[1], mesh.bedge_cell[i], mesh.bound[i]
+        )?;
     }
     Ok(())
 }
