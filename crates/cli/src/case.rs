@@ -21,6 +21,8 @@ use serde::{Deserialize, Serialize};
 pub enum MethodName {
     /// The meshfree q-LSKUM solver.
     Lskum,
+    /// OP2's Airfoil: unstructured finite volumes on quadrilaterals.
+    Fv,
 }
 
 impl MethodName {
@@ -28,6 +30,7 @@ impl MethodName {
     pub fn name(self) -> &'static str {
         match self {
             MethodName::Lskum => "lskum",
+            MethodName::Fv => "fv",
         }
     }
 }
@@ -66,7 +69,7 @@ impl CaseFile {
                 anyhow::anyhow!(
                     "case file {}: method = {v}: expected one of {}",
                     path.display(),
-                    ["lskum"].join(", ")
+                    ["lskum", "fv"].join(", ")
                 )
             })?,
         };

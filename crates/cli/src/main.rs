@@ -148,15 +148,28 @@ enum Command {
         #[arg(long, default_value = "none")]
         renumber: qflow_mesh::renumber::Renumbering,
     },
-    /// Check a cloud file and report its defects by point number.
+    /// Check a cloud or mesh file and report its defects by point, cell or
+    /// edge number.
     Check {
-        /// The cloud file (native .qfc, or legacy text in either variant).
+        /// The file: a cloud (native .qfc, or legacy text in either
+        /// variant) or a quadrilateral mesh in OP2's new_grid.dat format
+        /// (told apart by its first line: four counts).
         cloud: PathBuf,
     },
-    /// Generate a NACA 4-digit O-grid point cloud.
+    /// Generate a NACA 4-digit O-grid point cloud, or OP2's NACA 0012
+    /// quadrilateral C-mesh (`qflow generate op2-naca0012 --i 400 --j 600
+    /// -o new_grid.dat`: 3 i j cells, byte for byte the file of OP2's
+    /// naca0012.m).
     Generate {
-        /// The section, e.g. naca0012 or naca2412.
+        /// The section, e.g. naca0012 or naca2412; or op2-naca0012 for
+        /// OP2's mesh.
         section: String,
+        /// op2-naca0012: cells along the section (each side of the cut too).
+        #[arg(long, default_value_t = 400)]
+        i: usize,
+        /// op2-naca0012: cells from the section to the far field.
+        #[arg(long, default_value_t = 600)]
+        j: usize,
         /// Points on the body.
         #[arg(long, default_value_t = 160)]
         wall_points: usize,
@@ -365,6 +378,9 @@ fn run(cli: Cli) -> Result<u8> {
         Command::Check { cloud } => {
             let bytes = std::fs::read(&cloud)
                 .with_context(|| format!("cannot read cloud file {}", cloud.display()))?;
+            if is_op2_mesh(&bytes) {
+                return check_mesh(&bytes, &cloud);
+            }
             // A native file is whole or refused (checksum, bounds); a legacy
             // one is read leniently so that every defect can be reported.
             let (c, problems) = if qflow_mesh::native::is_native(&bytes) {
@@ -391,6 +407,8 @@ fn run(cli: Cli) -> Result<u8> {
         }
         Command::Generate {
             section,
+            i,
+            j,
             wall_points,
             rings,
             far_field,
@@ -398,6 +416,23 @@ fn run(cli: Cli) -> Result<u8> {
             growth,
             output,
         } => {
+            if section == "op2-naca0012" {
+                let t = std::time::Instant::now();
+                let mesh = qflow_mesh::quad::naca0012::Op2Naca0012 { i, j }.generate()?;
+                let secs = t.elapsed().as_secs_f64();
+                qflow_mesh::fsutil::write_atomically(&output, |w| {
+                    qflow_mesh::quad::op2::write_to_op2_style(&mesh, w)
+                })?;
+                println!(
+                    "{}: OP2 NACA 0012 mesh, {} nodes, {} cells, {} edges, {} boundary edges in {secs:.3} s",
+                    output.display(),
+                    mesh.nodes(),
+                    mesh.cells(),
+                    mesh.edges(),
+                    mesh.bedges()
+                );
+                return Ok(0);
+            }
             let section: Naca4 = section.parse()?;
             let stretching = first_spacing
                 .map(Stretching::FirstSpacing)
@@ -424,4 +459,37 @@ fn run(cli: Cli) -> Result<u8> {
             Ok(0)
         }
     }
+}
+
+/// Whether a file's first line is OP2's mesh header: four counts.
+fn is_op2_mesh(bytes: &[u8]) -> bool {
+    let first = bytes.split(|&b| b == b'\n').next().unwrap_or(&[]);
+    let fields: Vec<&[u8]> = first
+        .split(|b| b.is_ascii_whitespace())
+        .filter(|f| !f.is_empty())
+        .collect();
+    fields.len() == 4 && fields.iter().all(|f| f.iter().all(u8::is_ascii_digit))
+}
+
+/// `qflow check` of a quadrilateral mesh.
+fn check_mesh(bytes: &[u8], path: &std::path::Path) -> Result<u8> {
+    let mesh = qflow_mesh::quad::op2::parse(bytes, path)?;
+    let report = qflow_mesh::quad::check::check(&mesh);
+    for f in &report.findings {
+        println!("error: {f}");
+    }
+    let walls = mesh.bound.iter().filter(|&&b| b == 1).count();
+    println!(
+        "{}: {} nodes, {} cells, {} edges, {} boundary edges ({walls} wall); {} error(s)",
+        path.display(),
+        mesh.nodes(),
+        mesh.cells(),
+        mesh.edges(),
+        mesh.bedges(),
+        report.findings.len()
+    );
+    if !report.is_ok() {
+        anyhow::bail!("{} has {} error(s)", path.display(), report.findings.len());
+    }
+    Ok(0)
 }

@@ -153,6 +153,7 @@ fn run_on(comm: Box<dyn Comm>, path: &Path, opts: &RunOptions) -> Result<Finishe
     let case = CaseFile::parse(&String::from_utf8_lossy(&text), path, &[])?;
     match case.method {
         MethodName::Lskum => crate::lskum_run::run(comm, &case, opts),
+        MethodName::Fv => crate::fv_run::run(comm, &case, opts),
     }
 }
 

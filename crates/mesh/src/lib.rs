@@ -1,4 +1,6 @@
-//! Point clouds for the qflow meshfree solver.
+//! Geometry and connectivity for qflow's methods, no flow: point clouds for
+//! the meshfree solver, unstructured quadrilateral meshes ([`quad`]) for
+//! finite volumes and Cartesian blocks ([`block`]) for structured methods.
 //!
 //! A [`Cloud`] is a list of points with coordinates, a [`PointKind`], boundary
 //! neighbours, a shape id, `min_dist` and a neighbour list (the stencil). This
@@ -11,6 +13,7 @@
 //! indices inside the library are 0-based.
 #![deny(missing_docs)]
 
+pub mod block;
 pub mod check;
 mod cloud;
 mod error;
@@ -20,6 +23,7 @@ pub mod geometry;
 pub mod legacy;
 pub mod native;
 pub mod partition;
+pub mod quad;
 pub mod renumber;
 
 pub use cloud::{Cloud, PointKind, QuadtreeFields, NO_POINT};

@@ -30,6 +30,7 @@
 //! file; readers that parse the XML with a text parser, such as the `vtkio`
 //! crate, cannot read it.
 
+mod cells;
 mod format;
 #[cfg(test)]
 mod tests;
@@ -43,6 +44,7 @@ use qflow_mesh::Cloud;
 
 use crate::error::check_states;
 use crate::OutputError;
+pub use cells::write_cells_vtu;
 use format::{write_selection, Selection, ACTIVE_ATTRIBUTES, CELLS, POINTS, POINT_DATA};
 
 /// Writes the whole cloud and its state (`prim[i]` is point `i`) as a VTK

@@ -1,0 +1,243 @@
+//! The finite-volume (OP2 Airfoil) case file:
+//!
+//! ```toml
+//! method = "fv"
+//! [mesh]
+//! file = "new_grid.dat"          # OP2's format, relative to the case file
+//! # or: generate = { kind = "op2-naca0012", i = 400, j = 600 }
+//!
+//! [fv]                           # all optional: OP2's values
+//! gam = 1.4                      # default: OP2's 1.4f widened to double
+//! cfl = 0.9
+//! eps = 0.05
+//! mach = 0.4
+//!
+//! [expect]                       # optional: the run checks its final rms
+//! rms = 1.060114637578078e-04
+//! relative_tolerance = 1e-10
+//!
+//! [stop]
+//! max_iters = 1000
+//!
+//! [output]
+//! dir = "out"
+//! vtk = true                     # field.vtu of the cells
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+use qflow_fv::Settings;
+use qflow_mesh::quad::naca0012::Op2Naca0012;
+use qflow_mesh::quad::{check, op2, QuadMesh};
+
+use crate::case::{MethodName, Output, Stop};
+
+/// A finite-volume case.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FvCase {
+    /// The method (`fv`).
+    pub method: MethodName,
+    /// Where the mesh comes from.
+    pub mesh: MeshSource,
+    /// The method's settings.
+    #[serde(default)]
+    pub fv: Settings,
+    /// A value the final rms must reproduce.
+    pub expect: Option<Expect>,
+    /// When to stop.
+    #[serde(default)]
+    pub stop: Stop,
+    /// Where results go.
+    #[serde(default)]
+    pub output: Output,
+}
+
+/// The `[mesh]` section: a file, or a generator spec.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MeshSource {
+    /// A mesh file in OP2's `new_grid.dat` format, relative to the case.
+    pub file: Option<PathBuf>,
+    /// A mesh to generate.
+    pub generate: Option<GenerateMesh>,
+}
+
+/// A mesh generator and its sizes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, tag = "kind", rename_all = "kebab-case")]
+pub enum GenerateMesh {
+    /// OP2's NACA 0012 C-mesh of `3 i j` cells.
+    Op2Naca0012 {
+        /// Cells along the section.
+        i: usize,
+        /// Cells from the section to the far field.
+        j: usize,
+    },
+}
+
+/// The `[expect]` section: what the run must reproduce.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expect {
+    /// The rms of the last iteration.
+    pub rms: f64,
+    /// The largest relative difference that passes.
+    #[serde(default = "default_tolerance")]
+    pub relative_tolerance: f64,
+}
+
+fn default_tolerance() -> f64 {
+    1e-10
+}
+
+impl Expect {
+    /// The verdict on a run's final `rms`, as a line OP2's app would print,
+    /// and whether it passed.
+    pub fn verdict(&self, rms: f64) -> (String, bool) {
+        let rel = ((rms - self.rms) / self.rms).abs();
+        let passed = rel <= self.relative_tolerance;
+        let word = if passed { "PASSED" } else { "FAILED" };
+        (
+            format!(
+                "rms {rms:.15e} is within {rel:.3e} (relative) of the expected {:.15e}: {word} (tolerance {:.1e})",
+                self.rms, self.relative_tolerance
+            ),
+            passed,
+        )
+    }
+}
+
+impl FvCase {
+    /// Checks every value before any work; the error names the key.
+    pub fn validate(&self) -> Result<()> {
+        self.stop.validate()?;
+        self.fv.validate().map_err(anyhow::Error::msg)?;
+        match (&self.mesh.file, &self.mesh.generate) {
+            (Some(_), Some(_)) => bail!("[mesh]: give either file or generate, not both"),
+            (None, None) => bail!("[mesh]: give a file or a generate spec"),
+            _ => {}
+        }
+        if let Some(e) = &self.expect {
+            if !(e.rms.is_finite() && e.rms > 0.0) {
+                bail!("[expect] rms = {}: must be a positive number", e.rms);
+            }
+            if !(e.relative_tolerance.is_finite() && e.relative_tolerance >= 0.0) {
+                bail!(
+                    "[expect] relative_tolerance = {}: must be a number >= 0",
+                    e.relative_tolerance
+                );
+            }
+        }
+        if self.stop.residue_drop.is_some() {
+            bail!("[stop] residue_drop: the fv method stops after max_iters (its history is the rms of each iteration)");
+        }
+        Ok(())
+    }
+
+    /// Reads or generates the mesh and checks it; the error lists its
+    /// defects. Also returns a name for messages.
+    pub fn load_mesh(&self, case_dir: &Path) -> Result<(QuadMesh, String)> {
+        let (mesh, name) = match (&self.mesh.file, &self.mesh.generate) {
+            (Some(file), _) => {
+                let path = case_dir.join(file);
+                if !path.exists() {
+                    bail!("mesh file {} does not exist", path.display());
+                }
+                (op2::read(&path)?, path.display().to_string())
+            }
+            (None, Some(GenerateMesh::Op2Naca0012 { i, j })) => (
+                Op2Naca0012 { i: *i, j: *j }.generate()?,
+                format!("generated op2-naca0012 ({i} x {j})"),
+            ),
+            (None, None) => bail!("[mesh]: give a file or a generate spec"),
+        };
+        let report = check::check(&mesh);
+        if !report.is_ok() {
+            let n = report.findings.len();
+            let shown: Vec<String> = report
+                .findings
+                .iter()
+                .take(10)
+                .map(|f| format!("  {f}"))
+                .collect();
+            bail!(
+                "mesh {name} has {n} defect{}:\n{}{}",
+                if n == 1 { "" } else { "s" },
+                shown.join("\n"),
+                if n > 10 { "\n  ..." } else { "" }
+            );
+        }
+        Ok((mesh, name))
+    }
+}
+
+/// The settings that define the discrete problem, for checkpoints.
+pub fn problem_key(s: &Settings) -> String {
+    format!(
+        "gam = {:?}\ncfl = {:?}\neps = {:?}\nmach = {:?}\n",
+        s.gam, s.cfl, s.eps, s.mach
+    )
+}
+
+/// A fingerprint of the mesh (its counts and a checksum of its text).
+pub fn fingerprint(mesh: &QuadMesh) -> Result<u64> {
+    let mut text = Vec::new();
+    op2::write_to(mesh, &mut text).context("fingerprinting the mesh")?;
+    Ok((mesh.cells() as u64) << 32 | qflow_mesh::fsutil::crc32(&text) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::CaseFile;
+
+    fn case(text: &str) -> Result<FvCase> {
+        let c = CaseFile::parse(text, Path::new("c.toml"), &[])?;
+        let f: FvCase = c.get()?;
+        f.validate()?;
+        Ok(f)
+    }
+
+    #[test]
+    fn a_case_reads_with_op2s_defaults() {
+        let c =
+            case("method = \"fv\"\n[mesh]\ngenerate = { kind = \"op2-naca0012\", i = 4, j = 6 }\n")
+                .unwrap();
+        assert_eq!(c.fv, Settings::default());
+        assert_eq!(
+            c.mesh.generate,
+            Some(GenerateMesh::Op2Naca0012 { i: 4, j: 6 })
+        );
+    }
+
+    #[test]
+    fn bad_cases_name_what_is_wrong() {
+        let err = |t: &str| format!("{:#}", case(t).unwrap_err());
+        let gen = "[mesh]\ngenerate = { kind = \"op2-naca0012\", i = 4, j = 6 }\n";
+        let e = err(&format!("method = \"fv\"\n{gen}[fv]\nmach = 0.0\n"));
+        assert!(e.contains("[fv] mach = 0"), "{e}");
+        let e = err(&format!("method = \"fv\"\n{gen}[fv]\nmahc = 0.5\n"));
+        assert!(e.contains("mahc"), "{e}");
+        let e = err("method = \"fv\"\n[mesh]\n");
+        assert!(e.contains("[mesh]: give a file or a generate spec"), "{e}");
+        let e = err("method = \"fv\"\n[mesh]\ngenerate = { kind = \"box\", i = 4, j = 6 }\n");
+        assert!(e.contains("box"), "{e}");
+        let e = err(&format!("method = \"fv\"\n{gen}[expect]\nrms = -1.0\n"));
+        assert!(e.contains("[expect] rms = -1"), "{e}");
+    }
+
+    #[test]
+    fn the_verdict_passes_within_the_tolerance_only() {
+        let e = Expect {
+            rms: 1.0e-4,
+            relative_tolerance: 1e-10,
+        };
+        assert!(e.verdict(1.0e-4 * (1.0 + 5e-11)).1);
+        let (line, ok) = e.verdict(1.0e-4 * (1.0 + 5e-10));
+        assert!(!ok && line.contains("FAILED"), "{line}");
+    }
+}

@@ -1,0 +1,92 @@
+//! A quadrilateral mesh as the execution layer's problem: nodes with
+//! coordinates, cells with the state (free stream everywhere), edges and
+//! boundary edges with their maps, OP2's names throughout.
+
+use qflow_mesh::quad::QuadMesh;
+use qflow_par::{DatData, MapData, PartitionHints, Problem, SetData, Shape, Values};
+
+use crate::decl::*;
+use crate::settings::Settings;
+
+fn set(decl: &'static qflow_par::SetDecl, n: usize) -> SetData {
+    SetData {
+        decl,
+        shape: Shape::Elements(n),
+    }
+}
+
+fn map(decl: &'static qflow_par::MapDecl, values: Vec<u32>) -> MapData {
+    MapData {
+        decl,
+        values,
+        start: Vec::new(),
+    }
+}
+
+fn f64_dat(decl: &'static qflow_par::DatDecl, values: Vec<f64>) -> DatData {
+    DatData {
+        decl,
+        values: Values::F64(values),
+    }
+}
+
+/// The problem of `mesh` (which must have passed
+/// `qflow_mesh::quad::check`) with every cell at the free stream of
+/// `settings`.
+pub fn build(mesh: &QuadMesh, settings: &Settings) -> Problem {
+    let nc = mesh.cells();
+    let qinf = settings.qinf();
+    Problem {
+        sets: vec![
+            set(&NODES, mesh.nodes()),
+            set(&CELLS, nc),
+            set(&EDGES, mesh.edges()),
+            set(&BEDGES, mesh.bedges()),
+        ],
+        maps: vec![
+            map(&PEDGE, mesh.edge_nodes.iter().flatten().copied().collect()),
+            map(&PECELL, mesh.edge_cells.iter().flatten().copied().collect()),
+            map(
+                &PBEDGE,
+                mesh.bedge_nodes.iter().flatten().copied().collect(),
+            ),
+            map(&PBECELL, mesh.bedge_cell.clone()),
+            map(&PCELL, mesh.cell_nodes.iter().flatten().copied().collect()),
+        ],
+        dats: vec![
+            f64_dat(&X, mesh.x.iter().flatten().copied().collect()),
+            DatData {
+                decl: &BOUND,
+                values: Values::I32(mesh.bound.clone()),
+            },
+            f64_dat(&Q, (0..nc).flat_map(|_| qinf).collect()),
+            f64_dat(&QOLD, vec![0.0; 4 * nc]),
+            f64_dat(&ADT, vec![0.0; nc]),
+            f64_dat(&RES, vec![0.0; 4 * nc]),
+        ],
+        hints: PartitionHints {
+            primary: &CELLS,
+            graph: None,
+            coordinates: None,
+            owners: vec![(&EDGES, &PECELL), (&BEDGES, &PBECELL)],
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use qflow_mesh::quad::naca0012::Op2Naca0012;
+
+    #[test]
+    fn the_problem_of_a_mesh_is_valid_and_complete() {
+        let mesh = Op2Naca0012 { i: 8, j: 6 }.generate().unwrap();
+        let p = build(&mesh, &Settings::default());
+        p.validate().unwrap();
+        for d in DATS {
+            assert!(p.dat(d).is_some(), "{}", d.name);
+        }
+        assert_eq!(p.set_len(&CELLS), 3 * 8 * 6);
+        assert_eq!(p.set_len(&BEDGES), 4 * 8 + 2 * 6);
+    }
+}

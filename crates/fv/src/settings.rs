@@ -1,0 +1,126 @@
+//! The `[fv]` section of a case: the gas and scheme constants of OP2's
+//! Airfoil application, with its values as defaults.
+//!
+//! OP2 assigns its constants from single-precision literals (`1.4f`,
+//! `0.9f`, `0.05f`, `0.4f`) to doubles, so the values it computes with are
+//! the nearest floats, widened: `gam = 1.3999999761581421`, not 1.4. The
+//! defaults here are those widened floats (`OP2_GAM` ...), so a run with
+//! them reproduces OP2's numbers; a case that sets a key gets the decimal
+//! value it writes.
+
+use serde::{Deserialize, Serialize};
+
+/// OP2's `gam = 1.4f`.
+pub const OP2_GAM: f64 = 1.4f32 as f64;
+/// OP2's `cfl = 0.9f`.
+pub const OP2_CFL: f64 = 0.9f32 as f64;
+/// OP2's `eps = 0.05f`.
+pub const OP2_EPS: f64 = 0.05f32 as f64;
+/// OP2's `mach = 0.4f`.
+pub const OP2_MACH: f64 = 0.4f32 as f64;
+
+/// The method's settings.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Settings {
+    /// Ratio of specific heats.
+    pub gam: f64,
+    /// CFL number of the local time step.
+    pub cfl: f64,
+    /// Scalar artificial dissipation coefficient.
+    pub eps: f64,
+    /// Free-stream Mach number (the flow is along +x, as in OP2).
+    pub mach: f64,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            gam: OP2_GAM,
+            cfl: OP2_CFL,
+            eps: OP2_EPS,
+            mach: OP2_MACH,
+        }
+    }
+}
+
+impl Settings {
+    /// Checks every value; the error names the key and the reason.
+    pub fn validate(&self) -> Result<(), String> {
+        let Settings {
+            gam,
+            cfl,
+            eps,
+            mach,
+        } = *self;
+        if !(gam.is_finite() && gam > 1.0) {
+            return Err(format!("[fv] gam = {gam}: must be a finite number above 1"));
+        }
+        if !(cfl.is_finite() && cfl > 0.0) {
+            return Err(format!("[fv] cfl = {cfl}: must be a positive number"));
+        }
+        if !(eps.is_finite() && eps >= 0.0) {
+            return Err(format!("[fv] eps = {eps}: must be a number >= 0"));
+        }
+        if !(mach.is_finite() && mach > 0.0) {
+            return Err(format!(
+                "[fv] mach = {mach}: must be a positive number (the free stream must move)"
+            ));
+        }
+        Ok(())
+    }
+
+    /// `gm1 = gam - 1`.
+    pub fn gm1(&self) -> f64 {
+        self.gam - 1.0
+    }
+
+    /// The free-stream state `[rho, rho u, rho v, rho E]` with `rho = p = 1`,
+    /// computed as OP2 does (`u = sqrt(gam p / r) mach`,
+    /// `e = p / (r gm1) + 0.5 u u`).
+    pub fn qinf(&self) -> [f64; 4] {
+        let (p, r) = (1.0, 1.0);
+        let u = (self.gam * p / r).sqrt() * self.mach;
+        let e = p / (r * self.gm1()) + 0.5 * u * u;
+        [r, r * u, 0.0, r * e]
+    }
+
+    /// The constants the kernels read: `[gam, gm1, cfl, eps]`.
+    pub fn gas(&self) -> [f64; 4] {
+        [self.gam, self.gm1(), self.cfl, self.eps]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_op2s_float_constants_widened() {
+        let s = Settings::default();
+        // The values OP2's double-precision Airfoil computes with (printed
+        // by a C++ program with OP2's declarations, see docs/fv.md).
+        assert_eq!(s.gam.to_bits(), 0x3ff6666660000000);
+        assert_eq!(s.gm1(), 0.39999997615814209);
+        assert_eq!(s.cfl, 0.89999997615814209);
+        assert_eq!(s.eps, 0.05000000074505806);
+        let q = s.qinf();
+        assert_eq!(q[1], 0.47328638567047632);
+        assert_eq!(q[3], 2.6120001504421322);
+        assert_eq!((q[0], q[2]), (1.0, 0.0));
+    }
+
+    #[test]
+    fn bad_values_name_the_key() {
+        let bad = |f: fn(&mut Settings)| {
+            let mut s = Settings::default();
+            f(&mut s);
+            s.validate().unwrap_err()
+        };
+        assert!(bad(|s| s.mach = 0.0).starts_with("[fv] mach = 0:"));
+        assert!(bad(|s| s.cfl = f64::NAN).starts_with("[fv] cfl = NaN:"));
+        assert!(bad(|s| s.gam = 1.0).starts_with("[fv] gam = 1:"));
+        assert!(bad(|s| s.eps = -1.0).starts_with("[fv] eps = -1:"));
+        Settings::default().validate().unwrap();
+    }
+}

@@ -1,0 +1,80 @@
+//! The Airfoil method on one process without the run driver: a mesh, a
+//! backend, and iterations on demand. For tests, benchmarks and programs
+//! that drive the iteration themselves; `qflow run` uses the driver.
+
+use std::sync::Arc;
+
+use qflow_mesh::quad::QuadMesh;
+use qflow_par::backend::{BackendSpec, Program};
+use qflow_par::comm::{ExchangeMode, SelfComm};
+use qflow_par::driver::{Method, StepError};
+use qflow_par::part::Part;
+use qflow_par::{Exec, Values};
+
+use crate::decl::{LOOPS, Q};
+use crate::method::Fv;
+use crate::{problem, Settings};
+
+/// An Airfoil run on one process.
+pub struct Solver {
+    /// The executor.
+    pub ex: Exec,
+    /// The method.
+    pub method: Fv,
+    iteration: u64,
+}
+
+impl Solver {
+    /// A solver on `mesh` (which must have passed
+    /// `qflow_mesh::quad::check`) with the backend `spec` asks for, every
+    /// cell at the free stream.
+    pub fn new(mesh: &QuadMesh, settings: &Settings, spec: &BackendSpec) -> Result<Solver, String> {
+        let p = problem::build(mesh, settings);
+        let part = Arc::new(Part::whole(&p, &LOOPS));
+        drop(p);
+        let mut method = Fv::new(settings.clone(), mesh.cells());
+        let program = Program {
+            name: "fv",
+            loops: &LOOPS,
+            device_source: method.device_source(),
+        };
+        let local =
+            qflow_par::backend::create(spec, part.clone(), method.globals(), &program, (0, 1))?;
+        let mut ex = Exec::new(part, local, Box::new(SelfComm), ExchangeMode::Nonblocking);
+        method.start(&mut ex).map_err(|e| e.to_string())?;
+        Ok(Solver {
+            ex,
+            method,
+            iteration: 0,
+        })
+    }
+
+    /// Runs one iteration; its rms.
+    pub fn step(&mut self) -> Result<f64, StepError> {
+        let it = self.iteration + 1;
+        let mut row = [0.0];
+        let (ex, method) = (&mut self.ex, &mut self.method);
+        match ex.pool() {
+            Some(pool) => pool.install(|| method.step(ex, it, &mut row)),
+            None => method.step(ex, it, &mut row),
+        }?;
+        self.iteration = it;
+        Ok(row[0])
+    }
+
+    /// Completed iterations.
+    pub fn iteration(&self) -> u64 {
+        self.iteration
+    }
+
+    /// The state of every cell, `[rho, rho u, rho v, rho E]`.
+    pub fn state(&mut self) -> Vec<[f64; 4]> {
+        match self.ex.gather(&Q) {
+            Some(Values::F64(q)) => q
+                .chunks_exact(4)
+                .map(|c| [c[0], c[1], c[2], c[3]])
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+}

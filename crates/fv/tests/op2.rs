@@ -1,0 +1,76 @@
+//! The Airfoil method against OP2's own code: the rms history of OP2's
+//! sequential double-precision Airfoil (`airfoil_plain/dp`, built here with
+//! g++ -O3 and no FMA contraction, see docs/fv.md) on the 40 x 60 mesh of
+//! its generator (7,200 cells), printed to 17 digits. The state never
+//! depends on the rms, so the fields follow OP2's bit for bit; the rms
+//! itself differs only by the order of its sum (exact here, sequential in
+//! OP2), a few units in the last place.
+
+use qflow_fv::{Settings, Solver};
+use qflow_mesh::quad::naca0012::Op2Naca0012;
+use qflow_par::backend::{BackendKind, BackendSpec};
+
+/// (iteration, rms) printed by OP2's Airfoil on the 40 x 60 mesh.
+const OP2_SMALL: [(u64, f64); 5] = [
+    (1, 5.41792285249514515e-03),
+    (2, 4.99976044836515209e-03),
+    (10, 2.03802431383098706e-03),
+    (100, 4.25406467334778324e-04),
+    (1000, 1.87631006256107464e-06),
+];
+
+fn spec(kind: BackendKind, threads: usize) -> BackendSpec {
+    BackendSpec {
+        kind,
+        threads,
+        ..BackendSpec::default()
+    }
+}
+
+fn run(spec: &BackendSpec, iters: u64) -> (Vec<f64>, Vec<[f64; 4]>) {
+    let mesh = Op2Naca0012 { i: 40, j: 60 }.generate().unwrap();
+    let mut s = Solver::new(&mesh, &Settings::default(), spec).unwrap();
+    let rms = (0..iters).map(|_| s.step().unwrap()).collect();
+    (rms, s.state())
+}
+
+/// md5 of OP2's `out_grid_seq.bin` after those 1000 iterations: the
+/// 32-bit cell count, the 32-bit 4, then every cell's `q` as
+/// little-endian doubles.
+const OP2_SMALL_STATE_MD5: &str = "c267f185dff969f7835d6c419eda40e7";
+
+#[test]
+fn serial_run_reproduces_op2s_rms_history_and_state_bit_for_bit() {
+    let (rms, q) = run(&spec(BackendKind::Serial, 1), 1000);
+    // The sums differ in order only: far below the 1e-12 that a sequential
+    // sum of 28,800 positive terms may be off by.
+    for (it, want) in OP2_SMALL {
+        let got = rms[it as usize - 1];
+        let rel = (got - want).abs() / want;
+        assert!(
+            rel <= 1e-13,
+            "iteration {it}: rms {got:e}, OP2 {want:e} (relative {rel:.1e})"
+        );
+    }
+    let mut bytes = Vec::with_capacity(8 + 32 * q.len());
+    bytes.extend((q.len() as i32).to_le_bytes());
+    bytes.extend(4i32.to_le_bytes());
+    for c in &q {
+        for v in c {
+            bytes.extend(v.to_le_bytes());
+        }
+    }
+    use md5::Digest;
+    let md5 = format!("{:x}", md5::Md5::digest(&bytes));
+    assert_eq!(md5, OP2_SMALL_STATE_MD5, "the state after 1000 iterations");
+}
+
+#[test]
+fn threads_are_bit_identical_to_serial() {
+    let (rms1, q1) = run(&spec(BackendKind::Serial, 1), 50);
+    for t in [2, 3] {
+        let (rms, q) = run(&spec(BackendKind::Threads, t), 50);
+        assert_eq!(rms, rms1, "{t} threads");
+        assert!(q == q1, "{t} threads: fields differ");
+    }
+}

@@ -1,0 +1,233 @@
+//! Unstructured quadrilateral meshes for finite-volume methods, in OP2's
+//! terms: **nodes** with coordinates, **cells** (four nodes each,
+//! counter-clockwise), interior **edges** (two nodes and the two cells on
+//! either side) and boundary edges, **bedges** (two nodes, the one cell
+//! inside and a boundary flag).
+//!
+//! Geometry and connectivity only: no flow. Indices are 0-based inside the
+//! library and in OP2's `new_grid.dat` files ([`op2`]); messages name
+//! elements 0-based too, as OP2 does.
+//!
+//! [`check`] states and verifies the orientation OP2's Airfoil kernels rely
+//! on (which cell of an edge lies on which side).
+
+pub mod check;
+pub mod naca0012;
+pub mod op2;
+
+use std::path::PathBuf;
+
+/// What a boundary edge is, from its flag in the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Boundary {
+    /// A solid wall (flag 1 in OP2's files).
+    Wall,
+    /// The far field, where the free stream is imposed (flag 2).
+    FarField,
+}
+
+impl Boundary {
+    /// The flag OP2's files store.
+    pub fn flag(self) -> i32 {
+        match self {
+            Boundary::Wall => 1,
+            Boundary::FarField => 2,
+        }
+    }
+
+    /// The boundary a flag stands for, if any.
+    pub fn from_flag(flag: i32) -> Option<Boundary> {
+        match flag {
+            1 => Some(Boundary::Wall),
+            2 => Some(Boundary::FarField),
+            _ => None,
+        }
+    }
+}
+
+/// An unstructured quadrilateral mesh (see the module documentation).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct QuadMesh {
+    /// Node coordinates `(x, y)`.
+    pub x: Vec<[f64; 2]>,
+    /// Each cell's four nodes, counter-clockwise.
+    pub cell_nodes: Vec<[u32; 4]>,
+    /// Each interior edge's two nodes.
+    pub edge_nodes: Vec<[u32; 2]>,
+    /// Each interior edge's two cells.
+    pub edge_cells: Vec<[u32; 2]>,
+    /// Each boundary edge's two nodes.
+    pub bedge_nodes: Vec<[u32; 2]>,
+    /// Each boundary edge's cell.
+    pub bedge_cell: Vec<u32>,
+    /// Each boundary edge's flag (see [`Boundary`]).
+    pub bound: Vec<i32>,
+}
+
+impl QuadMesh {
+    /// Number of nodes.
+    pub fn nodes(&self) -> usize {
+        self.x.len()
+    }
+
+    /// Number of cells.
+    pub fn cells(&self) -> usize {
+        self.cell_nodes.len()
+    }
+
+    /// Number of interior edges.
+    pub fn edges(&self) -> usize {
+        self.edge_nodes.len()
+    }
+
+    /// Number of boundary edges.
+    pub fn bedges(&self) -> usize {
+        self.bedge_nodes.len()
+    }
+
+    /// The signed area of cell `c` (positive when counter-clockwise).
+    pub fn cell_area(&self, c: usize) -> f64 {
+        let n = self.cell_nodes[c];
+        let mut twice = 0.0;
+        for k in 0..4 {
+            let a = self.x[n[k] as usize];
+            let b = self.x[n[(k + 1) % 4] as usize];
+            twice += a[0] * b[1] - b[0] * a[1];
+        }
+        0.5 * twice
+    }
+
+    /// Checks that every array has the length its count implies and every
+    /// index is in range: the invariants every user of a mesh relies on.
+    /// A file reader calls it; so does anyone building a mesh in memory.
+    pub fn validate(&self) -> Result<(), MeshError> {
+        let bad = |what: String| Err(MeshError::Structure(what));
+        if self.edge_cells.len() != self.edge_nodes.len() {
+            return bad(format!(
+                "{} edges have nodes but {} have cells",
+                self.edge_nodes.len(),
+                self.edge_cells.len()
+            ));
+        }
+        if self.bedge_cell.len() != self.bedge_nodes.len()
+            || self.bound.len() != self.bedge_nodes.len()
+        {
+            return bad(format!(
+                "boundary edges: {} with nodes, {} with a cell, {} with a flag",
+                self.bedge_nodes.len(),
+                self.bedge_cell.len(),
+                self.bound.len()
+            ));
+        }
+        let (nn, nc) = (self.nodes(), self.cells());
+        let check = |what: &str, i: usize, v: &[u32], n: usize, of: &str| match v
+            .iter()
+            .find(|&&k| k as usize >= n)
+        {
+            Some(k) => Err(MeshError::Structure(format!(
+                "{what} {i}: {of} {k} out of range (the mesh has {n} {of}s)"
+            ))),
+            None => Ok(()),
+        };
+        for (i, c) in self.cell_nodes.iter().enumerate() {
+            check("cell", i, c, nn, "node")?;
+        }
+        for (i, e) in self.edge_nodes.iter().enumerate() {
+            check("edge", i, e, nn, "node")?;
+            check("edge", i, &self.edge_cells[i], nc, "cell")?;
+        }
+        for (i, e) in self.bedge_nodes.iter().enumerate() {
+            check("boundary edge", i, e, nn, "node")?;
+            check("boundary edge", i, &[self.bedge_cell[i]], nc, "cell")?;
+        }
+        if let Some((i, p)) = self
+            .x
+            .iter()
+            .enumerate()
+            .find(|(_, p)| !p[0].is_finite() || !p[1].is_finite())
+        {
+            return bad(format!(
+                "node {i}: coordinates ({}, {}) not finite",
+                p[0], p[1]
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// An error reading, writing, checking or generating a quadrilateral mesh.
+/// Every error that comes from user input names the file and line, or the
+/// element, at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum MeshError {
+    /// The file could not be opened, read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What the operating system said.
+        source: std::io::Error,
+    },
+    /// A field of a mesh file is malformed.
+    #[error("{}:{line}: {field}: {message}", path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// Which field (`node count`, `cell 12 node 3`, ...).
+        field: String,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// The file ends before the elements its header declares.
+    #[error("{}: truncated: the header declares {expected} {section} but the file has {found}", path.display())]
+    Truncated {
+        /// The file.
+        path: PathBuf,
+        /// `nodes`, `cells`, `edges` or `boundary edges`.
+        section: &'static str,
+        /// Elements declared in the header.
+        expected: usize,
+        /// Element lines found.
+        found: usize,
+    },
+    /// The in-memory mesh breaks an invariant (see [`QuadMesh::validate`]).
+    #[error("invalid mesh: {0}")]
+    Structure(String),
+    /// A generator was asked for something it cannot make.
+    #[error("cannot generate: {0}")]
+    Generate(String),
+}
+
+impl From<crate::fsutil::FileError> for MeshError {
+    fn from(e: crate::fsutil::FileError) -> Self {
+        MeshError::Io {
+            path: e.path,
+            source: e.source,
+        }
+    }
+}
+
+/// Two unit squares side by side, nodes 0-2 along y = 0 and 3-5 along
+/// y = 1: one interior edge (4 -> 1, first cell on its right) and six
+/// boundary edges (cell on their right), walls along y = 0.
+#[cfg(test)]
+pub(crate) fn two_squares() -> QuadMesh {
+    QuadMesh {
+        x: vec![
+            [0.0, 0.0],
+            [1.0, 0.0],
+            [2.0, 0.0],
+            [0.0, 1.0],
+            [1.0, 1.0],
+            [2.0, 1.0],
+        ],
+        cell_nodes: vec![[0, 1, 4, 3], [1, 2, 5, 4]],
+        edge_nodes: vec![[4, 1]],
+        edge_cells: vec![[0, 1]],
+        bedge_nodes: vec![[1, 0], [2, 1], [5, 2], [4, 5], [3, 4], [0, 3]],
+        bedge_cell: vec![0, 1, 1, 1, 0, 0],
+        bound: vec![1, 1, 2, 2, 2, 2],
+    }
+}

@@ -1,0 +1,384 @@
+//! OP2's `new_grid.dat` text format, as its Airfoil application reads it.
+//!
+//! ```text
+//! nnode ncell nedge nbedge
+//! x y                      (nnode lines)
+//! n1 n2 n3 n4              (ncell lines: a cell's nodes)
+//! n1 n2 c1 c2              (nedge lines: an edge's nodes and cells)
+//! n1 n2 c bound            (nbedge lines: nodes, cell, boundary flag)
+//! ```
+//!
+//! Indices are 0-based. The reader accepts any whitespace between fields
+//! and names the line and field of anything malformed; it then checks the
+//! mesh's invariants ([`QuadMesh::validate`]). The writer prints every
+//! coordinate in its shortest form that reads back to the same bits, so a
+//! write-read cycle is lossless.
+
+use std::io::Write;
+use std::path::Path;
+
+use super::{MeshError, QuadMesh};
+
+/// Reads a `new_grid.dat` file.
+pub fn read(path: &Path) -> Result<QuadMesh, MeshError> {
+    let bytes = std::fs::read(path).map_err(|source| MeshError::Io {
+        path: path.into(),
+        source,
+    })?;
+    parse(&bytes, path)
+}
+
+/// Parses the text of a `new_grid.dat` file; `path` is only named in
+/// messages.
+pub fn parse(text: &[u8], path: &Path) -> Result<QuadMesh, MeshError> {
+    let text = std::str::from_utf8(text).map_err(|e| MeshError::Parse {
+        path: path.into(),
+        line: 1 + text[..e.valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count(),
+        field: "text".into(),
+        message: "not UTF-8 text (is this a binary file?)".into(),
+    })?;
+    let mut lines = Lines {
+        path,
+        inner: text.lines().enumerate(),
+    };
+    let (line, head) = lines.next_fields("header", 0)?;
+    let counts: Vec<usize> = [
+        "node count",
+        "cell count",
+        "edge count",
+        "boundary edge count",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(k, name)| {
+        let f = field(path, line, &head, k, name)?;
+        f.parse::<usize>().map_err(|_| MeshError::Parse {
+            path: path.into(),
+            line,
+            field: (*name).into(),
+            message: format!("`{f}` is not a count"),
+        })
+    })
+    .collect::<Result<_, _>>()?;
+    let (nn, nc, ne, nb) = (counts[0], counts[1], counts[2], counts[3]);
+    // Counts come from the file: cap what is reserved up front by what the
+    // text can hold (a line per element), so a corrupt header cannot make
+    // the reader allocate without bound.
+    let cap = |n: usize| n.min(text.len() / 4);
+    let mut mesh = QuadMesh {
+        x: Vec::with_capacity(cap(nn)),
+        cell_nodes: Vec::with_capacity(cap(nc)),
+        edge_nodes: Vec::with_capacity(cap(ne)),
+        edge_cells: Vec::with_capacity(cap(ne)),
+        bedge_nodes: Vec::with_capacity(cap(nb)),
+        bedge_cell: Vec::with_capacity(cap(nb)),
+        bound: Vec::with_capacity(cap(nb)),
+    };
+    for i in 0..nn {
+        let (line, f) = lines
+            .next_fields("nodes", i)
+            .map_err(|e| truncated(e, nn))?;
+        let coord = |k: usize, name: &str| -> Result<f64, MeshError> {
+            let s = field(path, line, &f, k, &format!("node {i} {name}"))?;
+            match s.parse::<f64>() {
+                Ok(v) if v.is_finite() => Ok(v),
+                _ => Err(MeshError::Parse {
+                    path: path.into(),
+                    line,
+                    field: format!("node {i} {name}"),
+                    message: format!("`{s}` is not a finite number"),
+                }),
+            }
+        };
+        mesh.x.push([coord(0, "x")?, coord(1, "y")?]);
+    }
+    let index = |line: usize, f: &[&str], k: usize, name: String, n: usize, of: &str| {
+        let s = field(path, line, f, k, &name)?;
+        match s.parse::<i64>() {
+            Ok(v) if v >= 0 && (v as u64) < n as u64 => Ok(v as u32),
+            Ok(v) => Err(MeshError::Parse {
+                path: path.into(),
+                line,
+                field: name,
+                message: format!("{of} {v} out of range (the header declares {n} {of}s)"),
+            }),
+            Err(_) => Err(MeshError::Parse {
+                path: path.into(),
+                line,
+                field: name,
+                message: format!("`{s}` is not an index"),
+            }),
+        }
+    };
+    for i in 0..nc {
+        let (line, f) = lines
+            .next_fields("cells", i)
+            .map_err(|e| truncated(e, nc))?;
+        let mut c = [0u32; 4];
+        for (k, v) in c.iter_mut().enumerate() {
+            *v = index(line, &f, k, format!("cell {i} node {}", k + 1), nn, "node")?;
+        }
+        mesh.cell_nodes.push(c);
+    }
+    for i in 0..ne {
+        let (line, f) = lines
+            .next_fields("edges", i)
+            .map_err(|e| truncated(e, ne))?;
+        let n = |k: usize| index(line, &f, k, format!("edge {i} node {}", k + 1), nn, "node");
+        let c = |k: usize| {
+            index(
+                line,
+                &f,
+                k + 2,
+                format!("edge {i} cell {}", k + 1),
+                nc,
+                "cell",
+            )
+        };
+        mesh.edge_nodes.push([n(0)?, n(1)?]);
+        mesh.edge_cells.push([c(0)?, c(1)?]);
+    }
+    for i in 0..nb {
+        let (line, f) = lines
+            .next_fields("boundary edges", i)
+            .map_err(|e| truncated(e, nb))?;
+        let n = |k: usize| {
+            let name = format!("boundary edge {i} node {}", k + 1);
+            index(line, &f, k, name, nn, "node")
+        };
+        mesh.bedge_nodes.push([n(0)?, n(1)?]);
+        mesh.bedge_cell.push(index(
+            line,
+            &f,
+            2,
+            format!("boundary edge {i} cell"),
+            nc,
+            "cell",
+        )?);
+        let s = field(path, line, &f, 3, &format!("boundary edge {i} flag"))?;
+        mesh.bound
+            .push(s.parse::<i32>().map_err(|_| MeshError::Parse {
+                path: path.into(),
+                line,
+                field: format!("boundary edge {i} flag"),
+                message: format!("`{s}` is not an integer flag"),
+            })?);
+    }
+    if let Some((line, f)) = lines.next_nonblank() {
+        return Err(MeshError::Parse {
+            path: path.into(),
+            line,
+            field: "end of file".into(),
+            message: format!(
+                "unexpected `{}` after the {nb} boundary edges the header declares",
+                f.join(" ")
+            ),
+        });
+    }
+    mesh.validate()?;
+    Ok(mesh)
+}
+
+/// Writes `mesh` as a `new_grid.dat` file, atomically (a crash leaves no
+/// partial file under `path`).
+pub fn write(mesh: &QuadMesh, path: &Path) -> Result<(), MeshError> {
+    crate::fsutil::write_atomically(path, |w| write_to(mesh, w))?;
+    Ok(())
+}
+
+/// Writes `mesh` in the `new_grid.dat` format to `w`.
+pub fn write_to(mesh: &QuadMesh, w: &mut impl Write) -> std::io::Result<()> {
+    writeln!(
+        w,
+        "{} {} {} {}",
+        mesh.nodes(),
+        mesh.cells(),
+        mesh.edges(),
+        mesh.bedges()
+    )?;
+    for p in &mesh.x {
+        writeln!(w, "{:?} {:?}", p[0], p[1])?;
+    }
+    for c in &mesh.cell_nodes {
+        writeln!(w, "{} {} {} {}", c[0], c[1], c[2], c[3])?;
+    }
+    for (n, c) in mesh.edge_nodes.iter().zip(&mesh.edge_cells) {
+        writeln!(w, "{} {} {} {}", n[0], n[1], c[0], c[1])?;
+    }
+    for i in 0..mesh.bedges() {
+        let n = mesh.bedge_nodes[i];
+        writeln!(
+            w,
+            "{} {} {} {}",
+            n[0], n[1], mesh.bedge_cell[i], mesh.bound[i]
+        )?;
+    }
+    Ok(())
+}
+
+/// Writes `mesh` as OP2's own generator does, byte for byte: coordinates
+/// with six decimals (`%f`), every line starting with a space and ending
+/// with a space before the newline. Coordinates lose digits beyond the
+/// sixth decimal; [`write_to`] keeps them all.
+pub fn write_to_op2_style(mesh: &QuadMesh, w: &mut impl Write) -> std::io::Result<()> {
+    let (nn, nc, ne, nb) = (mesh.nodes(), mesh.cells(), mesh.edges(), mesh.bedges());
+    writeln!(w, " {nn} {nc} {ne} {nb} ")?;
+    for p in &mesh.x {
+        writeln!(w, " {:.6} {:.6} ", p[0], p[1])?;
+    }
+    for c in &mesh.cell_nodes {
+        writeln!(w, " {} {} {} {} ", c[0], c[1], c[2], c[3])?;
+    }
+    for (n, c) in mesh.edge_nodes.iter().zip(&mesh.edge_cells) {
+        writeln!(w, " {} {} {} {} ", n[0], n[1], c[0], c[1])?;
+    }
+    for i in 0..nb {
+        let n = mesh.bedge_nodes[i];
+        writeln!(
+            w,
+            " {} {} {} {} ",
+            n[0], n[1], mesh.bedge_cell[i], mesh.bound[i]
+        )?;
+    }
+    Ok(())
+}
+
+/// Non-blank lines with their 1-based numbers, split into fields.
+struct Lines<'a, I> {
+    path: &'a Path,
+    inner: I,
+}
+
+impl<'a, I: Iterator<Item = (usize, &'a str)>> Lines<'a, I> {
+    fn next_nonblank(&mut self) -> Option<(usize, Vec<&'a str>)> {
+        for (i, l) in self.inner.by_ref() {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            if !f.is_empty() {
+                return Some((i + 1, f));
+            }
+        }
+        None
+    }
+
+    /// The next element line of `section`, which has `found` lines so far.
+    fn next_fields(
+        &mut self,
+        section: &'static str,
+        found: usize,
+    ) -> Result<(usize, Vec<&'a str>), MeshError> {
+        self.next_nonblank().ok_or(MeshError::Truncated {
+            path: self.path.into(),
+            section,
+            expected: 0,
+            found,
+        })
+    }
+}
+
+/// Fills in the count a truncated section expected.
+fn truncated(e: MeshError, n: usize) -> MeshError {
+    match e {
+        MeshError::Truncated {
+            path,
+            section,
+            found,
+            ..
+        } => MeshError::Truncated {
+            path,
+            section,
+            expected: n,
+            found,
+        },
+        e => e,
+    }
+}
+
+/// Field `k` of a line, or an error naming it as missing.
+fn field<'a>(
+    path: &Path,
+    line: usize,
+    f: &[&'a str],
+    k: usize,
+    name: &str,
+) -> Result<&'a str, MeshError> {
+    f.get(k).copied().ok_or_else(|| MeshError::Parse {
+        path: path.into(),
+        line,
+        field: name.into(),
+        message: format!("missing (the line has {} fields)", f.len()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_read_is_lossless() {
+        let mut m = crate::quad::two_squares();
+        m.x[4] = [1.0 + 1e-15, 0.1 + 0.2];
+        let mut text = Vec::new();
+        write_to(&m, &mut text).unwrap();
+        let back = parse(&text, Path::new("t.dat")).unwrap();
+        assert_eq!(back, m);
+    }
+
+    fn err(text: &str) -> String {
+        parse(text.as_bytes(), Path::new("g.dat"))
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn malformed_files_name_line_and_field() {
+        let mut good = Vec::new();
+        write_to(&crate::quad::two_squares(), &mut good).unwrap();
+        let good = String::from_utf8(good).unwrap();
+        let lines: Vec<&str> = good.lines().collect();
+        let with = |k: usize, s: &str| {
+            let mut l = lines.clone();
+            l[k] = s;
+            l.join("\n")
+        };
+        assert_eq!(
+            err(&with(0, "6 2 x 6")),
+            "g.dat:1: edge count: `x` is not a count"
+        );
+        assert_eq!(
+            err(&with(3, "1.0")),
+            "g.dat:4: node 2 y: missing (the line has 1 fields)"
+        );
+        assert_eq!(
+            err(&with(2, "nan 0")),
+            "g.dat:3: node 1 x: `nan` is not a finite number"
+        );
+        assert_eq!(
+            err(&with(8, "1 2 5 6")),
+            "g.dat:9: cell 1 node 4: node 6 out of range (the header declares 6 nodes)"
+        );
+        assert_eq!(
+            err(&with(9, "1 4 0 -1")),
+            "g.dat:10: edge 0 cell 2: cell -1 out of range (the header declares 2 cells)"
+        );
+        assert_eq!(
+            err(&with(10, "0 1 0 w")),
+            "g.dat:11: boundary edge 0 flag: `w` is not an integer flag"
+        );
+        assert_eq!(
+            err(&lines[..12].join("\n")),
+            "g.dat: truncated: the header declares 6 boundary edges but the file has 2"
+        );
+        assert_eq!(
+            err(&format!("{good}\n7 7\n")),
+            "g.dat:18: end of file: unexpected `7 7` after the 6 boundary edges the header declares"
+        );
+        let binary = parse(&[b'4', b'\n', 0xff, 0xfe], Path::new("g.dat")).unwrap_err();
+        assert_eq!(
+            binary.to_string(),
+            "g.dat:2: text: not UTF-8 text (is this a binary file?)"
+        );
+    }
+}
