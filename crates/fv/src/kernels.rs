@@ -18,9 +18,7 @@ pub type Gas = [f64; 4];
 /// Keeps the state at the start of the iteration.
 #[device]
 pub fn save_soln(q: &[f64; 4], qold: &mut [f64; 4]) {
-    for n in 0..4 {
-        qold[n] = q[n];
-    }
+    *qold = *q;
 }
 
 /// The cell's time-step factor: the sum over its four sides of the

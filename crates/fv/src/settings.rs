@@ -96,6 +96,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(clippy::excessive_precision)] // OP2's values as it printed them
     fn defaults_are_op2s_float_constants_widened() {
         let s = Settings::default();
         // The values OP2's double-precision Airfoil computes with (printed

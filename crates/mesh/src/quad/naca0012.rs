@@ -41,6 +41,9 @@ pub struct Op2Naca0012 {
 
 impl Op2Naca0012 {
     /// The mesh, coordinates rounded to six decimals as in OP2's files.
+    // Nodes are numbered row by row (j) across the columns (i): the loops
+    // index the columns' values by row.
+    #[allow(clippy::needless_range_loop)]
     pub fn generate(&self) -> Result<QuadMesh, MeshError> {
         let (ii, jj) = (self.i, self.j);
         if ii < 2 || jj < 2 {
