@@ -11,6 +11,7 @@
 //! cfl = 0.9
 //! eps = 0.05
 //! mach = 0.4
+//! strategy = "sequential"        # or "global-colouring" (parallel edges)
 //!
 //! [expect]                       # optional: the run checks its final rms
 //! rms = 1.060114637578078e-04
@@ -178,8 +179,12 @@ impl FvCase {
 /// The settings that define the discrete problem, for checkpoints.
 pub fn problem_key(s: &Settings) -> String {
     format!(
-        "gam = {:?}\ncfl = {:?}\neps = {:?}\nmach = {:?}\n",
-        s.gam, s.cfl, s.eps, s.mach
+        "gam = {:?}\ncfl = {:?}\neps = {:?}\nmach = {:?}\nstrategy = {}\n",
+        s.gam,
+        s.cfl,
+        s.eps,
+        s.mach,
+        s.strategy.name()
     )
 }
 

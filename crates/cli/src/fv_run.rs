@@ -59,8 +59,12 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
         loops: &LOOPS,
         device_source: method.device_source(),
     };
+    let spec = qflow_par::backend::BackendSpec {
+        increments: settings.strategy,
+        ..opts.backend.clone()
+    };
     let local = qflow_par::backend::create(
-        &opts.backend,
+        &spec,
         part.clone(),
         method.globals(),
         &program,
@@ -84,11 +88,12 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     };
     if !opts.quiet {
         eprintln!(
-            "qflow: {name} ({} cells, {} edges, {} boundary edges), {}, OP2 Airfoil scheme at M {}, up to {max_iters} iterations",
+            "qflow: {name} ({} cells, {} edges, {} boundary edges), {}, {} increments, OP2 Airfoil scheme at M {}, up to {max_iters} iterations",
             cells,
             mesh.edges(),
             mesh.bedges(),
             ex.describe(),
+            settings.strategy.name(),
             settings.mach,
         );
     }
@@ -110,6 +115,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     s.push("mesh", Value::Text(name));
     s.push("cells", Value::Int(cells as i64));
     s.push("backend", Value::Text(ex.describe()));
+    s.push("strategy", Value::Text(settings.strategy.name().into()));
     s.push("iterations", Value::Int(outcome.iterations as i64));
     s.push("stop", Value::Text(outcome.stop.label().into()));
     s.push("rms", Value::Real(rms));

@@ -268,6 +268,7 @@ fn run(cli: Cli) -> Result<u8> {
                 threads,
                 device,
                 work_group,
+                ..BackendSpec::default()
             };
             let opts = RunOptions {
                 backend,
@@ -361,6 +362,7 @@ fn run(cli: Cli) -> Result<u8> {
                     threads,
                     device,
                     work_group,
+                    ..BackendSpec::default()
                 },
                 iterations,
                 warmup,

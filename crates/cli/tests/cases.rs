@@ -1,4 +1,4 @@
-//! Every shipped case in `cases/` runs, at reduced size (64 x 24 points, 200
+//! Every shipped q-LSKUM case in `cases/` runs, at reduced size (64 x 24 points, 200
 //! iterations), and reproduces stored numbers. The numbers were recorded from
 //! qflow itself; a change in any of them means the numerics changed, which a
 //! commit must then say and justify (update them with the new run's values).
@@ -100,6 +100,13 @@ fn shipped_cases_reproduce_their_stored_numbers() {
             continue;
         }
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let table: toml::Table = text.parse().unwrap();
+        if table.get("method").and_then(|m| m.as_str()) == Some("fv") {
+            // The finite-volume cases check themselves against OP2's
+            // numbers (tests/fv.rs).
+            continue;
+        }
         let stored = STORED
             .iter()
             .find(|s| s.0 == name)

@@ -3,6 +3,7 @@
 //! boundary edges with their maps, OP2's names throughout.
 
 use qflow_mesh::quad::QuadMesh;
+use qflow_par::plan::{order_by_colour, Increments};
 use qflow_par::{DatData, MapData, PartitionHints, Problem, SetData, Shape, Values};
 
 use crate::decl::*;
@@ -33,7 +34,20 @@ fn f64_dat(decl: &'static qflow_par::DatDecl, values: Vec<f64>) -> DatData {
 /// The problem of `mesh` (which must have passed
 /// `qflow_mesh::quad::check`) with every cell at the free stream of
 /// `settings`.
+///
+/// With the `global-colouring` strategy the edges and boundary edges are
+/// renumbered colour by colour ([`qflow_par::plan::order_by_colour`]), so
+/// that each colour runs as one span.
 pub fn build(mesh: &QuadMesh, settings: &Settings) -> Problem {
+    let mut p = build_in_mesh_order(mesh, settings);
+    if settings.strategy == Increments::Colouring {
+        order_by_colour(&mut p, &LOOPS)
+            .expect("a quadrilateral mesh's edges colour in few colours");
+    }
+    p
+}
+
+fn build_in_mesh_order(mesh: &QuadMesh, settings: &Settings) -> Problem {
     let nc = mesh.cells();
     let qinf = settings.qinf();
     Problem {

@@ -8,6 +8,7 @@
 //! them reproduces OP2's numbers; a case that sets a key gets the decimal
 //! value it writes.
 
+use qflow_par::plan::Increments;
 use serde::{Deserialize, Serialize};
 
 /// OP2's `gam = 1.4f`.
@@ -31,6 +32,11 @@ pub struct Settings {
     pub eps: f64,
     /// Free-stream Mach number (the flow is along +x, as in OP2).
     pub mach: f64,
+    /// How the edge loops' increments run: `"sequential"` (one thread,
+    /// edge order: OP2's sequential answer) or `"global-colouring"`
+    /// (colour by colour in parallel: bit-identical for any thread count,
+    /// round-off from the sequential answer).
+    pub strategy: Increments,
 }
 
 impl Default for Settings {
@@ -40,6 +46,7 @@ impl Default for Settings {
             cfl: OP2_CFL,
             eps: OP2_EPS,
             mach: OP2_MACH,
+            strategy: Increments::Sequential,
         }
     }
 }
@@ -52,6 +59,7 @@ impl Settings {
             cfl,
             eps,
             mach,
+            ..
         } = *self;
         if !(gam.is_finite() && gam > 1.0) {
             return Err(format!("[fv] gam = {gam}: must be a finite number above 1"));

@@ -15,7 +15,9 @@
 //! - what an OpenCL kernel binds (argument by argument), and the kernel's
 //!   device code, translated at build time from the same Rust
 //!   (`qflow-par-codegen`);
-//! - which dats a checkpoint holds (those declared as state, [`decl::Role`]).
+//! - which dats a checkpoint holds (those declared as state, [`decl::Role`]);
+//! - how a loop that increments through a map runs in parallel: a
+//!   colouring of its elements ([`plan`]).
 //!
 //! Backends ([`backend`]): serial, threads (rayon; the same bits for any
 //! thread count), OpenCL (feature `opencl`). The distributed layer
@@ -36,6 +38,7 @@ pub mod kernel;
 pub mod launch;
 mod macros;
 pub mod part;
+pub mod plan;
 pub mod problem;
 
 pub use decl::{

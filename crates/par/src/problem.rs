@@ -157,6 +157,50 @@ pub struct ProblemError {
 }
 
 impl Problem {
+    /// Renumbers the elements of `set` (`new_of_old[e]`: element `e`'s new
+    /// number): the rows of maps from it, the targets of maps to it and
+    /// the values of dats on it follow.
+    pub fn permute_set(&mut self, set: &SetDecl, new_of_old: &[u32]) {
+        let n = new_of_old.len();
+        let mut old_of_new = vec![0usize; n];
+        for (old, &new) in new_of_old.iter().enumerate() {
+            old_of_new[new as usize] = old;
+        }
+        for m in &mut self.maps {
+            if m.decl.to.name == set.name {
+                for v in &mut m.values {
+                    *v = new_of_old[*v as usize];
+                }
+            }
+            if m.decl.from.name == set.name {
+                match m.decl.arity {
+                    Arity::Fixed(a) => {
+                        let old = std::mem::take(&mut m.values);
+                        m.values = old_of_new
+                            .iter()
+                            .flat_map(|&o| old[o * a..(o + 1) * a].iter().copied())
+                            .collect();
+                    }
+                    Arity::Variable => {
+                        let (old, start) =
+                            (std::mem::take(&mut m.values), std::mem::take(&mut m.start));
+                        m.start.push(0);
+                        for &o in &old_of_new {
+                            m.values
+                                .extend_from_slice(&old[start[o] as usize..start[o + 1] as usize]);
+                            m.start.push(m.values.len() as u32);
+                        }
+                    }
+                }
+            }
+        }
+        for d in &mut self.dats {
+            if d.decl.set.name == set.name {
+                d.values = d.values.gather(d.decl.dim, old_of_new.iter().copied());
+            }
+        }
+    }
+
     /// The set named `name`.
     pub fn set(&self, decl: &SetDecl) -> Option<&SetData> {
         self.sets.iter().find(|s| s.decl.name == decl.name)
@@ -259,5 +303,87 @@ impl Problem {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decl::Role;
+
+    static A: SetDecl = SetDecl { name: "a" };
+    static B: SetDecl = SetDecl { name: "b" };
+    static AB: MapDecl = MapDecl {
+        name: "ab",
+        from: &A,
+        to: &B,
+        arity: Arity::Fixed(2),
+    };
+    static BA: MapDecl = MapDecl {
+        name: "ba",
+        from: &B,
+        to: &A,
+        arity: Arity::Fixed(1),
+    };
+    static AA: MapDecl = MapDecl {
+        name: "aa",
+        from: &A,
+        to: &A,
+        arity: Arity::Variable,
+    };
+    static VA: DatDecl = DatDecl::f64("va", &A, 2, Role::State);
+
+    #[test]
+    fn permuting_a_set_carries_its_maps_and_dats() {
+        let mut p = Problem {
+            sets: vec![
+                SetData {
+                    decl: &A,
+                    shape: Shape::Elements(3),
+                },
+                SetData {
+                    decl: &B,
+                    shape: Shape::Elements(2),
+                },
+            ],
+            maps: vec![
+                MapData {
+                    decl: &AB,
+                    values: vec![0, 1, 1, 0, 1, 1],
+                    start: vec![],
+                },
+                MapData {
+                    decl: &BA,
+                    values: vec![2, 0],
+                    start: vec![],
+                },
+                MapData {
+                    decl: &AA,
+                    values: vec![1, 0, 2, 0],
+                    start: vec![0, 1, 3, 4],
+                },
+            ],
+            dats: vec![DatData {
+                decl: &VA,
+                values: Values::F64(vec![0.0, 0.5, 1.0, 1.5, 2.0, 2.5]),
+            }],
+            hints: PartitionHints {
+                primary: &A,
+                graph: None,
+                coordinates: None,
+                owners: vec![],
+            },
+        };
+        // Old element 0 becomes 2, 1 becomes 0, 2 becomes 1.
+        p.permute_set(&A, &[2, 0, 1]);
+        assert_eq!(p.maps[0].values, [1, 0, 1, 1, 0, 1]);
+        assert_eq!(p.maps[1].values, [1, 2]);
+        assert_eq!(p.maps[2].values, [2, 1, 2, 0]);
+        assert_eq!(p.maps[2].start, [0, 2, 3, 4]);
+        assert_eq!(
+            p.dats[0].values,
+            Values::F64(vec![1.0, 1.5, 2.0, 2.5, 0.0, 0.5])
+        );
+        p.validate().unwrap();
     }
 }

@@ -52,6 +52,42 @@ fn threads_give_the_serial_bits() {
     }
 }
 
+/// The face loop coloured (faces of one colour share no cell) and run
+/// colour by colour: the same bits on one thread and on several, whether
+/// the faces keep their order or are renumbered colour by colour; close to
+/// the exact discrete solution (the increments' order differs from the
+/// sequential one by round-off only).
+#[test]
+fn colourings_give_the_same_bits_for_any_thread_count() {
+    use qflow_par::plan::{order_by_colour, Increments};
+    let coloured = |kind, threads, reorder: bool| {
+        let mut p = line_problem();
+        if reorder {
+            let done = order_by_colour(&mut p, &LINE_LOOPS).unwrap();
+            assert_eq!(done.len(), 1, "only the faces increment through a map");
+            assert_eq!(done[0].0, "faces");
+        }
+        let mut s = spec(kind, threads);
+        s.increments = Increments::Colouring;
+        let mut ex = exec(&p, &LINE_LOOPS, &LINE_GLOBALS, &s);
+        let (v, peaks) = line_run(&mut ex).unwrap();
+        (v.unwrap(), peaks)
+    };
+    let reference = coloured(BackendKind::Serial, 1, false);
+    assert!(max_diff(&reference.0, &line_exact()) < 1e-12);
+    for (kind, threads) in [
+        (BackendKind::Threads, 1),
+        (BackendKind::Threads, 2),
+        (BackendKind::Threads, 3),
+    ] {
+        for reorder in [false, true] {
+            let r = coloured(kind, threads, reorder);
+            assert_eq!(r.0, reference.0, "{threads} threads, reordered {reorder}");
+            assert_eq!(r.1, reference.1, "{threads} threads, reordered {reorder}");
+        }
+    }
+}
+
 /// The same kernels on an OpenCL device: within 1e-13 of serial (the
 /// arithmetic is the same; the device may order the sums differently).
 #[cfg(feature = "opencl")]

@@ -3,8 +3,10 @@
 //! cutting into chunks differs, and a kernel computes each element
 //! independently of the chunking (reductions are exact), so they give
 //! bit-identical results for any thread count. Loops that increment
-//! through a map (several elements adding to one target) run on one thread,
-//! in element order.
+//! through a map (several elements adding to one target) run as the
+//! backend's [`Increments`] plan says: on one thread in element order, or
+//! colour by colour with each colour's elements in parallel (bit-identical
+//! for any thread count too: the colouring fixes every target's order).
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -15,6 +17,7 @@ use rayon::prelude::*;
 use crate::decl::{Access, ArgKind, DatDecl, ElemType, GlobalDecl, GlobalKind, LoopDecl, Via};
 use crate::kernel::{LoopArgs, Partials, RawArg, RawDat, MAX_CONST, MAX_REDUCED, MAX_REDUCE_DIM};
 use crate::part::Part;
+use crate::plan::{self, IncTarget, Increments};
 use crate::problem::Values;
 
 use super::LocalBackend;
@@ -87,6 +90,10 @@ struct Bound {
     /// The reduction globals, in the order of their values in `sink`.
     reductions: Vec<(usize, usize)>,
     serial: bool,
+    /// A colouring plan: each colour's runs of elements, colour by colour.
+    colours: Option<Vec<Vec<Range<usize>>>>,
+    /// Work space: the runs of one colour within the spans asked for.
+    runs: Vec<Range<usize>>,
     set: usize,
 }
 
@@ -105,6 +112,7 @@ pub struct CpuBackend {
     names: Vec<&'static DatDecl>,
     globals: Vec<Global>,
     bound: HashMap<usize, Bound>,
+    increments: Increments,
 }
 
 impl CpuBackend {
@@ -135,6 +143,58 @@ impl CpuBackend {
             names,
             globals,
             bound: HashMap::new(),
+            increments: Increments::Sequential,
+        }
+    }
+
+    /// The backend running loops that increment through a map as
+    /// `increments` says.
+    pub fn with_increments(mut self, increments: Increments) -> Self {
+        self.increments = increments;
+        self
+    }
+
+    /// A colouring of loop `l`'s elements for its incremented maps
+    /// (`None`: the loop has none, or it needs too many colours, when it
+    /// runs in element order on one thread).
+    fn colouring(&self, l: &LoopDecl, set: usize, plan: &[Plan]) -> Option<Vec<Vec<Range<usize>>>> {
+        let incs: Vec<IncTarget> = plan
+            .iter()
+            .filter_map(|p| match *p {
+                Plan::Map {
+                    map,
+                    slot,
+                    access: Access::Inc,
+                    ..
+                } => {
+                    let m = &self.part.maps[map];
+                    let target = self.part.set_index(m.decl.to).expect("target set");
+                    Some(IncTarget {
+                        values: &m.values,
+                        arity: match m.decl.arity {
+                            crate::decl::Arity::Fixed(a) => a,
+                            crate::decl::Arity::Variable => return None,
+                        },
+                        slot,
+                        set: target,
+                        targets: self.part.sets[target].len,
+                    })
+                }
+                _ => None,
+            })
+            .collect();
+        if incs.is_empty() {
+            return None;
+        }
+        match plan::greedy_colours(self.part.sets[set].len, &incs) {
+            Ok(c) => Some(plan::colour_runs(&c)),
+            Err(e) => {
+                tracing::warn!(
+                    "loop `{}`: {e}; it runs in element order on one thread",
+                    l.name
+                );
+                None
+            }
         }
     }
 
@@ -228,12 +288,18 @@ impl CpuBackend {
             });
         }
         let raw = Vec::with_capacity(plan.len());
+        let colours = match self.increments {
+            Increments::Colouring if l.has_indirect_increment() => self.colouring(l, set, &plan),
+            _ => None,
+        };
         Bound {
+            serial: l.has_indirect_increment() && colours.is_none(),
+            colours,
+            runs: Vec::new(),
             plan,
             raw,
             sink: Mutex::new(Partials::new(&ops)),
             reductions,
-            serial: l.has_indirect_increment(),
             set,
         }
     }
@@ -355,6 +421,31 @@ fn chunk_len(n: usize, threads: usize) -> usize {
     (n / (threads * 32)).clamp(64, 4096).max(1)
 }
 
+/// Runs `spans` of loop `l` on `pool`, in chunks of about the same number
+/// of elements: chunk `k` takes elements `k c .. (k + 1) c` of the spans
+/// laid end to end, however many spans that covers (a plan's colour may
+/// be many short runs).
+fn run_chunks(l: &LoopDecl, args: &LoopArgs<'_>, spans: &[Range<usize>], pool: &rayon::ThreadPool) {
+    let total: usize = spans.iter().map(|s| s.len()).sum();
+    let c = chunk_len(total, pool.current_num_threads());
+    let run_chunk = |k: usize| {
+        let (from, to) = (k * c, ((k + 1) * c).min(total));
+        let mut at = 0;
+        for s in spans {
+            let (a, e) = (at.max(from), (at + s.len()).min(to));
+            if a < e {
+                let r = s.start + (a - at)..s.start + (e - at);
+                (l.cpu)(args, std::slice::from_ref(&r));
+            }
+            at += s.len();
+            if at >= to {
+                break;
+            }
+        }
+    };
+    pool.install(|| (0..total.div_ceil(c)).into_par_iter().for_each(run_chunk));
+}
+
 impl LocalBackend for CpuBackend {
     fn name(&self) -> String {
         match &self.par {
@@ -370,6 +461,7 @@ impl LocalBackend for CpuBackend {
             self.bound.insert(key, b);
         }
         self.fill_raw(key);
+        let mut runs = std::mem::take(&mut self.bound.get_mut(&key).expect("bound").runs);
         let b = self.bound.get(&key).expect("bound");
         let n_set = self.part.sets[b.set].len;
         if let Some(s) = spans.iter().find(|s| s.end > n_set) {
@@ -386,27 +478,26 @@ impl LocalBackend for CpuBackend {
             args: &b.raw,
             sink: &b.sink,
         };
-        match (&self.par, b.serial) {
-            (Par::Seq, _) | (_, true) => (l.cpu)(&args, spans),
-            (Par::Rayon(pool), false) => {
-                let total: usize = spans.iter().map(|s| s.len()).sum();
-                let c = chunk_len(total, pool.current_num_threads());
-                let chunks: usize = spans.iter().map(|s| s.len().div_ceil(c)).sum();
-                let run_chunk = |k: usize| {
-                    let mut k = k;
-                    for s in spans {
-                        let m = s.len().div_ceil(c);
-                        if k < m {
-                            let a = s.start + k * c;
-                            let r = a..(a + c).min(s.end);
-                            (l.cpu)(&args, std::slice::from_ref(&r));
-                            return;
+        match (&b.colours, &self.par, b.serial) {
+            (Some(colours), par, _) => {
+                for colour in colours {
+                    runs.clear();
+                    for r in colour {
+                        for s in spans {
+                            let (a, e) = (r.start.max(s.start), r.end.min(s.end));
+                            if a < e {
+                                runs.push(a..e);
+                            }
                         }
-                        k -= m;
                     }
-                };
-                pool.install(|| (0..chunks).into_par_iter().for_each(run_chunk));
+                    match par {
+                        Par::Seq => (l.cpu)(&args, &runs),
+                        Par::Rayon(pool) => run_chunks(l, &args, &runs, pool),
+                    }
+                }
             }
+            (None, Par::Seq, _) | (None, _, true) => (l.cpu)(&args, spans),
+            (None, Par::Rayon(pool), false) => run_chunks(l, &args, spans, pool),
         }
         let sink = b.sink.lock().map_err(|_| "a kernel panicked".to_string())?;
         for &(g, offset) in &b.reductions {
@@ -424,6 +515,8 @@ impl LocalBackend for CpuBackend {
                 }
             }
         }
+        drop(sink);
+        self.bound.get_mut(&key).expect("bound").runs = runs;
         Ok(())
     }
 

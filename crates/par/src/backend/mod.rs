@@ -144,6 +144,8 @@ pub struct BackendSpec {
     /// Work-group size of a device backend (`None`: 64, or the device's
     /// largest if smaller).
     pub work_group: Option<usize>,
+    /// How the CPU backends run loops that increment through a map.
+    pub increments: crate::plan::Increments,
 }
 
 /// What a backend needs of the method besides the part: the loops it may
@@ -172,7 +174,9 @@ pub fn create(
 ) -> Result<Box<dyn LocalBackend>, String> {
     let _ = program;
     match spec.kind {
-        BackendKind::Serial => Ok(Box::new(cpu::CpuBackend::new(part, globals, cpu::Par::Seq))),
+        BackendKind::Serial => Ok(Box::new(
+            cpu::CpuBackend::new(part, globals, cpu::Par::Seq).with_increments(spec.increments),
+        )),
         BackendKind::Threads => {
             let threads = if spec.threads > 0 {
                 spec.threads
@@ -182,7 +186,9 @@ pub fn create(
             };
             let par = cpu::Par::rayon(threads)
                 .map_err(|e| format!("cannot start {threads} threads: {e}"))?;
-            Ok(Box::new(cpu::CpuBackend::new(part, globals, par)))
+            Ok(Box::new(
+                cpu::CpuBackend::new(part, globals, par).with_increments(spec.increments),
+            ))
         }
         #[cfg(feature = "opencl")]
         BackendKind::OpenCl => opencl::create(spec, part, globals, program, node),

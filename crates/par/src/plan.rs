@@ -1,0 +1,231 @@
+//! Plans for loops that increment through a map (an edge adding its flux
+//! to both of its cells): in which order, and with how much parallelism,
+//! the elements run so that no two running at once add to the same target.
+//!
+//! - [`Increments::Sequential`]: one thread, element order (OP2's
+//!   sequential order: the reference answer);
+//! - [`Increments::Colouring`]: a greedy colouring of the loop's elements,
+//!   in element order, so that no two elements of one colour share a
+//!   target through any of the loop's incremented maps; colours run one
+//!   after the other, the elements of a colour in parallel. Every target
+//!   receives its increments in colour order whatever the thread count, so
+//!   the results are bit-identical for any number of threads (and differ
+//!   from the sequential order's by round-off only).
+//!
+//! A method may also renumber a loop's set by colour
+//! ([`colour_order`]) so that each colour is one contiguous range.
+
+use std::ops::Range;
+
+use serde::{Deserialize, Serialize};
+
+/// How a loop that increments through a map runs on the CPU.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Increments {
+    /// One thread, in element order.
+    #[default]
+    Sequential,
+    /// Colour by colour, each colour's elements in parallel (OP2's global
+    /// colouring).
+    #[serde(rename = "global-colouring")]
+    Colouring,
+}
+
+impl Increments {
+    /// The name, as in case files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Increments::Sequential => "sequential",
+            Increments::Colouring => "global-colouring",
+        }
+    }
+}
+
+/// The most colours a plan uses (a target's used colours are a bit mask).
+pub const MAX_COLOURS: usize = 64;
+
+/// One incremented argument of a loop, as the colouring sees it: the map's
+/// values (`arity` per element), the slot used, and which target set
+/// (targets of different sets never conflict).
+#[derive(Clone, Copy, Debug)]
+pub struct IncTarget<'a> {
+    /// The map's values.
+    pub values: &'a [u32],
+    /// Targets per element.
+    pub arity: usize,
+    /// The slot the argument uses.
+    pub slot: usize,
+    /// An identifier of the target set.
+    pub set: usize,
+    /// Elements of the target set.
+    pub targets: usize,
+}
+
+/// The colour of each of `n` elements: greedy, in element order, the
+/// smallest colour none of the element's targets has been given yet.
+/// `Err` if more than [`MAX_COLOURS`] are needed.
+pub fn greedy_colours(n: usize, incs: &[IncTarget]) -> Result<Vec<u8>, String> {
+    let mut sets: Vec<(usize, Vec<u64>)> = Vec::new();
+    for t in incs {
+        if !sets.iter().any(|s| s.0 == t.set) {
+            sets.push((t.set, vec![0u64; t.targets]));
+        }
+    }
+    let slot_of = |set: usize| sets.iter().position(|s| s.0 == set).expect("listed");
+    let which: Vec<usize> = incs.iter().map(|t| slot_of(t.set)).collect();
+    let mut colours = Vec::with_capacity(n);
+    for e in 0..n {
+        let mut used = 0u64;
+        for (t, &s) in incs.iter().zip(&which) {
+            used |= sets[s].1[t.values[e * t.arity + t.slot] as usize];
+        }
+        if used == u64::MAX {
+            return Err(format!(
+                "element {e} would need more than {MAX_COLOURS} colours"
+            ));
+        }
+        let c = (!used).trailing_zeros();
+        for (t, &s) in incs.iter().zip(&which) {
+            sets[s].1[t.values[e * t.arity + t.slot] as usize] |= 1 << c;
+        }
+        colours.push(c as u8);
+    }
+    Ok(colours)
+}
+
+/// Each colour's elements as maximal runs of consecutive elements, colour
+/// by colour.
+pub fn colour_runs(colours: &[u8]) -> Vec<Vec<Range<usize>>> {
+    let n_colours = colours.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
+    let mut runs: Vec<Vec<Range<usize>>> = vec![Vec::new(); n_colours];
+    let mut e = 0;
+    while e < colours.len() {
+        let c = colours[e];
+        let start = e;
+        while e < colours.len() && colours[e] == c {
+            e += 1;
+        }
+        runs[c as usize].push(start..e);
+    }
+    runs
+}
+
+/// A renumbering of the elements that makes each colour one contiguous
+/// range, colour by colour, keeping the order within a colour:
+/// `new_of_old[e]` is element `e`'s new number.
+pub fn colour_order(colours: &[u8]) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..colours.len() as u32).collect();
+    order.sort_by_key(|&e| colours[e as usize]);
+    let mut new_of_old = vec![0u32; colours.len()];
+    for (new, &old) in order.iter().enumerate() {
+        new_of_old[old as usize] = new as u32;
+    }
+    new_of_old
+}
+
+/// Renumbers every set of `problem` that one of `loops` iterates while
+/// incrementing through a map, so that each colour of the set's greedy
+/// colouring (over all such loops' incremented maps) is one contiguous
+/// range: a CPU backend with [`Increments::Colouring`] then runs each
+/// colour as one span, with the locality of the original order inside it.
+/// Returns, per renumbered set, its name and `new_of_old`.
+pub fn order_by_colour(
+    problem: &mut crate::problem::Problem,
+    loops: &[&crate::decl::LoopDecl],
+) -> Result<Vec<(&'static str, Vec<u32>)>, String> {
+    use crate::decl::{Access, ArgKind, Arity, Via};
+    let mut done = Vec::new();
+    for s in 0..problem.sets.len() {
+        let set = problem.sets[s].decl;
+        let incs: Vec<(&'static crate::decl::MapDecl, usize)> = loops
+            .iter()
+            .filter(|l| l.set.name == set.name)
+            .flat_map(|l| l.args.iter())
+            .filter_map(|a| match a.kind {
+                ArgKind::Dat {
+                    via: Via::Map(m, slot),
+                    access: Access::Inc,
+                    ..
+                } => Some((m, slot)),
+                _ => None,
+            })
+            .collect();
+        if incs.is_empty() {
+            continue;
+        }
+        let targets: Vec<IncTarget> = incs
+            .iter()
+            .map(|&(m, slot)| {
+                let data = problem
+                    .map(m)
+                    .ok_or_else(|| format!("map `{}` is not part of the problem", m.name))?;
+                let Arity::Fixed(arity) = m.arity else {
+                    return Err(format!("map `{}`: increments need a fixed arity", m.name));
+                };
+                let to = problem
+                    .sets
+                    .iter()
+                    .position(|x| x.decl.name == m.to.name)
+                    .ok_or_else(|| format!("set `{}` is not part of the problem", m.to.name))?;
+                Ok(IncTarget {
+                    values: &data.values,
+                    arity,
+                    slot,
+                    set: to,
+                    targets: problem.sets[to].shape.len(),
+                })
+            })
+            .collect::<Result<_, String>>()?;
+        let colours = greedy_colours(problem.sets[s].shape.len(), &targets)
+            .map_err(|e| format!("set `{}`: {e}", set.name))?;
+        let new_of_old = colour_order(&colours);
+        problem.permute_set(set, &new_of_old);
+        done.push((set.name, new_of_old));
+    }
+    Ok(done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A path of 5 cells and its 4 interior edges, each edge incrementing
+    /// its two cells, plus a second map to nodes (another target set).
+    #[test]
+    fn no_two_elements_of_a_colour_share_a_target() {
+        let edge_cells: Vec<u32> = vec![0, 1, 1, 2, 2, 3, 3, 4];
+        let incs = [
+            IncTarget {
+                values: &edge_cells,
+                arity: 2,
+                slot: 0,
+                set: 0,
+                targets: 5,
+            },
+            IncTarget {
+                values: &edge_cells,
+                arity: 2,
+                slot: 1,
+                set: 0,
+                targets: 5,
+            },
+        ];
+        let c = greedy_colours(4, &incs).unwrap();
+        assert_eq!(c, [0, 1, 0, 1]);
+        assert_eq!(colour_runs(&c), [vec![0..1, 2..3], vec![1..2, 3..4]]);
+        assert_eq!(colour_order(&c), [0, 2, 1, 3]);
+        // A star: every edge shares cell 0, so each needs its own colour.
+        let star: Vec<u32> = (1..=70).flat_map(|k| [0, k]).collect();
+        let incs = [IncTarget {
+            values: &star,
+            arity: 2,
+            slot: 0,
+            set: 0,
+            targets: 71,
+        }];
+        assert!(greedy_colours(64, &incs).is_ok());
+        let e = greedy_colours(70, &incs).unwrap_err();
+        assert!(e.contains("more than 64 colours"), "{e}");
+    }
+}
