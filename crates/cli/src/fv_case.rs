@@ -11,7 +11,8 @@
 //! cfl = 0.9
 //! eps = 0.05
 //! mach = 0.4
-//! strategy = "sequential"        # or "global-colouring" (parallel edges)
+//! strategy = "sequential"        # or "global-colouring", "two-level"
+//! block_size = 128               # edges per block of "two-level"
 //!
 //! [expect]                       # optional: the run checks its final rms
 //! rms = 1.060114637578078e-04
@@ -179,12 +180,13 @@ impl FvCase {
 /// The settings that define the discrete problem, for checkpoints.
 pub fn problem_key(s: &Settings) -> String {
     format!(
-        "gam = {:?}\ncfl = {:?}\neps = {:?}\nmach = {:?}\nstrategy = {}\n",
+        "gam = {:?}\ncfl = {:?}\neps = {:?}\nmach = {:?}\nstrategy = {}\nblock_size = {}\n",
         s.gam,
         s.cfl,
         s.eps,
         s.mach,
-        s.strategy.name()
+        s.strategy.name(),
+        s.block_size
     )
 }
 

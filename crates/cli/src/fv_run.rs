@@ -61,6 +61,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     };
     let spec = qflow_par::backend::BackendSpec {
         increments: settings.strategy,
+        block_size: settings.block_size,
         ..opts.backend.clone()
     };
     let local = qflow_par::backend::create(

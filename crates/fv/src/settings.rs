@@ -33,10 +33,14 @@ pub struct Settings {
     /// Free-stream Mach number (the flow is along +x, as in OP2).
     pub mach: f64,
     /// How the edge loops' increments run: `"sequential"` (one thread,
-    /// edge order: OP2's sequential answer) or `"global-colouring"`
-    /// (colour by colour in parallel: bit-identical for any thread count,
-    /// round-off from the sequential answer).
+    /// edge order: OP2's sequential answer), `"global-colouring"` (colour
+    /// by colour in parallel) or `"two-level"` (blocks of `block_size`
+    /// edges coloured, the blocks of a colour in parallel); both parallel
+    /// strategies are bit-identical for any thread count and round-off
+    /// from the sequential answer.
     pub strategy: Increments,
+    /// Edges per block of the `two-level` strategy.
+    pub block_size: usize,
 }
 
 impl Default for Settings {
@@ -47,6 +51,7 @@ impl Default for Settings {
             eps: OP2_EPS,
             mach: OP2_MACH,
             strategy: Increments::Sequential,
+            block_size: 128,
         }
     }
 }
@@ -69,6 +74,13 @@ impl Settings {
         }
         if !(eps.is_finite() && eps >= 0.0) {
             return Err(format!("[fv] eps = {eps}: must be a number >= 0"));
+        }
+        if self.block_size == 0 || self.block_size > 1 << 20 {
+            return Err(format!(
+                "[fv] block_size = {}: must be between 1 and {}",
+                self.block_size,
+                1 << 20
+            ));
         }
         if !(mach.is_finite() && mach > 0.0) {
             return Err(format!(

@@ -92,6 +92,8 @@ struct Bound {
     serial: bool,
     /// A colouring plan: each colour's runs of elements, colour by colour.
     colours: Option<Vec<Vec<Range<usize>>>>,
+    /// Whether each run is a block that one thread must run whole.
+    whole_runs: bool,
     /// Work space: the runs of one colour within the spans asked for.
     runs: Vec<Range<usize>>,
     set: usize,
@@ -113,6 +115,7 @@ pub struct CpuBackend {
     globals: Vec<Global>,
     bound: HashMap<usize, Bound>,
     increments: Increments,
+    block_size: usize,
 }
 
 impl CpuBackend {
@@ -144,13 +147,18 @@ impl CpuBackend {
             globals,
             bound: HashMap::new(),
             increments: Increments::Sequential,
+            block_size: 128,
         }
     }
 
     /// The backend running loops that increment through a map as
-    /// `increments` says.
-    pub fn with_increments(mut self, increments: Increments) -> Self {
+    /// `increments` says (`block_size` elements per block of a two-level
+    /// plan; 0: 128).
+    pub fn with_increments(mut self, increments: Increments, block_size: usize) -> Self {
         self.increments = increments;
+        if block_size > 0 {
+            self.block_size = block_size;
+        }
         self
     }
 
@@ -186,8 +194,14 @@ impl CpuBackend {
         if incs.is_empty() {
             return None;
         }
-        match plan::greedy_colours(self.part.sets[set].len, &incs) {
-            Ok(c) => Some(plan::colour_runs(&c)),
+        let n = self.part.sets[set].len;
+        let runs = match self.increments {
+            Increments::TwoLevel => plan::block_colours(n, self.block_size, &incs)
+                .map(|c| plan::block_runs(n, self.block_size, &c)),
+            _ => plan::greedy_colours(n, &incs).map(|c| plan::colour_runs(&c)),
+        };
+        match runs {
+            Ok(r) => Some(r),
             Err(e) => {
                 tracing::warn!(
                     "loop `{}`: {e}; it runs in element order on one thread",
@@ -289,12 +303,15 @@ impl CpuBackend {
         }
         let raw = Vec::with_capacity(plan.len());
         let colours = match self.increments {
-            Increments::Colouring if l.has_indirect_increment() => self.colouring(l, set, &plan),
+            Increments::Colouring | Increments::TwoLevel if l.has_indirect_increment() => {
+                self.colouring(l, set, &plan)
+            }
             _ => None,
         };
         Bound {
             serial: l.has_indirect_increment() && colours.is_none(),
             colours,
+            whole_runs: self.increments == Increments::TwoLevel,
             runs: Vec::new(),
             plan,
             raw,
@@ -446,6 +463,19 @@ fn run_chunks(l: &LoopDecl, args: &LoopArgs<'_>, spans: &[Range<usize>], pool: &
     pool.install(|| (0..total.div_ceil(c)).into_par_iter().for_each(run_chunk));
 }
 
+/// Runs `spans` of loop `l` on `pool`, each span whole on one thread
+/// (a two-level plan's blocks), several short spans to a task.
+fn run_whole(l: &LoopDecl, args: &LoopArgs<'_>, spans: &[Range<usize>], pool: &rayon::ThreadPool) {
+    let total: usize = spans.iter().map(|s| s.len()).sum();
+    let c = chunk_len(total, pool.current_num_threads());
+    let per_task = (c / spans.first().map_or(1, |s| s.len()).max(1)).max(1);
+    pool.install(|| {
+        spans
+            .par_chunks(per_task)
+            .for_each(|group| (l.cpu)(args, group))
+    });
+}
+
 impl LocalBackend for CpuBackend {
     fn name(&self) -> String {
         match &self.par {
@@ -492,6 +522,7 @@ impl LocalBackend for CpuBackend {
                     }
                     match par {
                         Par::Seq => (l.cpu)(&args, &runs),
+                        Par::Rayon(pool) if b.whole_runs => run_whole(l, &args, &runs, pool),
                         Par::Rayon(pool) => run_chunks(l, &args, &runs, pool),
                     }
                 }

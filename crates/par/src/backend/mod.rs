@@ -146,6 +146,8 @@ pub struct BackendSpec {
     pub work_group: Option<usize>,
     /// How the CPU backends run loops that increment through a map.
     pub increments: crate::plan::Increments,
+    /// Elements per block of a two-level plan (0: 128).
+    pub block_size: usize,
 }
 
 /// What a backend needs of the method besides the part: the loops it may
@@ -175,7 +177,8 @@ pub fn create(
     let _ = program;
     match spec.kind {
         BackendKind::Serial => Ok(Box::new(
-            cpu::CpuBackend::new(part, globals, cpu::Par::Seq).with_increments(spec.increments),
+            cpu::CpuBackend::new(part, globals, cpu::Par::Seq)
+                .with_increments(spec.increments, spec.block_size),
         )),
         BackendKind::Threads => {
             let threads = if spec.threads > 0 {
@@ -187,7 +190,8 @@ pub fn create(
             let par = cpu::Par::rayon(threads)
                 .map_err(|e| format!("cannot start {threads} threads: {e}"))?;
             Ok(Box::new(
-                cpu::CpuBackend::new(part, globals, par).with_increments(spec.increments),
+                cpu::CpuBackend::new(part, globals, par)
+                    .with_increments(spec.increments, spec.block_size),
             ))
         }
         #[cfg(feature = "opencl")]
