@@ -306,7 +306,8 @@ mod tests {
         assert_eq!(b, [0, 1]);
         let runs = block_runs(4, 2, &b);
         assert_eq!(runs.len(), 2);
-        assert_eq!((&runs[0][..], &runs[1][..]), (&[0..2][..], &[2..4][..]));
+        assert_eq!((runs[0].len(), runs[1].len()), (1, 1));
+        assert_eq!((runs[0][0].clone(), runs[1][0].clone()), (0..2, 2..4));
         // Blocks of one edge are the global colouring.
         assert_eq!(block_colours(4, 1, &incs2).unwrap(), [0, 1, 0, 1]);
         let e = greedy_colours(70, &incs).unwrap_err();
