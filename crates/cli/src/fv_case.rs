@@ -12,7 +12,7 @@
 //! eps = 0.05
 //! mach = 0.4
 //! strategy = "sequential"        # or "global-colouring", "two-level"
-//! block_size = 128               # edges per block of "two-level"
+//! block_size = 2048              # edges per block of "two-level"
 //!
 //! [expect]                       # optional: the run checks its final rms
 //! rms = 1.060114637578078e-04

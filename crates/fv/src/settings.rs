@@ -39,7 +39,8 @@ pub struct Settings {
     /// strategies are bit-identical for any thread count and round-off
     /// from the sequential answer.
     pub strategy: Increments,
-    /// Edges per block of the `two-level` strategy.
+    /// Edges per block of the `two-level` strategy (2048: the fastest of
+    /// 128-8192 on 2 threads on the 720k mesh, docs/fv.md).
     pub block_size: usize,
 }
 
@@ -51,7 +52,7 @@ impl Default for Settings {
             eps: OP2_EPS,
             mach: OP2_MACH,
             strategy: Increments::Sequential,
-            block_size: 128,
+            block_size: 2048,
         }
     }
 }

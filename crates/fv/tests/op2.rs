@@ -89,9 +89,8 @@ fn global_colouring_is_bit_identical_for_any_thread_count() {
     parallel_strategy_is_bit_identical(qflow_par::plan::Increments::Colouring);
 }
 
-/// OP2's two-level plan: blocks of 128 edges coloured, the blocks of a
-/// colour in parallel, each in edge order (here the same bits as the
-/// sequential order, see below).
+/// OP2's two-level plan: blocks of edges coloured, the blocks of a colour
+/// in parallel, each in edge order.
 #[test]
 fn two_level_colouring_is_bit_identical_for_any_thread_count() {
     parallel_strategy_is_bit_identical(qflow_par::plan::Increments::TwoLevel);
@@ -118,10 +117,9 @@ fn parallel_strategy_is_bit_identical(strategy: qflow_par::plan::Increments) {
         );
     }
     if strategy == qflow_par::plan::Increments::Colouring {
-        // A global colouring reorders every cell's increments. (A two-level
-        // plan keeps them in edge order inside a block, and on this mesh
-        // its block colours happen to keep the edge order for every cell:
-        // it gives the sequential bits.)
+        // A global colouring reorders the cells' increments. (A two-level
+        // plan keeps them in edge order inside a block; on this small mesh
+        // its block colours may keep the edge order for every cell.)
         assert!(
             rms0 != rms_seq,
             "the colouring changes the order of the increments"

@@ -201,7 +201,18 @@ impl CpuBackend {
             _ => plan::greedy_colours(n, &incs).map(|c| plan::colour_runs(&c)),
         };
         match runs {
-            Ok(r) => Some(r),
+            Ok(r) => {
+                tracing::debug!(
+                    "loop `{}`: {} plan, {} colours, elements per colour {:?}",
+                    l.name,
+                    self.increments.name(),
+                    r.len(),
+                    r.iter()
+                        .map(|c| c.iter().map(|x| x.len()).sum::<usize>())
+                        .collect::<Vec<_>>()
+                );
+                Some(r)
+            }
             Err(e) => {
                 tracing::warn!(
                     "loop `{}`: {e}; it runs in element order on one thread",
