@@ -163,6 +163,31 @@ impl OpenClBackend {
         }
         let gather = kernel("qf_gather")?;
         let scatter = kernel("qf_scatter")?;
+        // A kernel may allow smaller work groups than the device (its
+        // registers, its local memory): launching a larger one fails, or
+        // crashes some drivers. The smallest limit over the kernels rules.
+        let mut limit = usize::MAX;
+        for (name, k) in kernels
+            .values()
+            .map(|k: &LoopKernel| ("a loop kernel", &k.kernel))
+            .chain([("qf_gather", &gather), ("qf_scatter", &scatter)])
+        {
+            let m = k
+                .get_work_group_size(id)
+                .map_err(|e| cl_error(&format!("querying the work-group limit of {name}"), e))?;
+            limit = limit.min(m.max(1));
+        }
+        let wg = if wg <= limit {
+            wg
+        } else if work_group.is_some() {
+            return Err(format!(
+                "--work-group {wg}: the kernels allow at most {limit} on {} (give a power of two up to it)",
+                info.label()
+            ));
+        } else {
+            // The default, lowered to the largest power of two allowed.
+            1 << (usize::BITS - 1 - limit.leading_zeros())
+        };
         let mut dats = Vec::new();
         for d in &part.dats {
             let bytes = bytes_of(&d.values);
