@@ -3,7 +3,7 @@
 //! ```toml
 //! method = "fv"
 //! [mesh]
-//! file = "new_grid.dat"          # OP2's format, relative to the case file
+//! file = "new_grid.dat"          # OP2's format or qflow's .qfm, relative to the case
 //! # or: generate = { kind = "op2-naca0012", i = 400, j = 600 }
 //!
 //! [fv]                           # all optional: OP2's values
@@ -62,7 +62,8 @@ pub struct FvCase {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MeshSource {
-    /// A mesh file in OP2's `new_grid.dat` format, relative to the case.
+    /// A mesh file, OP2's `new_grid.dat` text or qflow's native `.qfm`,
+    /// relative to the case.
     pub file: Option<PathBuf>,
     /// A mesh to generate.
     pub generate: Option<GenerateMesh>,
@@ -149,7 +150,10 @@ impl FvCase {
                 if !path.exists() {
                     bail!("mesh file {} does not exist", path.display());
                 }
-                (op2::read(&path)?, path.display().to_string())
+                (
+                    qflow_mesh::quad::read_any(&path)?,
+                    path.display().to_string(),
+                )
             }
             (None, Some(GenerateMesh::Op2Naca0012 { i, j })) => (
                 Op2Naca0012 { i: *i, j: *j }.generate()?,

@@ -159,7 +159,7 @@ enum Command {
     /// Generate a NACA 4-digit O-grid point cloud, or OP2's NACA 0012
     /// quadrilateral C-mesh (`qflow generate op2-naca0012 --i 400 --j 600
     /// -o new_grid.dat`: 3 i j cells, byte for byte the file of OP2's
-    /// naca0012.m).
+    /// naca0012.m; `-o mesh.qfm`: qflow's native binary format).
     Generate {
         /// The section, e.g. naca0012 or naca2412; or op2-naca0012 for
         /// OP2's mesh.
@@ -380,7 +380,7 @@ fn run(cli: Cli) -> Result<u8> {
         Command::Check { cloud } => {
             let bytes = std::fs::read(&cloud)
                 .with_context(|| format!("cannot read cloud file {}", cloud.display()))?;
-            if is_op2_mesh(&bytes) {
+            if is_op2_mesh(&bytes) || qflow_mesh::quad::native::is_native(&bytes) {
                 return check_mesh(&bytes, &cloud);
             }
             // A native file is whole or refused (checksum, bounds); a legacy
@@ -422,9 +422,7 @@ fn run(cli: Cli) -> Result<u8> {
                 let t = std::time::Instant::now();
                 let mesh = qflow_mesh::quad::naca0012::Op2Naca0012 { i, j }.generate()?;
                 let secs = t.elapsed().as_secs_f64();
-                qflow_mesh::fsutil::write_atomically(&output, |w| {
-                    qflow_mesh::quad::op2::write_to_op2_style(&mesh, w)
-                })?;
+                qflow_mesh::quad::write_any(&mesh, &output)?;
                 println!(
                     "{}: OP2 NACA 0012 mesh, {} nodes, {} cells, {} edges, {} boundary edges in {secs:.3} s",
                     output.display(),
@@ -475,7 +473,11 @@ fn is_op2_mesh(bytes: &[u8]) -> bool {
 
 /// `qflow check` of a quadrilateral mesh.
 fn check_mesh(bytes: &[u8], path: &std::path::Path) -> Result<u8> {
-    let mesh = qflow_mesh::quad::op2::parse(bytes, path)?;
+    let mesh = if qflow_mesh::quad::native::is_native(bytes) {
+        qflow_mesh::quad::native::from_bytes(bytes, path)?
+    } else {
+        qflow_mesh::quad::op2::parse(bytes, path)?
+    };
     let report = qflow_mesh::quad::check::check(&mesh);
     for f in &report.findings {
         println!("error: {f}");

@@ -152,3 +152,49 @@ fn bad_input_is_refused_before_any_work() {
     assert!(!o.status.success() && e.contains("edge 0: cell"), "{e}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A mesh written by `qflow generate` in either format, run from its file,
+/// gives the generated mesh's history to the bit.
+#[test]
+fn mesh_files_in_either_format_run_like_the_generated_mesh() {
+    let d = temp("files");
+    let mut histories = Vec::new();
+    for name in ["m.dat", "m.qfm", ""] {
+        let case = d.join("case.toml");
+        let mesh = if name.is_empty() {
+            "generate = { kind = \"op2-naca0012\", i = 8, j = 12 }".to_string()
+        } else {
+            let g = qflow(&[
+                "generate",
+                "op2-naca0012",
+                "--i",
+                "8",
+                "--j",
+                "12",
+                "-o",
+                d.join(name).to_str().unwrap(),
+            ]);
+            assert!(g.status.success(), "{}", String::from_utf8_lossy(&g.stderr));
+            let c = qflow(&["check", d.join(name).to_str().unwrap()]);
+            assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stdout));
+            format!("file = \"{name}\"")
+        };
+        std::fs::write(
+            &case,
+            format!("method = \"fv\"\n[mesh]\n{mesh}\n[stop]\nmax_iters = 20\n"),
+        )
+        .unwrap();
+        let out = d.join(format!("out{}", histories.len()));
+        let o = run(
+            &case,
+            &out,
+            &["--set", "output.vtk=false", "--set", "output.plots=false"],
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let (_, rows) = history(&out);
+        histories.push(rows.iter().map(|r| r[1]).collect::<Vec<f64>>());
+    }
+    assert_eq!(histories[0], histories[2]);
+    assert_eq!(histories[1], histories[2]);
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -13,6 +13,7 @@
 
 pub mod check;
 pub mod naca0012;
+pub mod native;
 pub mod op2;
 
 use std::path::PathBuf;
@@ -151,6 +152,31 @@ impl QuadMesh {
                 p[0], p[1]
             ));
         }
+        Ok(())
+    }
+}
+
+/// Reads a mesh file in either format: qflow's native binary one (told by
+/// its magic bytes) or OP2's `new_grid.dat` text.
+pub fn read_any(path: &std::path::Path) -> Result<QuadMesh, MeshError> {
+    let bytes = std::fs::read(path).map_err(|source| MeshError::Io {
+        path: path.into(),
+        source,
+    })?;
+    if native::is_native(&bytes) {
+        native::from_bytes(&bytes, path)
+    } else {
+        op2::parse(&bytes, path)
+    }
+}
+
+/// Writes a mesh file: native binary if `path` ends in `.qfm`, else OP2's
+/// text format as OP2's generator writes it (six decimals).
+pub fn write_any(mesh: &QuadMesh, path: &std::path::Path) -> Result<(), MeshError> {
+    if path.extension().is_some_and(|e| e == "qfm") {
+        native::write(mesh, path)
+    } else {
+        crate::fsutil::write_atomically(path, |w| op2::write_to_op2_style(mesh, w))?;
         Ok(())
     }
 }
