@@ -4,6 +4,10 @@
 //! method = "fv"
 //! [mesh]
 //! file = "new_grid.dat"          # OP2's format or qflow's .qfm, relative to the case
+//! # or a Gmsh (.msh 4.1) or SU2 (.su2) file, its boundary markers mapped:
+//! # file = "airfoil.msh"
+//! # wall = ["airfoil"]
+//! # far_field = ["farfield"]
 //! # or: generate = { kind = "op2-naca0012", i = 400, j = 600 }
 //!
 //! [fv]                           # all optional: OP2's values
@@ -33,7 +37,7 @@ use serde::{Deserialize, Serialize};
 
 use qflow_fv::Settings;
 use qflow_mesh::quad::naca0012::Op2Naca0012;
-use qflow_mesh::quad::{check, op2, QuadMesh};
+use qflow_mesh::quad::{check, op2, Boundary, FileFormat, QuadMesh};
 
 use crate::case::{MethodName, Output, Stop};
 
@@ -67,6 +71,12 @@ pub struct MeshSource {
     pub file: Option<PathBuf>,
     /// A mesh to generate.
     pub generate: Option<GenerateMesh>,
+    /// Gmsh and SU2 files: the boundary markers that are walls.
+    #[serde(default)]
+    pub wall: Vec<String>,
+    /// Gmsh and SU2 files: the boundary markers that are far field.
+    #[serde(default)]
+    pub far_field: Vec<String>,
 }
 
 /// A mesh generator and its sizes.
@@ -150,8 +160,37 @@ impl FvCase {
                 if !path.exists() {
                     bail!("mesh file {} does not exist", path.display());
                 }
+                let head = std::fs::read(&path)
+                    .with_context(|| format!("cannot read mesh file {}", path.display()))?;
+                let format = FileFormat::of(&path, &head);
+                let mapped = !self.mesh.wall.is_empty() || !self.mesh.far_field.is_empty();
+                if format.has_markers() && !mapped {
+                    bail!(
+                        "[mesh] file {}: a {format:?} mesh names its boundaries by marker: \
+                         map them with wall = [...] and far_field = [...]",
+                        path.display()
+                    );
+                }
+                if !format.has_markers() && mapped {
+                    bail!(
+                        "[mesh] wall / far_field: {} is a {format:?} file, whose boundary flags are in the file",
+                        path.display()
+                    );
+                }
+                let boundaries: Vec<(&str, Boundary)> = self
+                    .mesh
+                    .wall
+                    .iter()
+                    .map(|m| (m.as_str(), Boundary::Wall))
+                    .chain(
+                        self.mesh
+                            .far_field
+                            .iter()
+                            .map(|m| (m.as_str(), Boundary::FarField)),
+                    )
+                    .collect();
                 (
-                    qflow_mesh::quad::read_any(&path)?,
+                    qflow_mesh::quad::read_with_markers(&path, &boundaries)?,
                     path.display().to_string(),
                 )
             }

@@ -380,8 +380,9 @@ fn run(cli: Cli) -> Result<u8> {
         Command::Check { cloud } => {
             let bytes = std::fs::read(&cloud)
                 .with_context(|| format!("cannot read cloud file {}", cloud.display()))?;
-            if is_op2_mesh(&bytes) || qflow_mesh::quad::native::is_native(&bytes) {
-                return check_mesh(&bytes, &cloud);
+            let format = qflow_mesh::quad::FileFormat::of(&cloud, &bytes);
+            if format != qflow_mesh::quad::FileFormat::Op2 || is_op2_mesh(&bytes) {
+                return check_mesh(&bytes, &cloud, format);
             }
             // A native file is whole or refused (checksum, bounds); a legacy
             // one is read leniently so that every defect can be reported.
@@ -471,12 +472,32 @@ fn is_op2_mesh(bytes: &[u8]) -> bool {
     fields.len() == 4 && fields.iter().all(|f| f.iter().all(u8::is_ascii_digit))
 }
 
-/// `qflow check` of a quadrilateral mesh.
-fn check_mesh(bytes: &[u8], path: &std::path::Path) -> Result<u8> {
-    let mesh = if qflow_mesh::quad::native::is_native(bytes) {
-        qflow_mesh::quad::native::from_bytes(bytes, path)?
-    } else {
-        qflow_mesh::quad::op2::parse(bytes, path)?
+/// `qflow check` of a quadrilateral mesh (a Gmsh or SU2 file's markers
+/// are listed, and checked as far field: the kind does not change the
+/// geometry).
+fn check_mesh(
+    bytes: &[u8],
+    path: &std::path::Path,
+    format: qflow_mesh::quad::FileFormat,
+) -> Result<u8> {
+    use qflow_mesh::quad::{gmsh, native, op2, su2, Boundary, FileFormat};
+    let from_cells = |c: qflow_mesh::quad::cells::CellMesh| {
+        let names: Vec<String> = c.marker_names().iter().map(|s| s.to_string()).collect();
+        println!("{}: boundary markers: {}", path.display(), names.join(", "));
+        let map: Vec<(&str, Boundary)> = names
+            .iter()
+            .map(|n| (n.as_str(), Boundary::FarField))
+            .collect();
+        c.to_quad_mesh(&map)
+    };
+    let mesh = match format {
+        FileFormat::Native => native::from_bytes(bytes, path)?,
+        FileFormat::Op2 => op2::parse(bytes, path)?,
+        FileFormat::Gmsh => from_cells(gmsh::parse(bytes, path)?)?,
+        FileFormat::Su2 => from_cells(su2::parse(
+            std::str::from_utf8(bytes).context("an SU2 file is text")?,
+            path,
+        )?)?,
     };
     let report = qflow_mesh::quad::check::check(&mesh);
     for f in &report.findings {

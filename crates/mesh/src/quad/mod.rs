@@ -11,10 +11,13 @@
 //! [`check`] states and verifies the orientation OP2's Airfoil kernels rely
 //! on (which cell of an edge lies on which side).
 
+pub mod cells;
 pub mod check;
+pub mod gmsh;
 pub mod naca0012;
 pub mod native;
 pub mod op2;
+pub mod su2;
 
 use std::path::PathBuf;
 
@@ -167,6 +170,69 @@ pub fn read_any(path: &std::path::Path) -> Result<QuadMesh, MeshError> {
         native::from_bytes(&bytes, path)
     } else {
         op2::parse(&bytes, path)
+    }
+}
+
+/// A mesh file's format, from its first bytes and name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileFormat {
+    /// OP2's `new_grid.dat` text.
+    Op2,
+    /// qflow's native binary `.qfm`.
+    Native,
+    /// Gmsh MSH 4.1.
+    Gmsh,
+    /// SU2's `.su2` text.
+    Su2,
+}
+
+impl FileFormat {
+    /// The format of a file whose bytes start with `bytes`, named `path`.
+    pub fn of(path: &std::path::Path, bytes: &[u8]) -> FileFormat {
+        if native::is_native(bytes) {
+            FileFormat::Native
+        } else if gmsh::is_msh(bytes) {
+            FileFormat::Gmsh
+        } else if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("su2"))
+        {
+            FileFormat::Su2
+        } else {
+            FileFormat::Op2
+        }
+    }
+
+    /// Whether the file names its boundaries by marker (which a case maps
+    /// to wall or far field) rather than by OP2's flags.
+    pub fn has_markers(self) -> bool {
+        matches!(self, FileFormat::Gmsh | FileFormat::Su2)
+    }
+}
+
+/// Reads a mesh file of any format; a Gmsh or SU2 file's boundary markers
+/// take the kinds `boundaries` maps them to.
+pub fn read_with_markers(
+    path: &std::path::Path,
+    boundaries: &[(&str, Boundary)],
+) -> Result<QuadMesh, MeshError> {
+    let bytes = std::fs::read(path).map_err(|source| MeshError::Io {
+        path: path.into(),
+        source,
+    })?;
+    let text = || {
+        std::str::from_utf8(&bytes).map_err(|_| MeshError::Parse {
+            path: path.into(),
+            line: 0,
+            field: "text".into(),
+            message: "not UTF-8 text".into(),
+        })
+    };
+    match FileFormat::of(path, &bytes) {
+        FileFormat::Native => native::from_bytes(&bytes, path),
+        FileFormat::Op2 => op2::parse(&bytes, path),
+        FileFormat::Gmsh => gmsh::parse(&bytes, path)?.to_quad_mesh(boundaries),
+        FileFormat::Su2 => su2::parse(text()?, path)?.to_quad_mesh(boundaries),
     }
 }
 
