@@ -2,8 +2,6 @@
 //! paper's Table 3 reports it, measured as the median of repeated timed runs
 //! after a warm-up.
 
-use std::sync::Arc;
-
 use anyhow::{Context, Result};
 use serde::Serialize;
 
@@ -11,9 +9,7 @@ use qflow_lskum::decl::LOOPS;
 use qflow_lskum::{problem, Lskum, Settings};
 use qflow_mesh::Cloud;
 use qflow_par::backend::{BackendSpec, Program};
-use qflow_par::comm::{ExchangeMode, SelfComm};
 use qflow_par::driver::{LoopTime, Method};
-use qflow_par::part::Part;
 use qflow_par::Exec;
 
 /// What to measure.
@@ -119,18 +115,16 @@ pub fn bench(
         &renumbered
     };
     let problem = problem::build(cloud, settings);
-    let part = Arc::new(Part::whole(&problem, &LOOPS));
-    drop(problem);
     let mut method = Lskum::new(settings.clone(), cloud.len());
     let program = Program {
         name: "lskum",
         loops: &LOOPS,
         device_source: method.device_source(),
     };
-    let local =
-        qflow_par::backend::create(&o.backend, part.clone(), method.globals(), &program, (0, 1))
+    let mut ex =
+        qflow_par::launch::single_process(&problem, &program, method.globals(), &o.backend)
             .map_err(anyhow::Error::msg)?;
-    let mut ex = Exec::new(part, local, Box::new(SelfComm), ExchangeMode::Nonblocking);
+    drop(problem);
     method.start(&mut ex).map_err(|e| anyhow::anyhow!("{e}"))?;
     let n = cloud.len() as f64;
     let mut iteration = 0u64;

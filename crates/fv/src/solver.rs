@@ -2,13 +2,9 @@
 //! backend, and iterations on demand. For tests, benchmarks and programs
 //! that drive the iteration themselves; `qflow run` uses the driver.
 
-use std::sync::Arc;
-
 use qflow_mesh::quad::QuadMesh;
 use qflow_par::backend::{BackendSpec, Program};
-use qflow_par::comm::{ExchangeMode, SelfComm};
 use qflow_par::driver::{Method, StepError};
-use qflow_par::part::Part;
 use qflow_par::{Exec, Values};
 
 use crate::decl::{LOOPS, Q};
@@ -30,17 +26,14 @@ impl Solver {
     /// cell at the free stream.
     pub fn new(mesh: &QuadMesh, settings: &Settings, spec: &BackendSpec) -> Result<Solver, String> {
         let p = problem::build(mesh, settings);
-        let part = Arc::new(Part::whole(&p, &LOOPS));
-        drop(p);
         let mut method = Fv::new(settings.clone(), mesh.cells());
         let program = Program {
             name: "fv",
             loops: &LOOPS,
             device_source: method.device_source(),
         };
-        let local =
-            qflow_par::backend::create(spec, part.clone(), method.globals(), &program, (0, 1))?;
-        let mut ex = Exec::new(part, local, Box::new(SelfComm), ExchangeMode::Nonblocking);
+        let mut ex = qflow_par::launch::single_process(&p, &program, method.globals(), spec)?;
+        drop(p);
         method.start(&mut ex).map_err(|e| e.to_string())?;
         Ok(Solver {
             ex,

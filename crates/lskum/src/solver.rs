@@ -6,9 +6,8 @@ use std::sync::Arc;
 
 use qflow_mesh::Cloud;
 use qflow_par::backend::{BackendSpec, Program};
-use qflow_par::comm::{ExchangeMode, SelfComm};
+use qflow_par::comm::ExchangeMode;
 use qflow_par::driver::{Method, StepError};
-use qflow_par::part::Part;
 use qflow_par::{Exec, Values};
 
 use crate::decl::{LOOPS, PRIM};
@@ -31,17 +30,14 @@ impl Solver {
     /// with the backend `spec` asks for, every point at the free stream.
     pub fn new(cloud: &Cloud, settings: &Settings, spec: &BackendSpec) -> Result<Solver, String> {
         let p = problem::build(cloud, settings);
-        let part = Arc::new(Part::whole(&p, &LOOPS));
-        drop(p);
         let mut method = Lskum::new(settings.clone(), cloud.len());
         let program = Program {
             name: "lskum",
             loops: &LOOPS,
             device_source: method.device_source(),
         };
-        let local =
-            qflow_par::backend::create(spec, part.clone(), method.globals(), &program, (0, 1))?;
-        let mut ex = Exec::new(part, local, Box::new(SelfComm), ExchangeMode::Nonblocking);
+        let mut ex = qflow_par::launch::single_process(&p, &program, method.globals(), spec)?;
+        drop(p);
         method.start(&mut ex).map_err(|e| e.to_string())?;
         Ok(Solver {
             ex,

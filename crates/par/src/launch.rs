@@ -90,6 +90,26 @@ pub fn owners(problem: &Problem, primary: Vec<u32>) -> Vec<Vec<u32>> {
         .collect()
 }
 
+/// An executor of the whole of `problem` in this process alone (no MPI):
+/// its part, the backend `spec` asks for with the method's `program` and
+/// `globals`. For tests, benchmarks and programs that drive a method
+/// themselves.
+pub fn single_process(
+    problem: &Problem,
+    program: &crate::backend::Program,
+    globals: &[&'static crate::decl::GlobalDecl],
+    spec: &crate::backend::BackendSpec,
+) -> Result<crate::Exec, String> {
+    let part = Arc::new(Part::whole(problem, program.loops));
+    let local = crate::backend::create(spec, part.clone(), globals, program, (0, 1))?;
+    Ok(crate::Exec::new(
+        part,
+        local,
+        Box::new(crate::comm::SelfComm),
+        crate::comm::ExchangeMode::Nonblocking,
+    ))
+}
+
 /// Why a loop that increments through a map cannot run on several ranks
 /// yet: the owners of its targets would miss the contributions of
 /// elements other ranks own (OP2's executed halo is not built yet).

@@ -7,12 +7,9 @@
 pub mod kernels;
 
 use std::f64::consts::PI;
-use std::sync::Arc;
 
 use kernels::{cell_update, face_flux, heat_copy, heat_step};
 use qflow_par::backend::{BackendKind, BackendSpec, Program};
-use qflow_par::comm::{ExchangeMode, SelfComm};
-use qflow_par::part::Part;
 use qflow_par::{
     par_loop, Arity, DatData, DatDecl, Exec, GlobalDecl, LoopDecl, MapData, MapDecl,
     PartitionHints, Problem, Reduction, Role, SetData, SetDecl, Shape, StencilDecl, Values,
@@ -192,15 +189,12 @@ pub fn exec(
     spec: &BackendSpec,
 ) -> Exec {
     problem.validate().expect("a valid problem");
-    let part = Arc::new(Part::whole(problem, loops));
     let program = Program {
         name: "toys",
         loops,
         device_source: device_source(),
     };
-    let local = qflow_par::backend::create(spec, part.clone(), globals, &program, (0, 1))
-        .expect("a backend");
-    Exec::new(part, local, Box::new(SelfComm), ExchangeMode::Nonblocking)
+    qflow_par::launch::single_process(problem, &program, globals, spec).expect("a backend")
 }
 
 pub fn f64s(v: Option<Values>) -> Vec<f64> {
