@@ -190,6 +190,61 @@ pub fn colour_order(colours: &[u8]) -> Vec<u32> {
     new_of_old
 }
 
+/// The plan of loop `l` on `part` (one rank's local elements) as
+/// `increments` says: each colour's runs of elements, colour by colour
+/// (whole blocks of `block` elements for [`Increments::TwoLevel`]).
+/// `Ok(None)`: the loop increments through no map, or the plan is
+/// [`Increments::Sequential`]. `Err`: more than [`MAX_COLOURS`] colours.
+pub fn loop_runs(
+    part: &crate::part::Part,
+    l: &crate::decl::LoopDecl,
+    increments: Increments,
+    block: usize,
+) -> Result<Option<Vec<Vec<Range<usize>>>>, String> {
+    use crate::decl::{Access, ArgKind, Arity, Via};
+    if increments == Increments::Sequential {
+        return Ok(None);
+    }
+    let mut incs = Vec::new();
+    for a in l.args {
+        if let ArgKind::Dat {
+            via: Via::Map(m, slot),
+            access: Access::Inc,
+            ..
+        } = a.kind
+        {
+            let Arity::Fixed(arity) = m.arity else {
+                return Err(format!("map `{}`: increments need a fixed arity", m.name));
+            };
+            let map = &part.maps[part
+                .map_index(m)
+                .ok_or_else(|| format!("map `{}` is not part of the problem", m.name))?];
+            let set = part
+                .set_index(m.to)
+                .ok_or_else(|| format!("set `{}` is not part of the problem", m.to.name))?;
+            incs.push(IncTarget {
+                values: &map.values,
+                arity,
+                slot,
+                set,
+                targets: part.sets[set].len,
+            });
+        }
+    }
+    if incs.is_empty() {
+        return Ok(None);
+    }
+    let n = part
+        .set(l.set)
+        .ok_or_else(|| format!("set `{}` is not part of the problem", l.set.name))?
+        .len;
+    let runs = match increments {
+        Increments::TwoLevel => block_runs(n, block, &block_colours(n, block, &incs)?),
+        _ => colour_runs(&greedy_colours(n, &incs)?),
+    };
+    Ok(Some(runs))
+}
+
 /// Renumbers every set of `problem` that one of `loops` iterates while
 /// incrementing through a map, so that each colour of the set's greedy
 /// colouring (over all such loops' incremented maps) is one contiguous

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use crate::decl::{Access, ArgKind, DatDecl, ElemType, GlobalDecl, GlobalKind, LoopDecl, Via};
 use crate::kernel::{LoopArgs, Partials, RawArg, RawDat, MAX_CONST, MAX_REDUCED, MAX_REDUCE_DIM};
 use crate::part::Part;
-use crate::plan::{self, IncTarget, Increments};
+use crate::plan::{self, Increments};
 use crate::problem::Values;
 
 use super::LocalBackend;
@@ -162,46 +162,12 @@ impl CpuBackend {
         self
     }
 
-    /// A colouring of loop `l`'s elements for its incremented maps
-    /// (`None`: the loop has none, or it needs too many colours, when it
-    /// runs in element order on one thread).
-    fn colouring(&self, l: &LoopDecl, set: usize, plan: &[Plan]) -> Option<Vec<Vec<Range<usize>>>> {
-        let incs: Vec<IncTarget> = plan
-            .iter()
-            .filter_map(|p| match *p {
-                Plan::Map {
-                    map,
-                    slot,
-                    access: Access::Inc,
-                    ..
-                } => {
-                    let m = &self.part.maps[map];
-                    let target = self.part.set_index(m.decl.to).expect("target set");
-                    Some(IncTarget {
-                        values: &m.values,
-                        arity: match m.decl.arity {
-                            crate::decl::Arity::Fixed(a) => a,
-                            crate::decl::Arity::Variable => return None,
-                        },
-                        slot,
-                        set: target,
-                        targets: self.part.sets[target].len,
-                    })
-                }
-                _ => None,
-            })
-            .collect();
-        if incs.is_empty() {
-            return None;
-        }
-        let n = self.part.sets[set].len;
-        let runs = match self.increments {
-            Increments::TwoLevel => plan::block_colours(n, self.block_size, &incs)
-                .map(|c| plan::block_runs(n, self.block_size, &c)),
-            _ => plan::greedy_colours(n, &incs).map(|c| plan::colour_runs(&c)),
-        };
-        match runs {
-            Ok(r) => {
+    /// The plan of loop `l` (`None`: it runs in element order on one
+    /// thread: no increment through a map, the sequential plan, or too
+    /// many colours).
+    fn colouring(&self, l: &LoopDecl) -> Option<Vec<Vec<Range<usize>>>> {
+        match plan::loop_runs(&self.part, l, self.increments, self.block_size) {
+            Ok(Some(r)) => {
                 tracing::debug!(
                     "loop `{}`: {} plan, {} colours, elements per colour {:?}",
                     l.name,
@@ -213,11 +179,9 @@ impl CpuBackend {
                 );
                 Some(r)
             }
+            Ok(None) => None,
             Err(e) => {
-                tracing::warn!(
-                    "loop `{}`: {e}; it runs in element order on one thread",
-                    l.name
-                );
+                tracing::warn!("loop `{}`: {e}; it runs in element order on one thread", l.name);
                 None
             }
         }
@@ -315,7 +279,7 @@ impl CpuBackend {
         let raw = Vec::with_capacity(plan.len());
         let colours = match self.increments {
             Increments::Colouring | Increments::TwoLevel if l.has_indirect_increment() => {
-                self.colouring(l, set, &plan)
+                self.colouring(l)
             }
             _ => None,
         };
