@@ -181,7 +181,10 @@ impl CpuBackend {
             }
             Ok(None) => None,
             Err(e) => {
-                tracing::warn!("loop `{}`: {e}; it runs in element order on one thread", l.name);
+                tracing::warn!(
+                    "loop `{}`: {e}; it runs in element order on one thread",
+                    l.name
+                );
                 None
             }
         }

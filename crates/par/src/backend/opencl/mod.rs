@@ -58,6 +58,7 @@ pub fn create(
         program,
         device.as_deref(),
         spec.work_group,
+        spec.increments,
     )?))
 }
 

@@ -138,6 +138,13 @@ pub fn entry_name(l: &LoopDecl) -> String {
     format!("qf_loop_{}", l.name)
 }
 
+/// The name of the second entry kernel of a loop that increments through
+/// a map: one work item per element, for the elements of one colour of a
+/// colouring plan (which share no target, so they may run at once).
+pub fn coloured_entry_name(l: &LoopDecl) -> String {
+    format!("qf_loop_{}_coloured", l.name)
+}
+
 /// The arguments the entry kernel of `l` takes, in order.
 pub fn slots(l: &LoopDecl) -> Vec<Slot> {
     let mut s: Vec<Slot> = (0..4).map(Slot::Range).collect();
@@ -176,8 +183,19 @@ pub fn serial(l: &LoopDecl) -> bool {
     l.has_indirect_increment()
 }
 
-/// The entry kernel of loop `l`.
+/// The entry kernel of loop `l` (and, for a loop that increments through
+/// a map, its coloured entry too).
 pub fn entry(l: &LoopDecl) -> String {
+    let mut s = entry_as(l, &entry_name(l), serial(l));
+    if serial(l) {
+        s.push_str(&entry_as(l, &coloured_entry_name(l), false));
+    }
+    s
+}
+
+/// The entry kernel of loop `l` named `name`: on one work item (`serial`)
+/// or one work item per element.
+fn entry_as(l: &LoopDecl, name: &str, serial: bool) -> String {
     let mut params = Vec::new();
     let mut setup = String::new();
     let mut call = Vec::new();
@@ -346,7 +364,7 @@ pub fn entry(l: &LoopDecl) -> String {
     }
     let mut s = String::new();
     let _ = writeln!(s, "/* loop {} over {}: {} */", l.name, l.set.name, l.kernel);
-    let _ = writeln!(s, "KERNEL {}({})\n{{", entry_name(l), params.join(", "));
+    let _ = writeln!(s, "KERNEL {}({})\n{{", name, params.join(", "));
     for (acc, op, _, _) in &reds {
         let id = match op {
             Reduction::Sum => "0.0",
@@ -356,7 +374,7 @@ pub fn entry(l: &LoopDecl) -> String {
         let _ = writeln!(s, "    double {acc}_hi = {id};\n    double {acc}_lo = 0.0;");
     }
     let body = format!("{setup}        {}({});\n{after}", l.kernel, call.join(", "));
-    if serial(l) {
+    if serial {
         let _ = writeln!(
             s,
             "    if (QF_GID(0) == 0 && QF_GID(1) == 0) {{\n    for (uint qf_y = 0; qf_y < qf_rows; qf_y++)\n    \

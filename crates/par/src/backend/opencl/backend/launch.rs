@@ -72,7 +72,9 @@ impl OpenClBackend {
         Ok(())
     }
 
-    /// Launches loop `l` over rows `first + y * stride .. + len`, `y < rows`.
+    /// Launches loop `l` over rows `first + y * stride .. + len`, `y < rows`
+    /// (`coloured`: the elements of one colour of a colouring plan, one work
+    /// item each, through the loop's coloured entry).
     pub(super) fn launch(
         &mut self,
         l: &'static LoopDecl,
@@ -80,9 +82,10 @@ impl OpenClBackend {
         len: usize,
         rows: usize,
         stride: usize,
+        coloured: bool,
     ) -> Result<(), String> {
         let key = l as *const LoopDecl as usize;
-        let serial = source::serial(l);
+        let serial = source::serial(l) && !coloured;
         let (gx, gy, wx) = if serial {
             (1, 1, 1)
         } else {
@@ -105,6 +108,10 @@ impl OpenClBackend {
             .kernels
             .get(&key)
             .ok_or_else(|| format!("loop `{}` was not compiled for the device", l.name))?;
+        let kernel = match (&lk.coloured, coloured) {
+            (Some(k), true) => k,
+            _ => &lk.kernel,
+        };
         let set = &self.part.sets[self.part.set_index(l.set).expect("the loop's set")];
         for (n, slot) in lk.slots.iter().enumerate() {
             let n = n as u32;
@@ -112,10 +119,10 @@ impl OpenClBackend {
             // generated from the same slot list.
             let r = unsafe {
                 match *slot {
-                    Slot::Range(0) => lk.kernel.set_arg(n, &(first as u32)),
-                    Slot::Range(1) => lk.kernel.set_arg(n, &(len as u32)),
-                    Slot::Range(2) => lk.kernel.set_arg(n, &(rows as u32)),
-                    Slot::Range(_) => lk.kernel.set_arg(n, &(stride as u32)),
+                    Slot::Range(0) => kernel.set_arg(n, &(first as u32)),
+                    Slot::Range(1) => kernel.set_arg(n, &(len as u32)),
+                    Slot::Range(2) => kernel.set_arg(n, &(rows as u32)),
+                    Slot::Range(_) => kernel.set_arg(n, &(stride as u32)),
                     Slot::Dat(k) => {
                         let ArgKind::Dat { dat, .. } = l.args[k].kind else {
                             unreachable!()
@@ -125,7 +132,7 @@ impl OpenClBackend {
                             .iter()
                             .position(|x| x.decl.name == dat.name)
                             .expect("a dat");
-                        lk.kernel.set_arg(n, &self.dats[d].buf.get())
+                        kernel.set_arg(n, &self.dats[d].buf.get())
                     }
                     Slot::MapValues(k) | Slot::StarIdx(k) => {
                         let ArgKind::Dat {
@@ -136,7 +143,7 @@ impl OpenClBackend {
                             unreachable!()
                         };
                         let mi = self.part.map_index(m).expect("a map");
-                        lk.kernel.set_arg(n, &self.maps[mi].values.get())
+                        kernel.set_arg(n, &self.maps[mi].values.get())
                     }
                     Slot::StarStart(k) => {
                         let ArgKind::Dat {
@@ -146,12 +153,11 @@ impl OpenClBackend {
                             unreachable!()
                         };
                         let mi = self.part.map_index(m).expect("a map");
-                        lk.kernel
-                            .set_arg(n, &self.maps[mi].start.as_ref().expect("row starts").get())
+                        kernel.set_arg(n, &self.maps[mi].start.as_ref().expect("row starts").get())
                     }
                     Slot::Strides(s) => {
                         let st = set.block.as_ref().map_or([1, 0, 0], |b| b.strides());
-                        lk.kernel.set_arg(n, &(st[1 + s as usize] as i64))
+                        kernel.set_arg(n, &(st[1 + s as usize] as i64))
                     }
                     Slot::Const(k, c) => {
                         let ArgKind::Global { global, .. } = l.args[k].kind else {
@@ -163,8 +169,8 @@ impl OpenClBackend {
                             .position(|x| x.decl.name == global.name)
                             .expect("a global")];
                         match global.kind {
-                            GlobalKind::Const(ElemType::I32) => lk.kernel.set_arg(n, &g.i[c]),
-                            _ => lk.kernel.set_arg(n, &g.f[c]),
+                            GlobalKind::Const(ElemType::I32) => kernel.set_arg(n, &g.i[c]),
+                            _ => kernel.set_arg(n, &g.f[c]),
                         }
                     }
                     Slot::Accumulator(k) => {
@@ -176,8 +182,7 @@ impl OpenClBackend {
                             .iter()
                             .position(|x| x.decl.name == global.name)
                             .expect("a global")];
-                        lk.kernel
-                            .set_arg(n, &g.slots.as_ref().expect("slots").get())
+                        kernel.set_arg(n, &g.slots.as_ref().expect("slots").get())
                     }
                 }
             };
@@ -188,7 +193,7 @@ impl OpenClBackend {
         // SAFETY: every argument is set; sizes are multiples of the group.
         unsafe {
             self.queue.enqueue_nd_range_kernel(
-                lk.kernel.get(),
+                kernel.get(),
                 2,
                 ptr::null(),
                 global.as_ptr(),

@@ -4,6 +4,7 @@
 //! group (double-double sums) into per-group slots on the device, read back
 //! only when the layer asks for their value.
 
+use crate::plan::Increments;
 use std::collections::HashMap;
 use std::ops::Range;
 use std::ptr;
@@ -58,6 +59,8 @@ struct DeviceGlobal {
 /// A loop's kernel with its argument order.
 struct LoopKernel {
     kernel: Kernel,
+    /// The coloured entry of a loop that increments through a map.
+    coloured: Option<Kernel>,
     slots: Vec<Slot>,
 }
 
@@ -73,6 +76,11 @@ pub struct OpenClBackend {
     maps: Vec<DeviceMap>,
     globals: Vec<DeviceGlobal>,
     lists: HashMap<(usize, usize), Buffer<u32>>,
+    /// How loops that increment through a map run.
+    increments: Increments,
+    /// Each such loop's colouring plan, made on its first run (`None`:
+    /// it runs on one work item).
+    plans: HashMap<usize, Option<Vec<Vec<Range<usize>>>>>,
     staging: Buffer<f64>,
     staging_len: usize,
     wg: usize,
@@ -117,6 +125,7 @@ impl OpenClBackend {
         program: &MethodProgram,
         device: Option<&str>,
         work_group: Option<usize>,
+        increments: Increments,
     ) -> Result<Self, String> {
         let _setup = setup_lock();
         let found = enumerate()?;
@@ -157,6 +166,11 @@ impl OpenClBackend {
                 *l as *const LoopDecl as usize,
                 LoopKernel {
                     kernel: kernel(&source::entry_name(l))?,
+                    coloured: if source::serial(l) {
+                        Some(kernel(&source::coloured_entry_name(l))?)
+                    } else {
+                        None
+                    },
                     slots: source::slots(l),
                 },
             );
@@ -169,7 +183,9 @@ impl OpenClBackend {
         let mut limit = usize::MAX;
         for (name, k) in kernels
             .values()
-            .map(|k: &LoopKernel| ("a loop kernel", &k.kernel))
+            .flat_map(|k: &LoopKernel| [Some(&k.kernel), k.coloured.as_ref()])
+            .flatten()
+            .map(|k| ("a loop kernel", k))
             .chain([("qf_gather", &gather), ("qf_scatter", &scatter)])
         {
             let m = k
@@ -243,6 +259,8 @@ impl OpenClBackend {
             maps,
             globals,
             lists: HashMap::new(),
+            increments,
+            plans: HashMap::new(),
             staging,
             staging_len: 1,
             wg,
@@ -279,6 +297,35 @@ impl OpenClBackend {
     }
 
     fn run_spans(&mut self, l: &'static LoopDecl, spans: &[Range<usize>]) -> Result<(), String> {
+        if source::serial(l) {
+            let key = l as *const LoopDecl as usize;
+            if !self.plans.contains_key(&key) {
+                // A two-level plan's blocks are not free of conflicts inside:
+                // on a device only a global colouring runs in parallel.
+                let plan = match self.increments {
+                    Increments::Colouring => {
+                        crate::plan::loop_runs(&self.part, l, Increments::Colouring, 0)?
+                    }
+                    _ => None,
+                };
+                self.plans.insert(key, plan);
+            }
+            if let Some(colours) = self.plans[&key].clone() {
+                // The queue is in order: each colour's launch completes
+                // before the next colour's starts.
+                for colour in &colours {
+                    for r in colour {
+                        for s in spans {
+                            let (a, e) = (r.start.max(s.start), r.end.min(s.end));
+                            if a < e {
+                                self.launch(l, a, e - a, 1, 0, true)?;
+                            }
+                        }
+                    }
+                }
+                return Ok(());
+            }
+        }
         // Consecutive spans of one length at a constant stride go in one
         // two-dimensional launch (the rows of a block's box).
         let mut k = 0;
@@ -300,7 +347,7 @@ impl OpenClBackend {
                     rows += 1;
                 }
             }
-            self.launch(l, s.start, s.len(), rows, stride)?;
+            self.launch(l, s.start, s.len(), rows, stride, false)?;
             k += rows;
         }
         Ok(())
