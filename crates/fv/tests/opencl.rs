@@ -94,7 +94,11 @@ fn the_device_runs_the_global_colouring() {
     let (rms_cpu, q_cpu) = run(BackendKind::Serial);
     let (rms_cl, q_cl) = run(BackendKind::OpenCl);
     for (k, (a, b)) in rms_cpu.iter().zip(&rms_cl).enumerate() {
-        assert!((a - b).abs() <= 1e-12 * a.abs(), "iteration {}: rms {a} vs {b}", k + 1);
+        assert!(
+            (a - b).abs() <= 1e-12 * a.abs(),
+            "iteration {}: rms {a} vs {b}",
+            k + 1
+        );
     }
     let worst = q_cpu
         .iter()
@@ -102,5 +106,8 @@ fn the_device_runs_the_global_colouring() {
         .flat_map(|(a, b)| (0..4).map(move |c| (a[c] - b[c]).abs() / a[c].abs().max(1.0)))
         .fold(0.0, f64::max);
     assert!(worst <= 1e-12, "fields differ by {worst:e}");
-    eprintln!("coloured device fields bit-identical to the CPU's: {}", q_cpu == q_cl);
+    eprintln!(
+        "coloured device fields bit-identical to the CPU's: {}",
+        q_cpu == q_cl
+    );
 }

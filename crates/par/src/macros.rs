@@ -57,9 +57,29 @@ macro_rules! par_loop {
                     args: &$crate::kernel::LoopArgs<'_>,
                     spans: &[::std::ops::Range<usize>],
                 ) {
+                    // The maps of the `Star` arguments (`""`: another kind).
+                    const STAR_MAPS: &[&str] = &[$($crate::par_loop!(@star_map $mode ($($spec)*))),*];
+                    const ONE_STAR_MAP: bool = $crate::kernel::one_star_map(STAR_MAPS);
                     let mut cursor = args.cursor();
                     $(let mut $arg = $crate::par_loop!(@view cursor $mode ($($spec)*));)*
                     cursor.done();
+                    if ONE_STAR_MAP {
+                        // One row per element for every `Star`.
+                        let rows = args.star_rows();
+                        for span in spans {
+                            rows.span(span);
+                            $($arg.span(span);)*
+                            for i in span.clone() {
+                                let row = rows.row(i);
+                                // SAFETY: `row` is element `i`'s row (of a
+                                // checked span) of the map of every `Star`
+                                // argument (`star_rows` checked that).
+                                $kernel($(unsafe { $arg.arg_row(i, &row) }),*);
+                                $($arg.after();)*
+                            }
+                        }
+                        return;
+                    }
                     for span in spans {
                         $($arg.span(span);)*
                         for i in span.clone() {
@@ -136,6 +156,10 @@ macro_rules! par_loop {
             usage: $crate::decl::GlobalUse::Reduce($crate::decl::Reduction::$op),
         }
     };
+
+    // The map of a `Star` argument, `""` for the others.
+    (@star_map read ($d:ident via $m:ident)) => { stringify!($m) };
+    (@star_map $mode:ident ($($spec:tt)*)) => { "" };
 
     // The view a runner takes for one argument.
     (@view $c:ident read ($d:ident via $m:ident [$k:expr])) => { $c.mapped() };

@@ -111,6 +111,47 @@ impl Fit {
     }
 }
 
+/// Neighbour `m`'s terms of [`q_derivatives`]: its offset and difference
+/// into `fit`, its q-variables into the bounds. `weighted` is whether
+/// `power` is not 0 (else the weight is exactly 1, [`weight`]'s value):
+/// the kernel tests it once per point, not once per neighbour, so that the
+/// loop of the common case has no call in it.
+#[device]
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn derivatives_nbr(
+    weighted: bool,
+    power: f64,
+    m: usize,
+    x: Star<f64>,
+    y: Star<f64>,
+    q: Star<Vec4>,
+    xi: f64,
+    yi: f64,
+    qi: &Vec4,
+    fit: &mut Fit,
+    hi: &mut Vec4,
+    lo: &mut Vec4,
+) {
+    let dx = x.nbr(m) - xi;
+    let dy = y.nbr(m) - yi;
+    let w = if weighted { weight(power, dx, dy) } else { 1.0 };
+    let qk = q.nbr(m);
+    let mut dq = [0.0; 4];
+    for c in 0..4 {
+        dq[c] = qk[c] - qi[c];
+    }
+    fit.add(dx, dy, w, &dq);
+    for c in 0..4 {
+        if hi[c] < qk[c] {
+            hi[c] = qk[c];
+        }
+        if lo[c] > qk[c] {
+            lo[c] = qk[c];
+        }
+    }
+}
+
 /// First least-squares q-derivatives over the full stencil, and the
 /// stencil's bounds of `q` (point included) for the limiter.
 #[device]
@@ -132,23 +173,17 @@ pub fn q_derivatives(
     let mut fit = Fit::default();
     let mut hi = qi;
     let mut lo = qi;
-    for m in 0..q.len() {
-        let dx = x.nbr(m) - xi;
-        let dy = y.nbr(m) - yi;
-        let w = weight(power, dx, dy);
-        let qk = q.nbr(m);
-        let mut dq = [0.0; 4];
-        for c in 0..4 {
-            dq[c] = qk[c] - qi[c];
+    if power == 0.0 {
+        for m in 0..q.len() {
+            derivatives_nbr(
+                false, power, m, x, y, q, xi, yi, &qi, &mut fit, &mut hi, &mut lo,
+            );
         }
-        fit.add(dx, dy, w, &dq);
-        for c in 0..4 {
-            if hi[c] < qk[c] {
-                hi[c] = qk[c];
-            }
-            if lo[c] > qk[c] {
-                lo[c] = qk[c];
-            }
+    } else {
+        for m in 0..q.len() {
+            derivatives_nbr(
+                true, power, m, x, y, q, xi, yi, &qi, &mut fit, &mut hi, &mut lo,
+            );
         }
     }
     let (gx, gy) = fit.solve();
@@ -156,6 +191,42 @@ pub fn q_derivatives(
     *qy = gy;
     *q_max = hi;
     *q_min = lo;
+}
+
+/// Neighbour `m`'s terms of [`q_inner_iteration`] (`weighted` as for
+/// [`derivatives_nbr`]).
+#[device]
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn inner_nbr(
+    weighted: bool,
+    power: f64,
+    m: usize,
+    x: Star<f64>,
+    y: Star<f64>,
+    q: Star<Vec4>,
+    qx: Star<Vec4>,
+    qy: Star<Vec4>,
+    xi: f64,
+    yi: f64,
+    qi: &Vec4,
+    qxi: &Vec4,
+    qyi: &Vec4,
+    fit: &mut Fit,
+) {
+    let dx = x.nbr(m) - xi;
+    let dy = y.nbr(m) - yi;
+    let w = if weighted { weight(power, dx, dy) } else { 1.0 };
+    let qk = q.nbr(m);
+    let qxk = qx.nbr(m);
+    let qyk = qy.nbr(m);
+    let mut dq = [0.0; 4];
+    for c in 0..4 {
+        let qi_tilde = qi[c] - 0.5 * (dx * qxi[c] + dy * qyi[c]);
+        let qk_tilde = qk[c] - 0.5 * (dx * qxk[c] + dy * qyk[c]);
+        dq[c] = qk_tilde - qi_tilde;
+    }
+    fit.add(dx, dy, w, &dq);
 }
 
 /// One Jacobi sweep of the second-order q-derivatives: the same fit with
@@ -181,20 +252,18 @@ pub fn q_inner_iteration(
     let qxi = qx.own();
     let qyi = qy.own();
     let mut fit = Fit::default();
-    for m in 0..q.len() {
-        let dx = x.nbr(m) - xi;
-        let dy = y.nbr(m) - yi;
-        let w = weight(power, dx, dy);
-        let qk = q.nbr(m);
-        let qxk = qx.nbr(m);
-        let qyk = qy.nbr(m);
-        let mut dq = [0.0; 4];
-        for c in 0..4 {
-            let qi_tilde = qi[c] - 0.5 * (dx * qxi[c] + dy * qyi[c]);
-            let qk_tilde = qk[c] - 0.5 * (dx * qxk[c] + dy * qyk[c]);
-            dq[c] = qk_tilde - qi_tilde;
+    if power == 0.0 {
+        for m in 0..q.len() {
+            inner_nbr(
+                false, power, m, x, y, q, qx, qy, xi, yi, &qi, &qxi, &qyi, &mut fit,
+            );
         }
-        fit.add(dx, dy, w, &dq);
+    } else {
+        for m in 0..q.len() {
+            inner_nbr(
+                true, power, m, x, y, q, qx, qy, xi, yi, &qi, &qxi, &qyi, &mut fit,
+            );
+        }
     }
     let (gx, gy) = fit.solve();
     *qx_new = gx;

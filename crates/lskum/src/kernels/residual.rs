@@ -289,15 +289,8 @@ pub fn flux_residual(
             let dy = y.nbr(k) - yi;
             let ds = dx * ny - dy * nx;
             let dn = dx * nx + dy * ny;
-            let w = if power == 0.0 {
-                1.0
-            } else {
-                (ds * ds + dn * dn).sqrt().powf(power)
-            };
             bt.ds[m] = ds;
             bt.dn[m] = dn;
-            bt.ds_w[m] = ds * w;
-            bt.dn_w[m] = dn * w;
             let eps_k = venkat_epsilon(vl_const, min_dist.nbr(k));
             let qk = q.nbr(k);
             let (hi_k, lo_k) = if limiter != 0 {
@@ -320,6 +313,22 @@ pub fn flux_residual(
             for c in 0..4 {
                 bt.qt[c][m] = ti[c];
                 bt.qt[c][BATCH + m] = tk[c];
+            }
+        }
+        // The weights after the reconstructions, so that their loop has no
+        // call in it (`power == 0`: the weight is exactly 1).
+        if power == 0.0 {
+            for m in 0..len {
+                bt.ds_w[m] = bt.ds[m];
+                bt.dn_w[m] = bt.dn[m];
+            }
+        } else {
+            for m in 0..len {
+                let ds = bt.ds[m];
+                let dn = bt.dn[m];
+                let w = (ds * ds + dn * dn).sqrt().powf(power);
+                bt.ds_w[m] = ds * w;
+                bt.dn_w[m] = dn * w;
             }
         }
         bt.moments(nx, ny);

@@ -191,10 +191,100 @@ impl<T: Copy> Star<'_, T> {
     /// The value of neighbour `m` (`m < len()`), in the map's order.
     #[inline(always)]
     pub fn nbr(&self, m: usize) -> T {
-        assert!(m < self.n as usize, "neighbour {m} of {}", self.n);
+        if m >= self.n as usize {
+            nbr_out_of_range(m, self.n);
+        }
         // SAFETY: `m` is in the row; the map's values were checked against
         // the target set's local size when the map was built.
         unsafe { *self.base.add(*self.row.add(m) as usize) }
+    }
+}
+
+/// The panic of [`Star::nbr`], out of line: its arguments go by value, so
+/// that the check keeps neither the view nor the index in memory.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn nbr_out_of_range(m: usize, n: u32) -> ! {
+    panic!("neighbour {m} of {n}")
+}
+
+/// Whether a loop's `Star` arguments (their maps' names, `""` for other
+/// arguments) all go through one map, and there is at least one: then its
+/// runner finds each element's row once and hands it to every `Star` (see
+/// [`LoopArgs::star_rows`]), so that the compiler sees one row, one length
+/// and one index load per neighbour instead of one per argument.
+pub const fn one_star_map(maps: &[&str]) -> bool {
+    let mut first: &[u8] = b"";
+    let mut k = 0;
+    while k < maps.len() {
+        let m = maps[k].as_bytes();
+        if !m.is_empty() {
+            if first.is_empty() {
+                first = m;
+            } else if !bytes_eq(first, m) {
+                return false;
+            }
+        }
+        k += 1;
+    }
+    !first.is_empty()
+}
+
+const fn bytes_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut k = 0;
+    while k < a.len() {
+        if a[k] != b[k] {
+            return false;
+        }
+        k += 1;
+    }
+    true
+}
+
+/// The rows of the one compressed-row map every `Star` argument of a loop
+/// reads through (from [`LoopArgs::star_rows`]).
+#[derive(Clone, Copy)]
+pub struct StarRows<'a> {
+    start: *const u32,
+    idx: *const u32,
+    rows: usize,
+    _life: PhantomData<&'a u32>,
+}
+
+/// One element's row of a [`StarRows`].
+#[derive(Clone, Copy)]
+pub struct StarRow<'a> {
+    row: *const u32,
+    n: u32,
+    _life: PhantomData<&'a u32>,
+}
+
+impl<'a> StarRows<'a> {
+    /// Checks the span against the map's rows.
+    #[inline(always)]
+    pub fn span(&self, r: &Range<usize>) {
+        assert!(r.end <= self.rows);
+    }
+
+    /// Element `i`'s row (`i` in a checked span).
+    #[inline(always)]
+    pub fn row(&self, i: usize) -> StarRow<'a> {
+        debug_assert!(i < self.rows);
+        // SAFETY: `i` is a row (spans checked), `start` has `rows + 1`
+        // values and every row lies within `idx`.
+        unsafe {
+            let s = *self.start.add(i);
+            let e = *self.start.add(i + 1);
+            StarRow {
+                row: self.idx.add(s as usize),
+                n: e - s,
+                _life: PhantomData,
+            }
+        }
     }
 }
 

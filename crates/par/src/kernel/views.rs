@@ -18,6 +18,34 @@ pub struct LoopArgs<'a> {
 }
 
 impl LoopArgs<'_> {
+    /// The rows of the one map all `Star` arguments read through (a loop
+    /// whose declaration has [`one_star_map`]): panics if the arguments'
+    /// rows are not one map's.
+    pub fn star_rows(&self) -> StarRows<'_> {
+        let mut found: Option<(*const u32, *const u32, usize)> = None;
+        for a in self.args {
+            if let RawArg::Star {
+                start, idx, rows, ..
+            } = *a
+            {
+                match found {
+                    None => found = Some((start, idx, rows)),
+                    Some(f) => assert!(
+                        f == (start, idx, rows),
+                        "the loop's `Star` arguments go through different maps"
+                    ),
+                }
+            }
+        }
+        let (start, idx, rows) = found.expect("the loop has a `Star` argument");
+        StarRows {
+            start,
+            idx,
+            rows,
+            _life: PhantomData,
+        }
+    }
+
     /// Views of the arguments, taken in order by a runner.
     pub fn cursor(&self) -> ArgCursor<'_> {
         ArgCursor {
@@ -549,5 +577,135 @@ impl<T> Drop for ReduceView<'_, T> {
                 Reduction::Max => p.ext[k] = fmax(p.ext[k], self.ext[c]),
             }
         }
+    }
+}
+
+impl<T: Elem> DirectRead<'_, T> {
+    /// [`Self::arg`] (a runner with one `Star` map passes every view the
+    /// element's row; only [`StarView`] uses it).
+    ///
+    /// # Safety
+    ///
+    /// None beyond [`Self::arg`]'s protocol.
+    #[inline(always)]
+    pub unsafe fn arg_row(&mut self, i: usize, _row: &StarRow<'_>) -> &T {
+        self.arg(i)
+    }
+}
+
+impl<T: Elem> DirectWrite<'_, T> {
+    /// [`Self::arg`] (a runner with one `Star` map passes every view the
+    /// element's row; only [`StarView`] uses it).
+    ///
+    /// # Safety
+    ///
+    /// None beyond [`Self::arg`]'s protocol.
+    #[inline(always)]
+    pub unsafe fn arg_row(&mut self, i: usize, _row: &StarRow<'_>) -> &mut T {
+        self.arg(i)
+    }
+}
+
+impl<T: Elem> Mapped<'_, T> {
+    /// [`Self::arg`] (a runner with one `Star` map passes every view the
+    /// element's row; only [`StarView`] uses it).
+    ///
+    /// # Safety
+    ///
+    /// None beyond [`Self::arg`]'s protocol.
+    #[inline(always)]
+    pub unsafe fn arg_row(&mut self, i: usize, _row: &StarRow<'_>) -> &mut T {
+        self.arg(i)
+    }
+}
+
+impl<T: Elem> MappedInc<'_, T> {
+    /// [`Self::arg`] (a runner with one `Star` map passes every view the
+    /// element's row; only [`StarView`] uses it).
+    ///
+    /// # Safety
+    ///
+    /// None beyond [`Self::arg`]'s protocol.
+    #[inline(always)]
+    pub unsafe fn arg_row(&mut self, i: usize, _row: &StarRow<'_>) -> &mut T {
+        self.arg(i)
+    }
+}
+
+impl<'a, T: Elem> OffsetsView<'a, T> {
+    /// [`Self::arg`] (a runner with one `Star` map passes every view the
+    /// element's row; only [`StarView`] uses it).
+    ///
+    /// # Safety
+    ///
+    /// None beyond [`Self::arg`]'s protocol.
+    #[inline(always)]
+    pub unsafe fn arg_row(&mut self, i: usize, _row: &StarRow<'_>) -> Offsets<'a, T> {
+        self.arg(i)
+    }
+}
+
+impl<T: Copy> ConstView<T> {
+    /// [`Self::arg`] (a runner with one `Star` map passes every view the
+    /// element's row; only [`StarView`] uses it).
+    ///
+    /// # Safety
+    ///
+    /// None beyond [`Self::arg`]'s protocol.
+    #[inline(always)]
+    pub unsafe fn arg_row(&mut self, i: usize, _row: &StarRow<'_>) -> T {
+        self.arg(i)
+    }
+}
+
+impl<T> ScratchView<T> {
+    /// [`Self::arg`] (a runner with one `Star` map passes every view the
+    /// element's row; only [`StarView`] uses it).
+    ///
+    /// # Safety
+    ///
+    /// None beyond [`Self::arg`]'s protocol.
+    #[inline(always)]
+    pub unsafe fn arg_row(&mut self, i: usize, _row: &StarRow<'_>) -> &mut T {
+        self.arg(i)
+    }
+}
+
+impl<T: ReduceElem> ReduceView<'_, T> {
+    /// [`Self::arg`] (a runner with one `Star` map passes every view the
+    /// element's row; only [`StarView`] uses it).
+    ///
+    /// # Safety
+    ///
+    /// None beyond [`Self::arg`]'s protocol.
+    #[inline(always)]
+    pub unsafe fn arg_row(&mut self, i: usize, _row: &StarRow<'_>) -> &mut T {
+        self.arg(i)
+    }
+}
+
+impl<'a, T: Elem> StarView<'a, T> {
+    /// Element `i` and its neighbours, with the element's row `row`.
+    ///
+    /// # Safety
+    ///
+    /// `row` is element `i`'s row of this view's map: from
+    /// [`LoopArgs::star_rows`] of the arguments this view was taken from,
+    /// for an `i` of a checked span.
+    #[inline(always)]
+    pub unsafe fn arg_row(&mut self, i: usize, row: &StarRow<'_>) -> Star<'a, T> {
+        debug_assert!(i < self.rows && row.n == self.len_of(i));
+        Star {
+            base: self.base,
+            row: row.row,
+            n: row.n,
+            own: i,
+            _life: PhantomData,
+        }
+    }
+
+    fn len_of(&self, i: usize) -> u32 {
+        // SAFETY: `i` is a row (debug check only).
+        unsafe { *self.start.add(i + 1) - *self.start.add(i) }
     }
 }
