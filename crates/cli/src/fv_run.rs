@@ -189,8 +189,12 @@ fn write_outputs(
         }
     }
     if plots && !rows.is_empty() {
-        qflow_io::plot::plot_history(&dir.join("history.png"), &COLUMNS, rows)
-            .context("plotting the history")?;
+        qflow_io::plot::plot_history(
+            &dir.join("history.png"),
+            &COLUMNS,
+            &crate::run::plot_rows(rows),
+        )
+        .context("plotting the history")?;
     }
     Ok(())
 }

@@ -305,7 +305,7 @@ fn write_files(
             qflow_io::plot::plot_history(
                 &d.join("history.png"),
                 &qflow_lskum::method::COLUMNS,
-                rows,
+                &crate::run::plot_rows(rows),
             )
             .context("plotting the history")?;
         }

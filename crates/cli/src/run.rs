@@ -284,3 +284,13 @@ pub fn add_rank_reports(
         ],
     ));
 }
+
+/// A run's history as the plot takes it.
+pub fn plot_rows(rows: &[qflow_par::driver::history::Row]) -> Vec<qflow_io::plot::HistoryRow> {
+    rows.iter()
+        .map(|r| qflow_io::plot::HistoryRow {
+            iteration: r.iteration,
+            values: r.values.clone(),
+        })
+        .collect()
+}

@@ -4,8 +4,8 @@
 //! half-written result ever stands under a final name; every writer returns
 //! an [`OutputError`] that names the file.
 //!
-//! The history (`history.csv`) and checkpoints belong to the run driver
-//! (`qflow_par::driver`); [`plot::plot_history`] draws a history.
+//! The history (`history.csv`) and checkpoints belong to the run driver;
+//! [`plot::plot_history`] draws a history given as [`plot::HistoryRow`]s.
 #![deny(missing_docs)]
 
 mod error;

@@ -4,7 +4,6 @@ use std::ops::Range;
 use std::path::Path;
 
 use plotters::prelude::*;
-use qflow_par::driver::history::Row;
 
 use super::{draw_curve, finite_range, invalid, padded, tick_label, Area, Drawn, Image, PlotError};
 use super::{FONT, HISTORY_SIZE};
@@ -21,6 +20,16 @@ const LIFT: &str = "cl";
 /// the generic plot draws it on a log scale: two decades.
 const LOG_SPAN: f64 = 100.0;
 
+/// One iteration of a history as the plot needs it: its number and its
+/// values, one per column.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HistoryRow {
+    /// The iteration.
+    pub iteration: u64,
+    /// Its values, in the columns' order.
+    pub values: Vec<f64>,
+}
+
 /// Plots a run's history, [`HISTORY_SIZE`] pixels; `columns` names the
 /// values of every row, in order (as the run driver's `history.csv` has
 /// them).
@@ -35,7 +44,7 @@ const LOG_SPAN: f64 = 100.0;
 /// Non-finite values are left out (the line breaks there). An error, and
 /// nothing written, for a history without rows or columns, a row with more
 /// or fewer values than there are columns, or nothing finite to draw.
-pub fn plot_history(path: &Path, columns: &[&str], rows: &[Row]) -> Result<(), PlotError> {
+pub fn plot_history(path: &Path, columns: &[&str], rows: &[HistoryRow]) -> Result<(), PlotError> {
     if columns.is_empty() {
         return Err(invalid(path, "the history has no columns"));
     }
@@ -119,7 +128,7 @@ fn log_scale((lo, hi): (f64, f64)) -> bool {
 /// The iterations the x axis spans: from the first row's to the last's, or
 /// one either side of a single iteration (one row, or one iteration repeated
 /// by a resumed run).
-fn iteration_range(rows: &[Row]) -> Range<u64> {
+fn iteration_range(rows: &[HistoryRow]) -> Range<u64> {
     let first = rows.iter().map(|r| r.iteration).min().unwrap_or(0);
     let last = rows.iter().map(|r| r.iteration).max().unwrap_or(0);
     if first == last {
@@ -186,7 +195,7 @@ mod tests {
 
     /// A q-LSKUM history of `n` iterations: the residue falls six orders, Cl
     /// rises to 0.33, both with damped oscillations.
-    fn history(n: u64) -> Vec<Row> {
+    fn history(n: u64) -> Vec<HistoryRow> {
         (1..=n)
             .map(|i| {
                 let t = i as f64;
@@ -197,10 +206,9 @@ mod tests {
                     -6.0 * (1.0 - (-t / 400.0).exp()) + 0.2 * wave(15.0, 300.0)
                 };
                 let cl = 0.33 * (1.0 - (-t / 150.0).exp()) + 0.05 * wave(20.0, 200.0);
-                Row {
+                HistoryRow {
                     iteration: i,
                     values: vec![log_residue, 1e-3, cl, 1e-3, -0.01],
-                    wall_seconds: 0.01 * t,
                 }
             })
             .collect()
@@ -208,12 +216,11 @@ mod tests {
 
     /// A history of one column whose values are `value(i)` at iterations
     /// `1..=n`.
-    fn one_column(n: u64, value: impl Fn(f64) -> f64) -> Vec<Row> {
+    fn one_column(n: u64, value: impl Fn(f64) -> f64) -> Vec<HistoryRow> {
         (1..=n)
-            .map(|i| Row {
+            .map(|i| HistoryRow {
                 iteration: i,
                 values: vec![value(i as f64)],
-                wall_seconds: 0.0,
             })
             .collect()
     }
@@ -276,7 +283,7 @@ mod tests {
         plot_history(&path, &LSKUM, &rows).unwrap();
 
         // The columns are found by name, in any order.
-        let rows: Vec<Row> = history(300)
+        let rows: Vec<HistoryRow> = history(300)
             .into_iter()
             .map(|mut r| {
                 r.values.swap(0, 2);
@@ -332,7 +339,7 @@ mod tests {
         // A finite-volume method's residue falling six decades at a steady
         // rate, then a column that is not drawn: a log scale, on which the
         // fall is a straight line from the top to the bottom of one panel.
-        let rows: Vec<Row> = one_column(n, |t| 10f64.powf(-6.0 * t / n as f64))
+        let rows: Vec<HistoryRow> = one_column(n, |t| 10f64.powf(-6.0 * t / n as f64))
             .into_iter()
             .map(|mut r| {
                 r.values.push(f64::NAN);

@@ -31,7 +31,7 @@ use crate::OutputError;
 use text::{font, PlotBackend, FONT};
 
 pub use field::{plot_mach_field, Window};
-pub use history::plot_history;
+pub use history::{plot_history, HistoryRow};
 pub use surface::plot_surface_cp;
 
 /// Size in pixels of [`plot_history`]'s image.
