@@ -22,8 +22,9 @@ pub struct Solver {
 
 impl Solver {
     /// A solver on `mesh` (which must have passed
-    /// `qflow_mesh::quad::check`) with the backend `spec` asks for, every
-    /// cell at the free stream.
+    /// `qflow_mesh::quad::check`) with the backend `spec` asks for (its
+    /// plan for the edge loops from `settings`), every cell at the free
+    /// stream.
     pub fn new(mesh: &QuadMesh, settings: &Settings, spec: &BackendSpec) -> Result<Solver, String> {
         let p = problem::build(mesh, settings);
         let mut method = Fv::new(settings.clone(), mesh.cells());
@@ -32,7 +33,13 @@ impl Solver {
             loops: &LOOPS,
             device_source: method.device_source(),
         };
-        let mut ex = qflow_par::launch::single_process(&p, &program, method.globals(), spec)?;
+        // The method's settings choose the plan of its edge loops.
+        let spec = BackendSpec {
+            increments: settings.strategy,
+            block_size: settings.block_size,
+            ..spec.clone()
+        };
+        let mut ex = qflow_par::launch::single_process(&p, &program, method.globals(), &spec)?;
         drop(p);
         method.start(&mut ex).map_err(|e| e.to_string())?;
         Ok(Solver {
