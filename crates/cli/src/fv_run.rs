@@ -171,6 +171,36 @@ pub fn cell_fields(q: &[f64], settings: &Settings) -> Vec<(&'static str, Vec<f64
     f
 }
 
+/// `surface.csv`: for every wall edge, its midpoint and the pressure
+/// coefficient `(p - p_inf) / (rho_inf |u_inf|^2 / 2)` of its cell, in the
+/// mesh's order of boundary edges.
+fn write_surface(path: &Path, mesh: &QuadMesh, q: &[f64], settings: &Settings) -> Result<()> {
+    let qinf = settings.qinf();
+    let p_inf =
+        settings.gm1() * (qinf[3] - 0.5 * (qinf[1] * qinf[1] + qinf[2] * qinf[2]) / qinf[0]);
+    let dynamic = 0.5 * (qinf[1] * qinf[1] + qinf[2] * qinf[2]) / qinf[0];
+    qflow_mesh::fsutil::write_atomically(path, |w| {
+        use std::io::Write;
+        writeln!(w, "x,y,cp")?;
+        for b in (0..mesh.bedges()).filter(|&b| mesh.bound[b] == 1) {
+            let [n1, n2] = mesh.bedge_nodes[b];
+            let (a, c) = (mesh.x[n1 as usize], mesh.x[n2 as usize]);
+            let s = &q[4 * mesh.bedge_cell[b] as usize..][..4];
+            let p = settings.gm1() * (s[3] - 0.5 * (s[1] * s[1] + s[2] * s[2]) / s[0]);
+            writeln!(
+                w,
+                "{:?},{:?},{:?}",
+                0.5 * (a[0] + c[0]),
+                0.5 * (a[1] + c[1]),
+                (p - p_inf) / dynamic
+            )?;
+        }
+        Ok(())
+    })
+    .with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
 fn write_outputs(
     ex: &mut Exec,
     mesh: &QuadMesh,
@@ -180,8 +210,9 @@ fn write_outputs(
     vtk: bool,
     plots: bool,
 ) -> Result<()> {
-    if vtk {
-        if let Some(Values::F64(q)) = ex.gather(&Q) {
+    if let Some(Values::F64(q)) = ex.gather(&Q) {
+        write_surface(&dir.join("surface.csv"), mesh, &q, settings)?;
+        if vtk {
             let fields = cell_fields(&q, settings);
             let named: Vec<(&str, &[f64])> =
                 fields.iter().map(|(k, v)| (*k, v.as_slice())).collect();

@@ -65,6 +65,28 @@ fn the_small_case_passes_its_check_against_op2() {
     let summary = std::fs::read_to_string(d.join("out/summary.toml")).unwrap();
     assert!(summary.contains("check = \"passed\""), "{summary}");
     assert!(d.join("out/field.vtu").exists());
+    // The surface pressure: one row per wall edge (40 on this mesh), a
+    // wall cell near the leading edge at the isentropic stagnation value
+    // ((1 + 0.2 M^2)^3.5 - 1) / (0.7 M^2) = 1.0406 for M 0.4 (the two
+    // tiny cells wrapped round the leading edge of this coarse mesh
+    // overshoot it), suction on both surfaces at zero incidence.
+    let surface = std::fs::read_to_string(d.join("out/surface.csv")).unwrap();
+    let cp: Vec<Vec<f64>> = surface
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(|t| t.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(surface.lines().next(), Some("x,y,cp"));
+    assert_eq!(cp.len(), 40);
+    assert!(cp.iter().all(|r| r[2].is_finite()));
+    let m: f64 = 0.4;
+    let stagnation = ((1.0 + 0.2 * m * m).powf(3.5) - 1.0) / (0.7 * m * m);
+    assert!(
+        cp.iter().any(|r| (r[2] - stagnation).abs() < 0.01),
+        "no wall cell near the stagnation Cp {stagnation}"
+    );
+    let min = cp.iter().map(|r| r[2]).fold(f64::MAX, f64::min);
+    assert!(min < -0.2, "suction peak Cp {min}");
     // A wrong expectation fails the run, with both numbers named.
     let o = run(
         &cases_dir().join("op2-airfoil-small.toml"),
