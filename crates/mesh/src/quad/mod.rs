@@ -159,20 +159,6 @@ impl QuadMesh {
     }
 }
 
-/// Reads a mesh file in either format: qflow's native binary one (told by
-/// its magic bytes) or OP2's `new_grid.dat` text.
-pub fn read_any(path: &std::path::Path) -> Result<QuadMesh, MeshError> {
-    let bytes = std::fs::read(path).map_err(|source| MeshError::Io {
-        path: path.into(),
-        source,
-    })?;
-    if native::is_native(&bytes) {
-        native::from_bytes(&bytes, path)
-    } else {
-        op2::parse(&bytes, path)
-    }
-}
-
 /// A mesh file's format, from its first bytes and name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileFormat {

@@ -310,20 +310,26 @@ impl OpenClBackend {
                 };
                 self.plans.insert(key, plan);
             }
-            if let Some(colours) = self.plans[&key].clone() {
+            // Taken out while its colours launch (no copy per run).
+            if let Some(colours) = self.plans.get_mut(&key).and_then(Option::take) {
                 // The queue is in order: each colour's launch completes
                 // before the next colour's starts.
-                for colour in &colours {
+                let mut result = Ok(());
+                'colours: for colour in &colours {
                     for r in colour {
                         for s in spans {
                             let (a, e) = (r.start.max(s.start), r.end.min(s.end));
                             if a < e {
-                                self.launch(l, a, e - a, 1, 0, true)?;
+                                result = self.launch(l, a, e - a, 1, 0, true);
+                                if result.is_err() {
+                                    break 'colours;
+                                }
                             }
                         }
                     }
                 }
-                return Ok(());
+                self.plans.insert(key, Some(colours));
+                return result;
             }
         }
         // Consecutive spans of one length at a constant stride go in one
