@@ -15,8 +15,9 @@
 //! cfl = 0.9
 //! eps = 0.05
 //! mach = 0.4
-//! strategy = "sequential"        # or "global-colouring", "two-level"
-//! block_size = 2048              # edges per block of "two-level"
+//! strategy = "sequential"        # or "global-colouring", "two-level", "atomics"
+//! block_size = 2048              # edges per block of "two-level" on CPUs
+//! reorder = "none"               # or "rcm", "partition": renumber the mesh first
 //!
 //! [expect]                       # optional: the run checks its final rms
 //! rms = 1.060114637578078e-04

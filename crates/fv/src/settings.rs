@@ -34,10 +34,12 @@ pub struct Settings {
     pub mach: f64,
     /// How the edge loops' increments run: `"sequential"` (one thread,
     /// edge order: OP2's sequential answer), `"global-colouring"` (colour
-    /// by colour in parallel) or `"two-level"` (blocks of `block_size`
-    /// edges coloured, the blocks of a colour in parallel); both parallel
-    /// strategies are bit-identical for any thread count and round-off
-    /// from the sequential answer.
+    /// by colour in parallel), `"two-level"` (blocks of `block_size`
+    /// edges coloured, the blocks of a colour in parallel; on a device,
+    /// blocks of the work-group size with their edges coloured again) or
+    /// `"atomics"` (every edge at once, increments atomic). The colourings
+    /// are bit-identical for any thread count; all are round-off from the
+    /// sequential answer.
     pub strategy: Increments,
     /// Edges per block of the `two-level` strategy (2048: the fastest of
     /// 128-8192 on 2 threads on the 720k mesh, docs/fv.md).

@@ -123,3 +123,37 @@ fn parallel_strategy_is_bit_identical(strategy: qflow_par::plan::Increments) {
         "the plan changes the order of the increments"
     );
 }
+
+/// Atomic increments: all edges at once, each flux added to its cells
+/// with atomic read-modify-writes. The order of a cell's increments
+/// depends on the threads' timing, so only agreement to round-off with
+/// the sequential edge order is promised, on any thread count.
+#[test]
+fn atomics_agree_with_the_sequential_order_to_round_off() {
+    let atomics = Settings {
+        strategy: qflow_par::plan::Increments::Atomics,
+        ..Settings::default()
+    };
+    let (rms_seq, q_seq) = run(&spec(BackendKind::Serial, 1), 200);
+    for (kind, t) in [
+        (BackendKind::Serial, 1),
+        (BackendKind::Threads, 2),
+        (BackendKind::Threads, 3),
+    ] {
+        let (rms, q) = run_with(&spec(kind, t), &atomics, 200);
+        for (k, (a, b)) in rms.iter().zip(&rms_seq).enumerate() {
+            let rel = (a - b).abs() / b;
+            assert!(
+                rel < 1e-10,
+                "{t} threads, iteration {}: atomics {a:e}, sequential {b:e}",
+                k + 1
+            );
+        }
+        let worst = q
+            .iter()
+            .zip(&q_seq)
+            .flat_map(|(a, b)| a.iter().zip(b).map(|(x, y)| (x - y).abs() / y.abs().max(1e-3)))
+            .fold(0.0, f64::max);
+        assert!(worst < 1e-10, "{t} threads: state off by {worst:e}");
+    }
+}

@@ -22,6 +22,12 @@
 //!   count, and closer to the original order's locality than a global
 //!   colouring.
 //!
+//! - [`Increments::Atomics`]: every element at once, in chunks as a loop
+//!   without increments runs, each increment through a map one atomic
+//!   read-modify-write per value. No colouring and the mesh's locality,
+//!   but the order in which a target receives its increments depends on
+//!   the threads' timing: results differ between runs by round-off.
+//!
 //! A method may also renumber a loop's set by colour
 //! ([`colour_order`]) so that each colour is one contiguous range.
 
@@ -43,6 +49,8 @@ pub enum Increments {
     /// Blocks of consecutive elements coloured; the blocks of a colour in
     /// parallel, each in element order.
     TwoLevel,
+    /// All elements in parallel, increments through maps atomic.
+    Atomics,
 }
 
 impl Increments {
@@ -52,6 +60,7 @@ impl Increments {
             Increments::Sequential => "sequential",
             Increments::Colouring => "global-colouring",
             Increments::TwoLevel => "two-level",
+            Increments::Atomics => "atomics",
         }
     }
 }
@@ -194,17 +203,42 @@ pub fn colour_order(colours: &[u8]) -> Vec<u32> {
 /// `increments` says: each colour's runs of elements, colour by colour
 /// (whole blocks of `block` elements for [`Increments::TwoLevel`]).
 /// `Ok(None)`: the loop increments through no map, or the plan is
-/// [`Increments::Sequential`]. `Err`: more than [`MAX_COLOURS`] colours.
+/// [`Increments::Sequential`] or [`Increments::Atomics`] (no colours). `Err`: more than [`MAX_COLOURS`] colours.
 pub fn loop_runs(
     part: &crate::part::Part,
     l: &crate::decl::LoopDecl,
     increments: Increments,
     block: usize,
 ) -> Result<Option<Vec<Vec<Range<usize>>>>, String> {
-    use crate::decl::{Access, ArgKind, Arity, Via};
-    if increments == Increments::Sequential {
+    if matches!(increments, Increments::Sequential | Increments::Atomics) {
         return Ok(None);
     }
+    let incs = inc_targets(part, l)?;
+    if incs.is_empty() {
+        return Ok(None);
+    }
+    let n = loop_len(part, l)?;
+    let runs = match increments {
+        Increments::TwoLevel => block_runs(n, block, &block_colours(n, block, &incs)?),
+        _ => colour_runs(&greedy_colours(n, &incs)?),
+    };
+    Ok(Some(runs))
+}
+
+/// Elements of the set loop `l` runs over, on `part`.
+fn loop_len(part: &crate::part::Part, l: &crate::decl::LoopDecl) -> Result<usize, String> {
+    Ok(part
+        .set(l.set)
+        .ok_or_else(|| format!("set `{}` is not part of the problem", l.set.name))?
+        .len)
+}
+
+/// The arguments of loop `l` that increment through a map, on `part`.
+fn inc_targets<'a>(
+    part: &'a crate::part::Part,
+    l: &crate::decl::LoopDecl,
+) -> Result<Vec<IncTarget<'a>>, String> {
+    use crate::decl::{Access, ArgKind, Arity, Via};
     let mut incs = Vec::new();
     for a in l.args {
         if let ArgKind::Dat {
@@ -231,18 +265,111 @@ pub fn loop_runs(
             });
         }
     }
+    Ok(incs)
+}
+
+/// The colour of each element inside its block of `block` consecutive
+/// elements (the second level of a two-level plan: what lets a device run
+/// a block's elements at once, one colour after the other): greedy, in
+/// element order, within each block separately.
+pub fn thread_colours(n: usize, block: usize, incs: &[IncTarget]) -> Result<Vec<u8>, String> {
+    let block = block.max(1);
+    let mut colours = Vec::with_capacity(n);
+    let mut touched: Vec<(usize, usize)> = Vec::new();
+    let mut sets: Vec<(usize, Vec<u64>)> = Vec::new();
+    for t in incs {
+        if !sets.iter().any(|s| s.0 == t.set) {
+            sets.push((t.set, vec![0u64; t.targets]));
+        }
+    }
+    let which: Vec<usize> = incs
+        .iter()
+        .map(|t| sets.iter().position(|s| s.0 == t.set).expect("listed"))
+        .collect();
+    for b in 0..n.div_ceil(block) {
+        for e in b * block..((b + 1) * block).min(n) {
+            let mut used = 0u64;
+            for (t, &s) in incs.iter().zip(&which) {
+                used |= sets[s].1[t.values[e * t.arity + t.slot] as usize];
+            }
+            if used == u64::MAX {
+                return Err(format!(
+                    "element {e} would need more than {MAX_COLOURS} colours in its block"
+                ));
+            }
+            let c = (!used).trailing_zeros();
+            for (t, &s) in incs.iter().zip(&which) {
+                let target = t.values[e * t.arity + t.slot] as usize;
+                sets[s].1[target] |= 1 << c;
+                touched.push((s, target));
+            }
+            colours.push(c as u8);
+        }
+        for (s, target) in touched.drain(..) {
+            sets[s].1[target] = 0;
+        }
+    }
+    Ok(colours)
+}
+
+/// A two-level plan as a device runs it: blocks of `block` consecutive
+/// elements, one work group each; the blocks of one colour launched
+/// together, colour after colour; inside a block, the elements of one
+/// thread colour add their increments together, thread colour after
+/// thread colour (a barrier between them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceBlocks {
+    /// Elements per block (the work-group size).
+    pub block: usize,
+    /// The blocks' numbers, colour by colour.
+    pub order: Vec<u32>,
+    /// Each block colour's range in `order`.
+    pub colours: Vec<Range<usize>>,
+    /// Each element's colour inside its block.
+    pub thread_colour: Vec<u8>,
+    /// Each block's number of thread colours.
+    pub thread_colours: Vec<u8>,
+}
+
+/// The device two-level plan of loop `l` on `part` with blocks of `block`
+/// elements; `Ok(None)` if it increments through no map.
+pub fn device_blocks(
+    part: &crate::part::Part,
+    l: &crate::decl::LoopDecl,
+    block: usize,
+) -> Result<Option<DeviceBlocks>, String> {
+    let incs = inc_targets(part, l)?;
     if incs.is_empty() {
         return Ok(None);
     }
-    let n = part
-        .set(l.set)
-        .ok_or_else(|| format!("set `{}` is not part of the problem", l.set.name))?
-        .len;
-    let runs = match increments {
-        Increments::TwoLevel => block_runs(n, block, &block_colours(n, block, &incs)?),
-        _ => colour_runs(&greedy_colours(n, &incs)?),
-    };
-    Ok(Some(runs))
+    let block = block.max(1);
+    let n = loop_len(part, l)?;
+    let bc = block_colours(n, block, &incs)?;
+    let thread_colour = thread_colours(n, block, &incs)?;
+    let thread_colours = thread_colour
+        .chunks(block)
+        .map(|c| c.iter().max().map_or(0, |&m| m + 1))
+        .collect();
+    let new_of_old = colour_order(&bc);
+    let mut order = vec![0u32; bc.len()];
+    for (b, &new) in new_of_old.iter().enumerate() {
+        order[new as usize] = b as u32;
+    }
+    let n_colours = bc.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
+    let mut colours = Vec::with_capacity(n_colours);
+    let mut at = 0;
+    for c in 0..n_colours {
+        let k = bc.iter().filter(|&&x| x as usize == c).count();
+        colours.push(at..at + k);
+        at += k;
+    }
+    Ok(Some(DeviceBlocks {
+        block,
+        order,
+        colours,
+        thread_colour,
+        thread_colours,
+    }))
 }
 
 /// Renumbers every set of `problem` that one of `loops` iterates while
@@ -365,6 +492,20 @@ mod tests {
         assert_eq!((runs[0][0].clone(), runs[1][0].clone()), (0..2, 2..4));
         // Blocks of one edge are the global colouring.
         assert_eq!(block_colours(4, 1, &incs2).unwrap(), [0, 1, 0, 1]);
+        // Inside blocks of two edges of the path: edges 0 and 1 share
+        // cell 1 (colours 0, 1); the next block starts afresh.
+        assert_eq!(thread_colours(4, 2, &incs2).unwrap(), [0, 1, 0, 1]);
+        assert_eq!(thread_colours(4, 4, &incs2).unwrap(), [0, 1, 0, 1]);
+        let star2: Vec<u32> = (1..=4).flat_map(|k| [0, k]).collect();
+        let t2 = IncTarget {
+            values: &star2,
+            arity: 2,
+            slot: 0,
+            set: 0,
+            targets: 5,
+        };
+        assert_eq!(thread_colours(4, 2, &[t2]).unwrap(), [0, 1, 0, 1]);
+        assert_eq!(thread_colours(4, 4, &[t2]).unwrap(), [0, 1, 2, 3]);
         let e = greedy_colours(70, &incs).unwrap_err();
         assert!(e.contains("more than 64 colours"), "{e}");
     }

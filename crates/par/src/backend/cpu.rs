@@ -6,7 +6,9 @@
 //! through a map (several elements adding to one target) run as the
 //! backend's [`Increments`] plan says: on one thread in element order, or
 //! colour by colour with each colour's elements in parallel (bit-identical
-//! for any thread count too: the colouring fixes every target's order).
+//! for any thread count too: the colouring fixes every target's order), or
+//! all at once with atomic increments (the order of a target's increments,
+//! and so the last bits, then depend on the threads' timing).
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -287,7 +289,9 @@ impl CpuBackend {
             _ => None,
         };
         Bound {
-            serial: l.has_indirect_increment() && colours.is_none(),
+            serial: l.has_indirect_increment()
+                && colours.is_none()
+                && self.increments != Increments::Atomics,
             colours,
             whole_runs: self.increments == Increments::TwoLevel,
             runs: Vec::new(),
@@ -345,6 +349,8 @@ impl CpuBackend {
                         arity,
                         slot,
                         rows: m.values.len() / arity.max(1),
+                        atomic: access == Access::Inc
+                            && self.increments == Increments::Atomics,
                     }
                 }
                 Plan::Star { dat: d, map } => {

@@ -155,11 +155,13 @@ impl<'a> ArgCursor<'a> {
                     arity,
                     slot,
                     rows,
+                    atomic,
                     ..
                 },
             ) => {
                 check_elem::<T>(&dat, k);
                 MappedInc {
+                    atomic,
                     ptr: dat.ptr as *mut T,
                     map,
                     arity,
@@ -379,6 +381,7 @@ pub struct MappedInc<'a, T> {
     rows: usize,
     local: T,
     target: usize,
+    atomic: bool,
     _life: PhantomData<&'a mut T>,
 }
 
@@ -393,12 +396,22 @@ impl<T: Elem> MappedInc<'_, T> {
         &mut self.local
     }
 
-    /// Adds the kernel's increment to its target.
+    /// Adds the kernel's increment to its target (atomically when the
+    /// loop's plan runs elements that share targets at once).
     #[inline(always)]
     pub fn after(&mut self) {
         // SAFETY: the map's values were checked against the target set;
-        // loops that increment through maps run on one thread.
-        unsafe { self.local.add_to(&mut *self.ptr.add(self.target)) }
+        // loops that increment through maps run on one thread, or colour by
+        // colour (no two elements running at once share a target), or with
+        // every increment atomic.
+        unsafe {
+            let target = self.ptr.add(self.target);
+            if self.atomic {
+                self.local.add_atomic(target)
+            } else {
+                self.local.add_to(&mut *target)
+            }
+        }
     }
 
     /// Checks the span against the map's rows.

@@ -22,6 +22,7 @@ pub const PRELUDE: &str = r#"/* qflow device prelude: the spellings that differ 
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 /* No a*b+c -> fma contraction: the Rust kernels round every product. */
 #pragma OPENCL FP_CONTRACT OFF
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
 #define FUNC static inline
 #define GLOBAL __global
 #define CONSTANT __constant
@@ -36,6 +37,9 @@ pub const PRELUDE: &str = r#"/* qflow device prelude: the spellings that differ 
 #define QF_LSIZE() ((uint)(get_local_size(0) * get_local_size(1)))
 #define QF_GROUP() ((uint)(get_group_id(0) + get_group_id(1) * get_num_groups(0)))
 #define QF_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define QF_BARRIER_GLOBAL() barrier(CLK_GLOBAL_MEM_FENCE)
+#define QF_CAS64(p, cmp, val) atom_cmpxchg((volatile GLOBAL ulong*)(p), (ulong)(cmp), (ulong)(val))
+#define QF_ATOMIC_ADD_INT(p, v) atomic_add((volatile GLOBAL int*)(p), (v))
 #elif defined(__CUDACC__)
 /* CUDA (compiled with --fmad=false; not built in this repository). */
 typedef unsigned int uint;
@@ -54,6 +58,9 @@ typedef unsigned long ulong;
 #define QF_LSIZE() (blockDim.x * blockDim.y)
 #define QF_GROUP() (blockIdx.x + blockIdx.y * gridDim.x)
 #define QF_BARRIER() __syncthreads()
+#define QF_BARRIER_GLOBAL() __syncthreads()
+#define QF_CAS64(p, cmp, val) ((ulong)atomicCAS((unsigned long long*)(p), (unsigned long long)(cmp), (unsigned long long)(val)))
+#define QF_ATOMIC_ADD_INT(p, v) atomicAdd((int*)(p), (v))
 #else
 #error "qflow's device code needs an OpenCL C or a CUDA compiler"
 #endif
@@ -71,6 +78,17 @@ FUNC void qf_dd_add(double* hi, double* lo, double bh, double bl)
     double h = s + e;
     *lo = e - (h - s);
     *hi = h;
+}
+
+/* *p += v as one atomic compare-and-swap loop on the value's bits. */
+FUNC void qf_atomic_add(GLOBAL double* p, double v)
+{
+    ulong old = QF_AS_ULONG(*p);
+    for (;;) {
+        ulong seen = QF_CAS64(p, old, QF_AS_ULONG(QF_AS_DOUBLE(old) + v));
+        if (seen == old) break;
+        old = seen;
+    }
 }
 
 /* min and max that keep a NaN (a NaN contribution must not vanish). */
@@ -131,6 +149,32 @@ pub enum Slot {
     Const(usize, usize),
     /// A reduction's accumulator buffer (argument `arg`).
     Accumulator(usize),
+    /// A device two-level plan (loops that increment through a map): the
+    /// blocks colour by colour (`uint*`), the first of this launch's
+    /// (`uint`), each element's thread colour (`uchar*`), each block's
+    /// number of thread colours (`uchar*`).
+    Blocks(u8),
+}
+
+/// The entry kernels of a loop that increments through a map.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Entry {
+    /// One work item, the elements in order (the sequential plan).
+    Serial,
+    /// One work item per element, for the elements of one colour of a
+    /// global colouring (which share no target).
+    Coloured,
+    /// One work item per element, every increment atomic.
+    Atomic,
+    /// One work group per block of a two-level plan: the block's
+    /// elements computed at once, their increments added thread colour
+    /// by thread colour with a barrier between.
+    Blocks,
+}
+
+impl Entry {
+    /// Every entry, the serial one first.
+    pub const ALL: [Entry; 4] = [Entry::Serial, Entry::Coloured, Entry::Atomic, Entry::Blocks];
 }
 
 /// The name of the entry kernel of a loop.
@@ -138,11 +182,14 @@ pub fn entry_name(l: &LoopDecl) -> String {
     format!("qf_loop_{}", l.name)
 }
 
-/// The name of the second entry kernel of a loop that increments through
-/// a map: one work item per element, for the elements of one colour of a
-/// colouring plan (which share no target, so they may run at once).
-pub fn coloured_entry_name(l: &LoopDecl) -> String {
-    format!("qf_loop_{}_coloured", l.name)
+/// The name of entry `e` of a loop that increments through a map.
+pub fn entry_name_of(l: &LoopDecl, e: Entry) -> String {
+    match e {
+        Entry::Serial => entry_name(l),
+        Entry::Coloured => format!("qf_loop_{}_coloured", l.name),
+        Entry::Atomic => format!("qf_loop_{}_atomic", l.name),
+        Entry::Blocks => format!("qf_loop_{}_blocks", l.name),
+    }
 }
 
 /// The arguments the entry kernel of `l` takes, in order.
@@ -174,6 +221,9 @@ pub fn slots(l: &LoopDecl) -> Vec<Slot> {
         s.push(Slot::Strides(0));
         s.push(Slot::Strides(1));
     }
+    if serial(l) {
+        s.extend((0..4).map(Slot::Blocks));
+    }
     s
 }
 
@@ -184,22 +234,28 @@ pub fn serial(l: &LoopDecl) -> bool {
 }
 
 /// The entry kernel of loop `l` (and, for a loop that increments through
-/// a map, its coloured entry too).
+/// a map, one entry per [`Entry`]).
 pub fn entry(l: &LoopDecl) -> String {
-    let mut s = entry_as(l, &entry_name(l), serial(l));
-    if serial(l) {
-        s.push_str(&entry_as(l, &coloured_entry_name(l), false));
+    if !serial(l) {
+        return entry_as(l, &entry_name(l), None);
     }
-    s
+    Entry::ALL
+        .iter()
+        .map(|&e| entry_as(l, &entry_name_of(l, e), Some(e)))
+        .collect()
 }
 
-/// The entry kernel of loop `l` named `name`: on one work item (`serial`)
-/// or one work item per element.
-fn entry_as(l: &LoopDecl, name: &str, serial: bool) -> String {
+/// The entry kernel of loop `l` named `name`: one work item per element
+/// (`None`: a loop without increments through maps), or entry `e` of a
+/// loop with them.
+fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
     let mut params = Vec::new();
     let mut setup = String::new();
     let mut call = Vec::new();
     let mut after = String::new();
+    // The increments through maps (added thread colour by thread colour
+    // in a two-level block).
+    let mut after_inc = String::new();
     let mut reds: Vec<(String, Reduction, usize, usize)> = Vec::new();
     for slot in slots(l) {
         let p = match slot {
@@ -229,6 +285,10 @@ fn entry_as(l: &LoopDecl, name: &str, serial: bool) -> String {
                 format!("{t} g{k}_{c}")
             }
             Slot::Accumulator(k) => format!("GLOBAL double* r{k}"),
+            Slot::Blocks(0) => "GLOBAL const uint* qf_blocks".to_string(),
+            Slot::Blocks(1) => "uint qf_boff".to_string(),
+            Slot::Blocks(2) => "GLOBAL const uchar* qf_tcol".to_string(),
+            Slot::Blocks(_) => "GLOBAL const uchar* qf_ncol".to_string(),
         };
         params.push(p);
     }
@@ -256,17 +316,29 @@ fn entry_as(l: &LoopDecl, name: &str, serial: bool) -> String {
                             // after the call (two arguments may reach one
                             // element).
                             let _ = writeln!(setup, "        {t} {name};");
-                            if dat.dim == 1 {
-                                let _ = writeln!(setup, "        {name} = 0;");
-                                let _ = writeln!(after, "        {base}[e{k}] += {name};");
-                            } else {
-                                for c in 0..dat.dim {
-                                    let _ = writeln!(setup, "        {name}.v[{c}] = 0;");
-                                    let _ = writeln!(
-                                        after,
-                                        "        {base}[e{k}].v[{c}] += {name}.v[{c}];"
-                                    );
-                                }
+                            let (sc, dim) = (scalar(dat.ty), dat.dim);
+                            for c in 0..dim {
+                                let v = if dim == 1 {
+                                    name.clone()
+                                } else {
+                                    format!("{name}.v[{c}]")
+                                };
+                                let _ = writeln!(setup, "        {v} = 0;");
+                                let _ = if entry == Some(Entry::Atomic) {
+                                    let add = match dat.ty {
+                                        ElemType::F64 => "qf_atomic_add",
+                                        ElemType::I32 => "QF_ATOMIC_ADD_INT",
+                                    };
+                                    writeln!(
+                                        after_inc,
+                                        "        {add}(&((GLOBAL {sc}*)a{k})[e{k} * {dim}u + {c}u], {v});"
+                                    )
+                                } else {
+                                    writeln!(
+                                        after_inc,
+                                        "        ((GLOBAL {sc}*)a{k})[e{k} * {dim}u + {c}u] += {v};"
+                                    )
+                                };
                             }
                             call.push(format!("&{name}"));
                             continue;
@@ -373,8 +445,21 @@ fn entry_as(l: &LoopDecl, name: &str, serial: bool) -> String {
         };
         let _ = writeln!(s, "    double {acc}_hi = {id};\n    double {acc}_lo = 0.0;");
     }
-    let body = format!("{setup}        {}({});\n{after}", l.kernel, call.join(", "));
-    if serial {
+    let call = format!("        {}({});\n", l.kernel, call.join(", "));
+    let body = format!("{setup}{call}{after}{after_inc}");
+    if entry == Some(Entry::Blocks) {
+        // Work item `QF_LID()` of the group takes that element of its
+        // block; items past the span compute for its first element and
+        // store nothing.
+        let _ = writeln!(
+            s,
+            "    uint qf_blk = qf_blocks[qf_boff + QF_GROUP()];\n    uint i = qf_blk * QF_LSIZE() + QF_LID();\n    \
+             int qf_on = i >= qf_first && i < qf_first + qf_len;\n    uint qf_tc = qf_on ? qf_tcol[i] : 255u;\n    \
+             if (!qf_on) i = qf_first;\n    {{\n{setup}{call}        if (qf_on) {{\n{after}        }}\n        \
+             for (uint qf_c = 0; qf_c < qf_ncol[qf_blk]; qf_c++) {{\n            if (qf_tc == qf_c) {{\n{after_inc}            }}\n            \
+             QF_BARRIER_GLOBAL();\n        }}\n    }}"
+        );
+    } else if entry == Some(Entry::Serial) {
         let _ = writeln!(
             s,
             "    if (QF_GID(0) == 0 && QF_GID(1) == 0) {{\n    for (uint qf_y = 0; qf_y < qf_rows; qf_y++)\n    \

@@ -72,9 +72,11 @@ impl OpenClBackend {
         Ok(())
     }
 
-    /// Launches loop `l` over rows `first + y * stride .. + len`, `y < rows`
-    /// (`coloured`: the elements of one colour of a colouring plan, one work
-    /// item each, through the loop's coloured entry).
+    /// Launches loop `l` over rows `first + y * stride .. + len`, `y < rows`,
+    /// through `entry` (a loop without increments through maps has one:
+    /// [`Entry::Serial`] stands for it); a two-level entry runs the blocks
+    /// `blocks` says, each element only if in `first .. first + len`.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn launch(
         &mut self,
         l: &'static LoopDecl,
@@ -82,19 +84,20 @@ impl OpenClBackend {
         len: usize,
         rows: usize,
         stride: usize,
-        coloured: bool,
+        entry: Entry,
+        blocks: Option<BlockArgs>,
     ) -> Result<(), String> {
         let key = l as *const LoopDecl as usize;
-        let serial = source::serial(l) && !coloured;
-        let (gx, gy, wx) = if serial {
-            (1, 1, 1)
-        } else {
-            (len.div_ceil(self.wg) * self.wg, rows, self.wg)
-        };
-        let groups = if serial {
-            1
-        } else {
-            len.div_ceil(self.wg) * rows
+        let serial = source::serial(l) && entry == Entry::Serial;
+        let (gx, gy, wx, groups) = match (serial, blocks) {
+            (true, _) => (1, 1, 1, 1),
+            (false, Some(b)) => (b.count * self.wg, 1, self.wg, b.count),
+            (false, None) => (
+                len.div_ceil(self.wg) * self.wg,
+                rows,
+                self.wg,
+                len.div_ceil(self.wg) * rows,
+            ),
         };
         for a in l.args {
             if let ArgKind::Global { global, .. } = a.kind {
@@ -108,10 +111,14 @@ impl OpenClBackend {
             .kernels
             .get(&key)
             .ok_or_else(|| format!("loop `{}` was not compiled for the device", l.name))?;
-        let kernel = match (&lk.coloured, coloured) {
-            (Some(k), true) => k,
-            _ => &lk.kernel,
+        let kernel = match entry {
+            Entry::Serial => &lk.kernel,
+            e => lk
+                .entries
+                .get(&e)
+                .ok_or_else(|| format!("loop `{}` has no {e:?} entry", l.name))?,
         };
+        let unused = self.unused.get();
         let set = &self.part.sets[self.part.set_index(l.set).expect("the loop's set")];
         for (n, slot) in lk.slots.iter().enumerate() {
             let n = n as u32;
@@ -184,6 +191,15 @@ impl OpenClBackend {
                             .expect("a global")];
                         kernel.set_arg(n, &g.slots.as_ref().expect("slots").get())
                     }
+                    Slot::Blocks(1) => kernel.set_arg(n, &blocks.map_or(0, |b| b.first)),
+                    Slot::Blocks(s) => kernel.set_arg(
+                        n,
+                        &blocks.map_or(unused, |b| match s {
+                            0 => b.blocks,
+                            2 => b.thread_colour,
+                            _ => b.thread_colours,
+                        }),
+                    ),
                 }
             };
             r.map_err(|e| cl_error(&format!("loop `{}`: argument {n}", l.name), e))?;

@@ -21,7 +21,7 @@ use opencl3::types::{cl_mem, CL_BLOCKING};
 use super::device::{
     check_memory, cl_error, enumerate, select_device, setup_lock, DeviceInfo, MemoryNeeds,
 };
-use super::source::{self, Slot};
+use super::source::{self, Entry, Slot};
 use crate::backend::{LocalBackend, Program as MethodProgram};
 use crate::decl::{
     ArgKind, DatDecl, ElemType, GlobalDecl, GlobalKind, LoopDecl, Reduction, Role, Via,
@@ -59,9 +59,39 @@ struct DeviceGlobal {
 /// A loop's kernel with its argument order.
 struct LoopKernel {
     kernel: Kernel,
-    /// The coloured entry of a loop that increments through a map.
-    coloured: Option<Kernel>,
+    /// The other entries of a loop that increments through a map.
+    entries: HashMap<Entry, Kernel>,
     slots: Vec<Slot>,
+}
+
+/// How a loop that increments through a map runs on the device.
+enum DevicePlan {
+    /// Each colour's runs of elements, one launch per run.
+    Colours(Vec<Vec<Range<usize>>>),
+    /// Every element at once, increments atomic.
+    Atomic,
+    /// A two-level plan (blocks of the work-group size) and its buffers.
+    Blocks {
+        plan: crate::plan::DeviceBlocks,
+        blocks: Buffer<u32>,
+        thread_colour: Buffer<u8>,
+        thread_colours: Buffer<u8>,
+    },
+}
+
+/// The arguments of one launch of a loop's two-level entry.
+#[derive(Clone, Copy)]
+struct BlockArgs {
+    /// The blocks, colour by colour.
+    blocks: cl_mem,
+    /// This launch's first block in `blocks`.
+    first: u32,
+    /// Blocks in this launch (one work group each).
+    count: usize,
+    /// Each element's thread colour.
+    thread_colour: cl_mem,
+    /// Each block's number of thread colours.
+    thread_colours: cl_mem,
 }
 
 /// The OpenCL backend over one part.
@@ -78,9 +108,11 @@ pub struct OpenClBackend {
     lists: HashMap<(usize, usize), Buffer<u32>>,
     /// How loops that increment through a map run.
     increments: Increments,
-    /// Each such loop's colouring plan, made on its first run (`None`:
-    /// it runs on one work item).
-    plans: HashMap<usize, Option<Vec<Vec<Range<usize>>>>>,
+    /// Each such loop's plan, made on its first run (`None`: it runs on
+    /// one work item).
+    plans: HashMap<usize, Option<DevicePlan>>,
+    /// Bound to the two-level arguments of entries that do not use them.
+    unused: Buffer<u8>,
     staging: Buffer<f64>,
     staging_len: usize,
     wg: usize,
@@ -166,10 +198,13 @@ impl OpenClBackend {
                 *l as *const LoopDecl as usize,
                 LoopKernel {
                     kernel: kernel(&source::entry_name(l))?,
-                    coloured: if source::serial(l) {
-                        Some(kernel(&source::coloured_entry_name(l))?)
+                    entries: if source::serial(l) {
+                        Entry::ALL[1..]
+                            .iter()
+                            .map(|&e| Ok((e, kernel(&source::entry_name_of(l, e))?)))
+                            .collect::<Result<_, String>>()?
                     } else {
-                        None
+                        HashMap::new()
                     },
                     slots: source::slots(l),
                 },
@@ -183,8 +218,7 @@ impl OpenClBackend {
         let mut limit = usize::MAX;
         for (name, k) in kernels
             .values()
-            .flat_map(|k: &LoopKernel| [Some(&k.kernel), k.coloured.as_ref()])
-            .flatten()
+            .flat_map(|k: &LoopKernel| std::iter::once(&k.kernel).chain(k.entries.values()))
             .map(|k| ("a loop kernel", k))
             .chain([("qf_gather", &gather), ("qf_scatter", &scatter)])
         {
@@ -249,6 +283,7 @@ impl OpenClBackend {
             })
             .collect();
         let staging = new_buffer::<f64>(&context, 1)?;
+        let unused = new_buffer::<u8>(&context, 1)?;
         Ok(OpenClBackend {
             info,
             part,
@@ -261,6 +296,7 @@ impl OpenClBackend {
             lists: HashMap::new(),
             increments,
             plans: HashMap::new(),
+            unused,
             staging,
             staging_len: 1,
             wg,
@@ -296,41 +332,98 @@ impl OpenClBackend {
             .unwrap_or_else(|| panic!("global `{}` is not declared", g.name))
     }
 
-    fn run_spans(&mut self, l: &'static LoopDecl, spans: &[Range<usize>]) -> Result<(), String> {
-        if source::serial(l) {
-            let key = l as *const LoopDecl as usize;
-            if !self.plans.contains_key(&key) {
-                // A two-level plan's blocks are not free of conflicts inside:
-                // on a device only a global colouring runs in parallel.
-                let plan = match self.increments {
-                    Increments::Colouring => {
-                        crate::plan::loop_runs(&self.part, l, Increments::Colouring, 0)?
-                    }
-                    _ => None,
-                };
-                self.plans.insert(key, plan);
+    /// The device plan of loop `l` (which increments through a map) as
+    /// the backend's [`Increments`] says.
+    fn device_plan(&self, l: &'static LoopDecl) -> Result<Option<DevicePlan>, String> {
+        Ok(match self.increments {
+            Increments::Sequential => None,
+            Increments::Atomics => Some(DevicePlan::Atomic),
+            Increments::Colouring => {
+                crate::plan::loop_runs(&self.part, l, Increments::Colouring, 0)?
+                    .map(DevicePlan::Colours)
             }
-            // Taken out while its colours launch (no copy per run).
-            if let Some(colours) = self.plans.get_mut(&key).and_then(Option::take) {
-                // The queue is in order: each colour's launch completes
-                // before the next colour's starts.
-                let mut result = Ok(());
-                'colours: for colour in &colours {
-                    for r in colour {
-                        for s in spans {
-                            let (a, e) = (r.start.max(s.start), r.end.min(s.end));
-                            if a < e {
-                                result = self.launch(l, a, e - a, 1, 0, true);
-                                if result.is_err() {
-                                    break 'colours;
-                                }
-                            }
+            Increments::TwoLevel => match crate::plan::device_blocks(&self.part, l, self.wg)? {
+                None => None,
+                Some(plan) => Some(DevicePlan::Blocks {
+                    blocks: self.upload(&plan.order)?,
+                    thread_colour: self.upload(&plan.thread_colour)?,
+                    thread_colours: self.upload(&plan.thread_colours)?,
+                    plan,
+                }),
+            },
+        })
+    }
+
+    /// A read-only copy of `values` on the device.
+    fn upload<T: Copy>(&self, values: &[T]) -> Result<Buffer<T>, String> {
+        let mut b = new_buffer::<T>(&self.context, values.len())?;
+        if !values.is_empty() {
+            // SAFETY: blocking write of `values` into a buffer that long.
+            unsafe {
+                self.queue
+                    .enqueue_write_buffer(&mut b, CL_BLOCKING, 0, values, &[])
+            }
+            .map_err(|e| cl_error("uploading a plan", e))?;
+        }
+        Ok(b)
+    }
+
+    /// Runs `spans` of loop `l` (which increments through a map) as its
+    /// plan says: `Ok(false)` if the plan is to run it on one work item.
+    fn run_planned(&mut self, l: &'static LoopDecl, spans: &[Range<usize>]) -> Result<bool, String> {
+        let key = l as *const LoopDecl as usize;
+        if !self.plans.contains_key(&key) {
+            let plan = self.device_plan(l)?;
+            self.plans.insert(key, plan);
+        }
+        // Taken out while it launches (no copy per run). The queue is in
+        // order: each launch completes before the next starts.
+        let Some(plan) = self.plans.get_mut(&key).and_then(Option::take) else {
+            return Ok(false);
+        };
+        let mut result = Ok(());
+        let mut go = |me: &mut Self, first, len, entry, blocks| {
+            if result.is_ok() {
+                result = me.launch(l, first, len, 1, 0, entry, blocks);
+            }
+        };
+        for s in spans.iter().filter(|s| !s.is_empty()) {
+            match &plan {
+                DevicePlan::Colours(colours) => {
+                    for r in colours.iter().flatten() {
+                        let (a, e) = (r.start.max(s.start), r.end.min(s.end));
+                        if a < e {
+                            go(self, a, e - a, Entry::Coloured, None);
                         }
                     }
                 }
-                self.plans.insert(key, Some(colours));
-                return result;
+                DevicePlan::Atomic => go(self, s.start, s.len(), Entry::Atomic, None),
+                DevicePlan::Blocks {
+                    plan: p,
+                    blocks,
+                    thread_colour,
+                    thread_colours,
+                } => {
+                    for c in &p.colours {
+                        let args = BlockArgs {
+                            blocks: blocks.get(),
+                            first: c.start as u32,
+                            count: c.len(),
+                            thread_colour: thread_colour.get(),
+                            thread_colours: thread_colours.get(),
+                        };
+                        go(self, s.start, s.len(), Entry::Blocks, Some(args));
+                    }
+                }
             }
+        }
+        self.plans.insert(key, Some(plan));
+        result.map(|()| true)
+    }
+
+    fn run_spans(&mut self, l: &'static LoopDecl, spans: &[Range<usize>]) -> Result<(), String> {
+        if source::serial(l) && self.run_planned(l, spans)? {
+            return Ok(());
         }
         // Consecutive spans of one length at a constant stride go in one
         // two-dimensional launch (the rows of a block's box).
@@ -353,7 +446,7 @@ impl OpenClBackend {
                     rows += 1;
                 }
             }
-            self.launch(l, s.start, s.len(), rows, stride, false)?;
+            self.launch(l, s.start, s.len(), rows, stride, Entry::Serial, None)?;
             k += rows;
         }
         Ok(())
