@@ -224,13 +224,14 @@ impl FvCase {
 /// The settings that define the discrete problem, for checkpoints.
 pub fn problem_key(s: &Settings) -> String {
     format!(
-        "gam = {:?}\ncfl = {:?}\neps = {:?}\nmach = {:?}\nstrategy = {}\nblock_size = {}\n",
+        "gam = {:?}\ncfl = {:?}\neps = {:?}\nmach = {:?}\nstrategy = {}\nblock_size = {}\nreorder = {}\n",
         s.gam,
         s.cfl,
         s.eps,
         s.mach,
         s.strategy.name(),
-        s.block_size
+        s.block_size,
+        s.reorder.name()
     )
 }
 

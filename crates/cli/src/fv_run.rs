@@ -47,7 +47,10 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     prepare_output_dir(&out_dir)?;
     let (mesh, name) = fc.load_mesh(&case.dir)?;
     let fp = fingerprint(&mesh)?;
-    let problem = qflow_fv::problem::build(&mesh, &settings);
+    let qflow_fv::problem::Built {
+        problem,
+        cells: order,
+    } = qflow_fv::problem::build(&mesh, &settings).map_err(|e| anyhow!(e))?;
     let catalog = Catalog::of(&LOOPS, &DATS);
     let part = distribute(&*comm, Some(Ok((problem, None))), &LOOPS, &catalog, false)
         .map_err(|e| anyhow!(e))?;
@@ -104,7 +107,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
             if phase != OutputPhase::Final {
                 return Ok(());
             }
-            write_outputs(ex, &mesh, &settings, &out_dir, rows, vtk, plots)
+            write_outputs(ex, &mesh, &order, &settings, &out_dir, rows, vtk, plots)
                 .map_err(|e| format!("{e:#}"))
         };
         driver::run(&mut method, &mut ex, &config, &mut outputs)?
@@ -201,9 +204,11 @@ fn write_surface(path: &Path, mesh: &QuadMesh, q: &[f64], settings: &Settings) -
     Ok(())
 }
 
+#[allow(clippy::too_many_arguments)]
 fn write_outputs(
     ex: &mut Exec,
     mesh: &QuadMesh,
+    order: &qflow_fv::problem::CellOrder,
     settings: &Settings,
     dir: &Path,
     rows: &[Row],
@@ -211,6 +216,7 @@ fn write_outputs(
     plots: bool,
 ) -> Result<()> {
     if let Some(Values::F64(q)) = ex.gather(&Q) {
+        let q = order.in_mesh_order(&q, 4);
         write_surface(&dir.join("surface.csv"), mesh, &q, settings)?;
         if vtk {
             let fields = cell_fields(&q, settings);

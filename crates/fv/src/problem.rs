@@ -4,6 +4,7 @@
 
 use qflow_mesh::quad::QuadMesh;
 use qflow_par::plan::{order_by_colour, Increments};
+use qflow_par::reorder::reorder;
 use qflow_par::{DatData, MapData, PartitionHints, Problem, SetData, Shape, Values};
 
 use crate::decl::*;
@@ -13,6 +14,7 @@ fn set(decl: &'static qflow_par::SetDecl, n: usize) -> SetData {
     SetData {
         decl,
         shape: Shape::Elements(n),
+        blocks: Vec::new(),
     }
 }
 
@@ -31,20 +33,61 @@ fn f64_dat(decl: &'static qflow_par::DatDecl, values: Vec<f64>) -> DatData {
     }
 }
 
+/// A mesh's problem and where its cells went.
+pub struct Built {
+    /// The problem.
+    pub problem: Problem,
+    /// Where the mesh's cells are in the problem.
+    pub cells: CellOrder,
+}
+
+/// Each mesh cell's number in the problem (empty: the same).
+#[derive(Clone, Debug, Default)]
+pub struct CellOrder {
+    /// `new_of_old`.
+    pub cell_new_of_old: Vec<u32>,
+}
+
+impl CellOrder {
+    /// Values of a dat on cells (`dim` per cell), from the problem's
+    /// numbering back to the mesh's.
+    pub fn in_mesh_order(&self, values: &[f64], dim: usize) -> Vec<f64> {
+        if self.cell_new_of_old.is_empty() {
+            return values.to_vec();
+        }
+        self.cell_new_of_old
+            .iter()
+            .flat_map(|&new| &values[new as usize * dim..(new as usize + 1) * dim])
+            .copied()
+            .collect()
+    }
+}
+
 /// The problem of `mesh` (which must have passed
 /// `qflow_mesh::quad::check`) with every cell at the free stream of
 /// `settings`.
 ///
-/// With the `global-colouring` strategy the edges and boundary edges are
-/// renumbered colour by colour ([`qflow_par::plan::order_by_colour`]), so
-/// that each colour runs as one span.
-pub fn build(mesh: &QuadMesh, settings: &Settings) -> Problem {
+/// The mesh is first renumbered as `settings.reorder` says
+/// ([`qflow_par::reorder`]). With the `global-colouring` strategy the
+/// edges and boundary edges are then renumbered colour by colour
+/// ([`qflow_par::plan::order_by_colour`]), so that each colour runs as one
+/// span.
+pub fn build(mesh: &QuadMesh, settings: &Settings) -> Result<Built, String> {
     let mut p = build_in_mesh_order(mesh, settings);
+    let done = reorder(&mut p, &PECELL, settings.reorder, settings.block_size)
+        .map_err(|e| format!("reordering the mesh ({}): {e}", settings.reorder.name()))?;
     if settings.strategy == Increments::Colouring {
-        order_by_colour(&mut p, &LOOPS)
-            .expect("a quadrilateral mesh's edges colour in few colours");
+        order_by_colour(&mut p, &LOOPS).map_err(|e| format!("colouring the edges: {e}"))?;
     }
-    p
+    let cell_new_of_old = done
+        .into_iter()
+        .find(|d| d.0 == CELLS.name)
+        .map(|d| d.1)
+        .unwrap_or_default();
+    Ok(Built {
+        problem: p,
+        cells: CellOrder { cell_new_of_old },
+    })
 }
 
 fn build_in_mesh_order(mesh: &QuadMesh, settings: &Settings) -> Problem {
@@ -95,7 +138,7 @@ mod tests {
     #[test]
     fn the_problem_of_a_mesh_is_valid_and_complete() {
         let mesh = Op2Naca0012 { i: 8, j: 6 }.generate().unwrap();
-        let p = build(&mesh, &Settings::default());
+        let p = build(&mesh, &Settings::default()).unwrap().problem;
         p.validate().unwrap();
         for d in DATS {
             assert!(p.dat(d).is_some(), "{}", d.name);

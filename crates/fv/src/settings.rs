@@ -9,6 +9,7 @@
 //! value it writes.
 
 use qflow_par::plan::Increments;
+use qflow_par::reorder::Reorder;
 use serde::{Deserialize, Serialize};
 
 /// OP2's `gam = 1.4f`.
@@ -41,9 +42,16 @@ pub struct Settings {
     /// are bit-identical for any thread count; all are round-off from the
     /// sequential answer.
     pub strategy: Increments,
-    /// Edges per block of the `two-level` strategy (2048: the fastest of
-    /// 128-8192 on 2 threads on the 720k mesh, docs/fv.md).
+    /// Edges per block of the `two-level` strategy on CPUs (2048: the
+    /// fastest of 128-8192 on 2 threads on the 720k mesh, docs/fv.md), and
+    /// per part of the `partition` reordering.
     pub block_size: usize,
+    /// How the mesh is renumbered before the run: `"none"`, `"rcm"`
+    /// (cells by reverse Cuthill-McKee, edges sorted by their cells) or
+    /// `"partition"` (edges in METIS parts of at most `block_size`, which
+    /// become the two-level plan's blocks; cells grouped by the parts that
+    /// use them). Outputs are always in the mesh's own numbering.
+    pub reorder: Reorder,
 }
 
 impl Default for Settings {
@@ -55,6 +63,7 @@ impl Default for Settings {
             mach: OP2_MACH,
             strategy: Increments::Sequential,
             block_size: 2048,
+            reorder: Reorder::None,
         }
     }
 }

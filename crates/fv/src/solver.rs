@@ -18,6 +18,7 @@ pub struct Solver {
     /// The method.
     pub method: Fv,
     iteration: u64,
+    cells: problem::CellOrder,
 }
 
 impl Solver {
@@ -26,7 +27,7 @@ impl Solver {
     /// plan for the edge loops from `settings`), every cell at the free
     /// stream.
     pub fn new(mesh: &QuadMesh, settings: &Settings, spec: &BackendSpec) -> Result<Solver, String> {
-        let p = problem::build(mesh, settings);
+        let problem::Built { problem: p, cells } = problem::build(mesh, settings)?;
         let mut method = Fv::new(settings.clone(), mesh.cells());
         let program = Program {
             name: "fv",
@@ -46,6 +47,7 @@ impl Solver {
             ex,
             method,
             iteration: 0,
+            cells,
         })
     }
 
@@ -67,10 +69,13 @@ impl Solver {
         self.iteration
     }
 
-    /// The state of every cell, `[rho, rho u, rho v, rho E]`.
+    /// The state of every cell, `[rho, rho u, rho v, rho E]`, in the
+    /// mesh's numbering.
     pub fn state(&mut self) -> Vec<[f64; 4]> {
         match self.ex.gather(&Q) {
-            Some(Values::F64(q)) => q
+            Some(Values::F64(q)) => self
+                .cells
+                .in_mesh_order(&q, 4)
                 .chunks_exact(4)
                 .map(|c| [c[0], c[1], c[2], c[3]])
                 .collect(),

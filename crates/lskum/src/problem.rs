@@ -108,10 +108,12 @@ pub fn build(cloud: &Cloud, settings: &Settings) -> Problem {
             SetData {
                 decl: &POINTS,
                 shape: Shape::Elements(n),
+                blocks: Vec::new(),
             },
             SetData {
                 decl: &SURFACE,
                 shape: Shape::Elements(surface.len()),
+                blocks: Vec::new(),
             },
         ],
         maps: vec![

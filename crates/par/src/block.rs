@@ -350,6 +350,7 @@ pub fn block_sets(
                 global: Vec::new(),
                 peers,
                 block: Some(b.clone()),
+                blocks: Vec::new(),
             }
         })
         .collect()

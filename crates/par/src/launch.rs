@@ -425,6 +425,7 @@ pub fn decode_part(b: &[u8], catalog: &Catalog) -> Result<Part, String> {
             global,
             peers,
             block,
+            blocks: Vec::new(),
         });
     }
     let nm = d.count(8)?;

@@ -17,7 +17,8 @@
 //!   (`qflow-par-codegen`);
 //! - which dats a checkpoint holds (those declared as state, [`decl::Role`]);
 //! - how a loop that increments through a map runs in parallel: a
-//!   colouring of its elements ([`plan`]).
+//!   colouring of its elements ([`plan`]), after a renumbering for
+//!   locality if asked ([`reorder`]).
 //!
 //! Backends ([`backend`]): serial, threads (rayon; the same bits for any
 //! thread count), OpenCL (feature `opencl`). The distributed layer
@@ -40,6 +41,7 @@ mod macros;
 pub mod part;
 pub mod plan;
 pub mod problem;
+pub mod reorder;
 
 pub use decl::{
     Access, ArgDecl, ArgKind, Arity, DatDecl, ElemType, GlobalDecl, GlobalKind, LoopDecl, MapDecl,

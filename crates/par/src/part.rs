@@ -55,6 +55,9 @@ pub struct LocalSet {
     pub peers: Vec<Peer>,
     /// The local layout of a structured block.
     pub block: Option<BlockLayout>,
+    /// Where the blocks of a two-level plan start (the problem's, on one
+    /// rank; empty: blocks of the backend's fixed size).
+    pub blocks: Vec<u32>,
 }
 
 impl LocalSet {
@@ -234,6 +237,11 @@ impl Part {
                 global,
                 peers,
                 block: None,
+                blocks: if ranks == 1 {
+                    s.blocks.clone()
+                } else {
+                    Vec::new()
+                },
             });
             local_of.push(lo);
         }

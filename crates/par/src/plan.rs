@@ -117,11 +117,34 @@ pub fn greedy_colours(n: usize, incs: &[IncTarget]) -> Result<Vec<u8>, String> {
     Ok(colours)
 }
 
-/// The colour of each block of `block` consecutive elements (the last may
-/// be shorter): greedy, in block order, the smallest colour no target of
-/// any of the block's elements has been given yet.
-pub fn block_colours(n: usize, block: usize, incs: &[IncTarget]) -> Result<Vec<u8>, String> {
+/// Blocks of `block` consecutive elements of `n` (the last may be
+/// shorter).
+pub fn fixed_blocks(n: usize, block: usize) -> Vec<Range<usize>> {
     let block = block.max(1);
+    (0..n.div_ceil(block))
+        .map(|b| b * block..((b + 1) * block).min(n))
+        .collect()
+}
+
+/// The blocks of a set of `n` elements: from `starts` (ascending from 0,
+/// the last block ending at `n`), or of `block` elements if it is empty.
+pub fn blocks_of(n: usize, block: usize, starts: &[u32]) -> Vec<Range<usize>> {
+    if starts.is_empty() {
+        return fixed_blocks(n, block);
+    }
+    let mut b: Vec<Range<usize>> = starts
+        .windows(2)
+        .map(|w| w[0] as usize..w[1] as usize)
+        .collect();
+    b.push(*starts.last().expect("not empty") as usize..n);
+    b.retain(|r| !r.is_empty());
+    b
+}
+
+/// The colour of each block (consecutive elements): greedy, in block
+/// order, the smallest colour no target of any of the block's elements has
+/// been given yet.
+pub fn block_colours(blocks: &[Range<usize>], incs: &[IncTarget]) -> Result<Vec<u8>, String> {
     let mut sets: Vec<(usize, Vec<u64>)> = Vec::new();
     for t in incs {
         if !sets.iter().any(|s| s.0 == t.set) {
@@ -132,9 +155,9 @@ pub fn block_colours(n: usize, block: usize, incs: &[IncTarget]) -> Result<Vec<u
         .iter()
         .map(|t| sets.iter().position(|s| s.0 == t.set).expect("listed"))
         .collect();
-    let mut colours = Vec::with_capacity(n.div_ceil(block));
-    for b in 0..n.div_ceil(block) {
-        let elements = b * block..((b + 1) * block).min(n);
+    let mut colours = Vec::with_capacity(blocks.len());
+    for (b, elements) in blocks.iter().enumerate() {
+        let elements = elements.clone();
         let mut used = 0u64;
         for e in elements.clone() {
             for (t, &s) in incs.iter().zip(&which) {
@@ -159,12 +182,11 @@ pub fn block_colours(n: usize, block: usize, incs: &[IncTarget]) -> Result<Vec<u
 
 /// Each colour's blocks (as element ranges, one per block), colour by
 /// colour.
-pub fn block_runs(n: usize, block: usize, colours: &[u8]) -> Vec<Vec<Range<usize>>> {
-    let block = block.max(1);
+pub fn block_runs(blocks: &[Range<usize>], colours: &[u8]) -> Vec<Vec<Range<usize>>> {
     let n_colours = colours.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
     let mut runs: Vec<Vec<Range<usize>>> = vec![Vec::new(); n_colours];
-    for (b, &c) in colours.iter().enumerate() {
-        runs[c as usize].push(b * block..((b + 1) * block).min(n));
+    for (b, &c) in blocks.iter().zip(colours) {
+        runs[c as usize].push(b.clone());
     }
     runs
 }
@@ -219,7 +241,14 @@ pub fn loop_runs(
     }
     let n = loop_len(part, l)?;
     let runs = match increments {
-        Increments::TwoLevel => block_runs(n, block, &block_colours(n, block, &incs)?),
+        Increments::TwoLevel => {
+            let blocks = blocks_of(
+                n,
+                block,
+                &part.sets[part.set_index(l.set).expect("found")].blocks,
+            );
+            block_runs(&blocks, &block_colours(&blocks, &incs)?)
+        }
         _ => colour_runs(&greedy_colours(n, &incs)?),
     };
     Ok(Some(runs))
@@ -272,9 +301,8 @@ fn inc_targets<'a>(
 /// elements (the second level of a two-level plan: what lets a device run
 /// a block's elements at once, one colour after the other): greedy, in
 /// element order, within each block separately.
-pub fn thread_colours(n: usize, block: usize, incs: &[IncTarget]) -> Result<Vec<u8>, String> {
-    let block = block.max(1);
-    let mut colours = Vec::with_capacity(n);
+pub fn thread_colours(blocks: &[Range<usize>], incs: &[IncTarget]) -> Result<Vec<u8>, String> {
+    let mut colours = Vec::with_capacity(blocks.last().map_or(0, |b| b.end));
     let mut touched: Vec<(usize, usize)> = Vec::new();
     let mut sets: Vec<(usize, Vec<u64>)> = Vec::new();
     for t in incs {
@@ -286,8 +314,8 @@ pub fn thread_colours(n: usize, block: usize, incs: &[IncTarget]) -> Result<Vec<
         .iter()
         .map(|t| sets.iter().position(|s| s.0 == t.set).expect("listed"))
         .collect();
-    for b in 0..n.div_ceil(block) {
-        for e in b * block..((b + 1) * block).min(n) {
+    for b in blocks {
+        for e in b.clone() {
             let mut used = 0u64;
             for (t, &s) in incs.iter().zip(&which) {
                 used |= sets[s].1[t.values[e * t.arity + t.slot] as usize];
@@ -312,15 +340,16 @@ pub fn thread_colours(n: usize, block: usize, incs: &[IncTarget]) -> Result<Vec<
     Ok(colours)
 }
 
-/// A two-level plan as a device runs it: blocks of `block` consecutive
-/// elements, one work group each; the blocks of one colour launched
-/// together, colour after colour; inside a block, the elements of one
-/// thread colour add their increments together, thread colour after
-/// thread colour (a barrier between them).
+/// A two-level plan as a device runs it: blocks of consecutive elements,
+/// one work group each; the blocks of one colour launched together,
+/// colour after colour; inside a block, the elements of one thread colour
+/// add their increments together, thread colour after thread colour (a
+/// barrier between them).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeviceBlocks {
-    /// Elements per block (the work-group size).
-    pub block: usize,
+    /// Where each block starts, and the end of the last (`blocks + 1`
+    /// values).
+    pub starts: Vec<u32>,
     /// The blocks' numbers, colour by colour.
     pub order: Vec<u32>,
     /// Each block colour's range in `order`.
@@ -331,8 +360,10 @@ pub struct DeviceBlocks {
     pub thread_colours: Vec<u8>,
 }
 
-/// The device two-level plan of loop `l` on `part` with blocks of `block`
-/// elements; `Ok(None)` if it increments through no map.
+/// The device two-level plan of loop `l` on `part`, with blocks of at
+/// most `block` elements (the work-group size): the set's own blocks if a
+/// reordering formed them and none is larger, else blocks of `block`
+/// consecutive elements. `Ok(None)` if it increments through no map.
 pub fn device_blocks(
     part: &crate::part::Part,
     l: &crate::decl::LoopDecl,
@@ -342,13 +373,22 @@ pub fn device_blocks(
     if incs.is_empty() {
         return Ok(None);
     }
-    let block = block.max(1);
     let n = loop_len(part, l)?;
-    let bc = block_colours(n, block, &incs)?;
-    let thread_colour = thread_colours(n, block, &incs)?;
-    let thread_colours = thread_colour
-        .chunks(block)
-        .map(|c| c.iter().max().map_or(0, |&m| m + 1))
+    let own = blocks_of(
+        n,
+        block,
+        &part.sets[part.set_index(l.set).expect("found")].blocks,
+    );
+    let blocks = if own.iter().all(|b| b.len() <= block.max(1)) {
+        own
+    } else {
+        fixed_blocks(n, block)
+    };
+    let bc = block_colours(&blocks, &incs)?;
+    let thread_colour = thread_colours(&blocks, &incs)?;
+    let thread_colours = blocks
+        .iter()
+        .map(|b| thread_colour[b.clone()].iter().max().map_or(0, |&m| m + 1))
         .collect();
     let new_of_old = colour_order(&bc);
     let mut order = vec![0u32; bc.len()];
@@ -363,8 +403,10 @@ pub fn device_blocks(
         colours.push(at..at + k);
         at += k;
     }
+    let mut starts: Vec<u32> = blocks.iter().map(|b| b.start as u32).collect();
+    starts.push(n as u32);
     Ok(Some(DeviceBlocks {
-        block,
+        starts,
         order,
         colours,
         thread_colour,
@@ -484,18 +526,31 @@ mod tests {
             targets: 5,
         };
         let incs2 = [t, IncTarget { slot: 1, ..t }];
-        let b = block_colours(4, 2, &incs2).unwrap();
+        let blocks = fixed_blocks(4, 2);
+        let b = block_colours(&blocks, &incs2).unwrap();
         assert_eq!(b, [0, 1]);
-        let runs = block_runs(4, 2, &b);
+        let runs = block_runs(&blocks, &b);
         assert_eq!(runs.len(), 2);
         assert_eq!((runs[0].len(), runs[1].len()), (1, 1));
         assert_eq!((runs[0][0].clone(), runs[1][0].clone()), (0..2, 2..4));
         // Blocks of one edge are the global colouring.
-        assert_eq!(block_colours(4, 1, &incs2).unwrap(), [0, 1, 0, 1]);
+        assert_eq!(
+            block_colours(&fixed_blocks(4, 1), &incs2).unwrap(),
+            [0, 1, 0, 1]
+        );
+        // Blocks a reordering formed: [0, 1) and [1, 4).
+        assert_eq!(blocks_of(4, 2, &[0, 1]), [0..1, 1..4]);
+        assert_eq!(blocks_of(5, 2, &[]), [0..2, 2..4, 4..5]);
         // Inside blocks of two edges of the path: edges 0 and 1 share
         // cell 1 (colours 0, 1); the next block starts afresh.
-        assert_eq!(thread_colours(4, 2, &incs2).unwrap(), [0, 1, 0, 1]);
-        assert_eq!(thread_colours(4, 4, &incs2).unwrap(), [0, 1, 0, 1]);
+        assert_eq!(
+            thread_colours(&fixed_blocks(4, 2), &incs2).unwrap(),
+            [0, 1, 0, 1]
+        );
+        assert_eq!(
+            thread_colours(&fixed_blocks(4, 4), &incs2).unwrap(),
+            [0, 1, 0, 1]
+        );
         let star2: Vec<u32> = (1..=4).flat_map(|k| [0, k]).collect();
         let t2 = IncTarget {
             values: &star2,
@@ -504,8 +559,14 @@ mod tests {
             set: 0,
             targets: 5,
         };
-        assert_eq!(thread_colours(4, 2, &[t2]).unwrap(), [0, 1, 0, 1]);
-        assert_eq!(thread_colours(4, 4, &[t2]).unwrap(), [0, 1, 2, 3]);
+        assert_eq!(
+            thread_colours(&fixed_blocks(4, 2), &[t2]).unwrap(),
+            [0, 1, 0, 1]
+        );
+        assert_eq!(
+            thread_colours(&fixed_blocks(4, 4), &[t2]).unwrap(),
+            [0, 1, 2, 3]
+        );
         let e = greedy_colours(70, &incs).unwrap_err();
         assert!(e.contains("more than 64 colours"), "{e}");
     }

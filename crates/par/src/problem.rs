@@ -93,6 +93,10 @@ pub struct SetData {
     pub decl: &'static SetDecl,
     /// Its shape.
     pub shape: Shape,
+    /// Where the blocks of a two-level plan start, ascending from 0, when
+    /// a reordering formed them (a partition's parts); empty: blocks of the
+    /// backend's fixed size.
+    pub blocks: Vec<u32>,
 }
 
 /// A map's values, in the problem's numbering.
@@ -197,6 +201,11 @@ impl Problem {
         for d in &mut self.dats {
             if d.decl.set.name == set.name {
                 d.values = d.values.gather(d.decl.dim, old_of_new.iter().copied());
+            }
+        } // Blocks formed for the old numbering mean nothing in the new.
+        for s in &mut self.sets {
+            if s.decl.name == set.name {
+                s.blocks.clear();
             }
         }
     }
@@ -340,10 +349,12 @@ mod tests {
                 SetData {
                     decl: &A,
                     shape: Shape::Elements(3),
+                    blocks: Vec::new(),
                 },
                 SetData {
                     decl: &B,
                     shape: Shape::Elements(2),
+                    blocks: Vec::new(),
                 },
             ],
             maps: vec![

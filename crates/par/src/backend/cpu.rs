@@ -349,8 +349,7 @@ impl CpuBackend {
                         arity,
                         slot,
                         rows: m.values.len() / arity.max(1),
-                        atomic: access == Access::Inc
-                            && self.increments == Increments::Atomics,
+                        atomic: access == Access::Inc && self.increments == Increments::Atomics,
                     }
                 }
                 Plan::Star { dat: d, map } => {

@@ -100,6 +100,7 @@ pub fn heat_problem() -> Problem {
                 dims: [NX, NY, 1],
                 periodic: [true, true, false],
             },
+            blocks: Vec::new(),
         }],
         maps: vec![],
         dats: vec![
@@ -134,10 +135,12 @@ pub fn line_problem() -> Problem {
             SetData {
                 decl: &LINE,
                 shape: Shape::Elements(N_LINE),
+                blocks: Vec::new(),
             },
             SetData {
                 decl: &FACES,
                 shape: Shape::Elements(N_LINE),
+                blocks: Vec::new(),
             },
         ],
         maps: vec![MapData {

@@ -152,7 +152,8 @@ pub enum Slot {
     /// A device two-level plan (loops that increment through a map): the
     /// blocks colour by colour (`uint*`), the first of this launch's
     /// (`uint`), each element's thread colour (`uchar*`), each block's
-    /// number of thread colours (`uchar*`).
+    /// number of thread colours (`uchar*`), where each block starts
+    /// (`uint*`).
     Blocks(u8),
 }
 
@@ -222,7 +223,7 @@ pub fn slots(l: &LoopDecl) -> Vec<Slot> {
         s.push(Slot::Strides(1));
     }
     if serial(l) {
-        s.extend((0..4).map(Slot::Blocks));
+        s.extend((0..5).map(Slot::Blocks));
     }
     s
 }
@@ -288,7 +289,8 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
             Slot::Blocks(0) => "GLOBAL const uint* qf_blocks".to_string(),
             Slot::Blocks(1) => "uint qf_boff".to_string(),
             Slot::Blocks(2) => "GLOBAL const uchar* qf_tcol".to_string(),
-            Slot::Blocks(_) => "GLOBAL const uchar* qf_ncol".to_string(),
+            Slot::Blocks(3) => "GLOBAL const uchar* qf_ncol".to_string(),
+            Slot::Blocks(_) => "GLOBAL const uint* qf_bstart".to_string(),
         };
         params.push(p);
     }
@@ -453,8 +455,8 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
         // store nothing.
         let _ = writeln!(
             s,
-            "    uint qf_blk = qf_blocks[qf_boff + QF_GROUP()];\n    uint i = qf_blk * QF_LSIZE() + QF_LID();\n    \
-             int qf_on = i >= qf_first && i < qf_first + qf_len;\n    uint qf_tc = qf_on ? qf_tcol[i] : 255u;\n    \
+            "    uint qf_blk = qf_blocks[qf_boff + QF_GROUP()];\n    uint i = qf_bstart[qf_blk] + QF_LID();\n    \
+             int qf_on = i < qf_bstart[qf_blk + 1] && i >= qf_first && i < qf_first + qf_len;\n    uint qf_tc = qf_on ? qf_tcol[i] : 255u;\n    \
              if (!qf_on) i = qf_first;\n    {{\n{setup}{call}        if (qf_on) {{\n{after}        }}\n        \
              for (uint qf_c = 0; qf_c < qf_ncol[qf_blk]; qf_c++) {{\n            if (qf_tc == qf_c) {{\n{after_inc}            }}\n            \
              QF_BARRIER_GLOBAL();\n        }}\n    }}"

@@ -197,7 +197,8 @@ impl OpenClBackend {
                         &blocks.map_or(unused, |b| match s {
                             0 => b.blocks,
                             2 => b.thread_colour,
-                            _ => b.thread_colours,
+                            3 => b.thread_colours,
+                            _ => b.starts,
                         }),
                     ),
                 }

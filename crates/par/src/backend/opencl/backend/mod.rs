@@ -76,6 +76,7 @@ enum DevicePlan {
         blocks: Buffer<u32>,
         thread_colour: Buffer<u8>,
         thread_colours: Buffer<u8>,
+        starts: Buffer<u32>,
     },
 }
 
@@ -92,6 +93,8 @@ struct BlockArgs {
     thread_colour: cl_mem,
     /// Each block's number of thread colours.
     thread_colours: cl_mem,
+    /// Where each block starts.
+    starts: cl_mem,
 }
 
 /// The OpenCL backend over one part.
@@ -348,6 +351,7 @@ impl OpenClBackend {
                     blocks: self.upload(&plan.order)?,
                     thread_colour: self.upload(&plan.thread_colour)?,
                     thread_colours: self.upload(&plan.thread_colours)?,
+                    starts: self.upload(&plan.starts)?,
                     plan,
                 }),
             },
@@ -370,7 +374,11 @@ impl OpenClBackend {
 
     /// Runs `spans` of loop `l` (which increments through a map) as its
     /// plan says: `Ok(false)` if the plan is to run it on one work item.
-    fn run_planned(&mut self, l: &'static LoopDecl, spans: &[Range<usize>]) -> Result<bool, String> {
+    fn run_planned(
+        &mut self,
+        l: &'static LoopDecl,
+        spans: &[Range<usize>],
+    ) -> Result<bool, String> {
         let key = l as *const LoopDecl as usize;
         if !self.plans.contains_key(&key) {
             let plan = self.device_plan(l)?;
@@ -403,6 +411,7 @@ impl OpenClBackend {
                     blocks,
                     thread_colour,
                     thread_colours,
+                    starts,
                 } => {
                     for c in &p.colours {
                         let args = BlockArgs {
@@ -411,6 +420,7 @@ impl OpenClBackend {
                             count: c.len(),
                             thread_colour: thread_colour.get(),
                             thread_colours: thread_colours.get(),
+                            starts: starts.get(),
                         };
                         go(self, s.start, s.len(), Entry::Blocks, Some(args));
                     }
