@@ -1,29 +1,26 @@
 //! A finite-volume (OP2 Airfoil) case from its file to its outputs: rank 0
 //! reads or generates the mesh, checks it and builds the problem; the run
-//! driver runs the method; rank 0 writes `history.csv`, `field.vtu` of the
-//! cells, the history plot and the summary, and checks the final rms
-//! against the case's `[expect]` section.
+//! driver runs the method; rank 0 writes `history.csv`, the outputs of
+//! [`crate::fv_outputs`] and the summary, and checks the final rms against
+//! the case's `[expect]` section.
 //!
 //! One rank for now: the edge loop increments both of its cells, and the
 //! layer's distributed increments (OP2's executed halo) are not built yet,
 //! so a run under `mpirun` on several ranks is refused before any work.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{anyhow, bail, Context, Result};
 
-use qflow_fv::decl::{DATS, LOOPS, Q};
-use qflow_fv::method::COLUMNS;
-use qflow_fv::{Fv, Settings};
-use qflow_mesh::quad::QuadMesh;
+use qflow_fv::decl::{DATS, LOOPS};
+use qflow_fv::Fv;
 use qflow_par::backend::Program;
 use qflow_par::comm::{Comm, ExchangeMode};
 use qflow_par::driver::history::Row;
 use qflow_par::driver::summary::{Summary, Value};
 use qflow_par::driver::{self, Method, OutputPhase, RunConfig, StopReason};
 use qflow_par::launch::{agree, distribute, Catalog};
-use qflow_par::{Exec, Values};
+use qflow_par::Exec;
 
 use crate::case::{prepare_output_dir, CaseFile};
 use crate::fv_case::{fingerprint, problem_key, FvCase};
@@ -107,8 +104,10 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
             if phase != OutputPhase::Final {
                 return Ok(());
             }
-            write_outputs(ex, &mesh, &order, &settings, &out_dir, rows, vtk, plots)
-                .map_err(|e| format!("{e:#}"))
+            crate::fv_outputs::write_outputs(
+                ex, &mesh, &order, &settings, &out_dir, rows, vtk, plots,
+            )
+            .map_err(|e| format!("{e:#}"))
         };
         driver::run(&mut method, &mut ex, &config, &mut outputs)?
     };
@@ -152,86 +151,4 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
         stop: outcome.stop,
         out_dir,
     })
-}
-
-/// The primitive fields of the cells, as `(name, values)`: `rho`, `u`, `v`,
-/// `p`, `Mach`.
-pub fn cell_fields(q: &[f64], settings: &Settings) -> Vec<(&'static str, Vec<f64>)> {
-    let n = q.len() / 4;
-    let (gam, gm1) = (settings.gam, settings.gm1());
-    let mut f: Vec<(&'static str, Vec<f64>)> = ["rho", "u", "v", "p", "Mach"]
-        .iter()
-        .map(|&k| (k, Vec::with_capacity(n)))
-        .collect();
-    for c in q.chunks_exact(4) {
-        let (rho, u, v) = (c[0], c[1] / c[0], c[2] / c[0]);
-        let p = gm1 * (c[3] - 0.5 * rho * (u * u + v * v));
-        let mach = u.hypot(v) / (gam * p / rho).sqrt();
-        for (k, x) in [rho, u, v, p, mach].into_iter().enumerate() {
-            f[k].1.push(x);
-        }
-    }
-    f
-}
-
-/// `surface.csv`: for every wall edge, its midpoint and the pressure
-/// coefficient `(p - p_inf) / (rho_inf |u_inf|^2 / 2)` of its cell, in the
-/// mesh's order of boundary edges.
-fn write_surface(path: &Path, mesh: &QuadMesh, q: &[f64], settings: &Settings) -> Result<()> {
-    let qinf = settings.qinf();
-    let p_inf =
-        settings.gm1() * (qinf[3] - 0.5 * (qinf[1] * qinf[1] + qinf[2] * qinf[2]) / qinf[0]);
-    let dynamic = 0.5 * (qinf[1] * qinf[1] + qinf[2] * qinf[2]) / qinf[0];
-    qflow_mesh::fsutil::write_atomically(path, |w| {
-        use std::io::Write;
-        writeln!(w, "x,y,cp")?;
-        for b in (0..mesh.bedges()).filter(|&b| mesh.bound[b] == 1) {
-            let [n1, n2] = mesh.bedge_nodes[b];
-            let (a, c) = (mesh.x[n1 as usize], mesh.x[n2 as usize]);
-            let s = &q[4 * mesh.bedge_cell[b] as usize..][..4];
-            let p = settings.gm1() * (s[3] - 0.5 * (s[1] * s[1] + s[2] * s[2]) / s[0]);
-            writeln!(
-                w,
-                "{:?},{:?},{:?}",
-                0.5 * (a[0] + c[0]),
-                0.5 * (a[1] + c[1]),
-                (p - p_inf) / dynamic
-            )?;
-        }
-        Ok(())
-    })
-    .with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
-}
-
-#[allow(clippy::too_many_arguments)]
-fn write_outputs(
-    ex: &mut Exec,
-    mesh: &QuadMesh,
-    order: &qflow_fv::problem::CellOrder,
-    settings: &Settings,
-    dir: &Path,
-    rows: &[Row],
-    vtk: bool,
-    plots: bool,
-) -> Result<()> {
-    if let Some(Values::F64(q)) = ex.gather(&Q) {
-        let q = order.in_mesh_order(&q, 4);
-        write_surface(&dir.join("surface.csv"), mesh, &q, settings)?;
-        if vtk {
-            let fields = cell_fields(&q, settings);
-            let named: Vec<(&str, &[f64])> =
-                fields.iter().map(|(k, v)| (*k, v.as_slice())).collect();
-            qflow_io::vtk::write_cells_vtu(&dir.join("field.vtu"), mesh, &named)?;
-        }
-    }
-    if plots && !rows.is_empty() {
-        qflow_io::plot::plot_history(
-            &dir.join("history.png"),
-            &COLUMNS,
-            &crate::run::plot_rows(rows),
-        )
-        .context("plotting the history")?;
-    }
-    Ok(())
 }

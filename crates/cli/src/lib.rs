@@ -6,6 +6,7 @@ pub mod bench;
 pub mod case;
 pub mod devices;
 pub mod fv_case;
+pub mod fv_outputs;
 pub mod fv_run;
 pub mod lskum_case;
 pub mod lskum_run;

@@ -87,6 +87,22 @@ fn the_small_case_passes_its_check_against_op2() {
     );
     let min = cp.iter().map(|r| r[2]).fold(f64::MAX, f64::min);
     assert!(min < -0.2, "suction peak Cp {min}");
+    // In order along the wall: consecutive midpoints a wall edge apart
+    // (at most 0.096 chord on this mesh; the wall is 2 chords round).
+    let step = cp
+        .windows(2)
+        .map(|w| (w[0][0] - w[1][0]).hypot(w[0][1] - w[1][1]))
+        .fold(0.0, f64::max);
+    assert!(step < 0.12, "surface.csv jumps {step} between rows");
+    // The pictures.
+    for f in ["history.png", "cp.png", "mach.png"] {
+        let png = std::fs::read(d.join("out").join(f)).unwrap();
+        assert!(
+            png.starts_with(b"\x89PNG") && png.len() > 10_000,
+            "{f}: {} bytes",
+            png.len()
+        );
+    }
     // A wrong expectation fails the run, with both numbers named.
     let o = run(
         &cases_dir().join("op2-airfoil-small.toml"),

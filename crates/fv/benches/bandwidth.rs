@@ -4,6 +4,9 @@
 //! ```sh
 //! cargo bench -p qflow-fv --bench bandwidth            # serial, edge order
 //! QFLOW_THREADS=2 QFLOW_STRATEGY=two-level cargo bench -p qflow-fv --bench bandwidth
+//! QFLOW_THREADS=2 QFLOW_STRATEGY=two-level QFLOW_REORDER=partition QFLOW_BLOCK=2048 \
+//!     cargo bench -p qflow-fv --bench bandwidth
+//! QFLOW_BACKEND=opencl QFLOW_STRATEGY=atomics cargo bench -p qflow-fv --features opencl --bench bandwidth
 //! ```
 //!
 //! A kernel's useful bandwidth is counted as the paper
@@ -22,6 +25,7 @@ use qflow_fv::{Settings, Solver};
 use qflow_mesh::quad::naca0012::Op2Naca0012;
 use qflow_par::backend::{BackendKind, BackendSpec};
 use qflow_par::plan::Increments;
+use qflow_par::reorder::Reorder;
 use qflow_par::{Access, ArgKind, ElemType};
 use rayon::prelude::*;
 
@@ -66,19 +70,33 @@ fn main() {
         .ok()
         .map(|s| toml::Value::String(s).try_into().expect("a strategy name"))
         .unwrap_or_default();
+    let reorder: Reorder = std::env::var("QFLOW_REORDER")
+        .ok()
+        .map(|s| {
+            toml::Value::String(s)
+                .try_into()
+                .expect("a reordering name")
+        })
+        .unwrap_or_default();
+    let block_size: usize = std::env::var("QFLOW_BLOCK")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(Settings::default().block_size);
+    let kind = match std::env::var("QFLOW_BACKEND").as_deref() {
+        Ok("opencl") => BackendKind::OpenCl,
+        _ if threads > 1 => BackendKind::Threads,
+        _ => BackendKind::Serial,
+    };
     let mesh = Op2Naca0012 { i: 400, j: 600 }.generate().expect("the mesh");
     let settings = Settings {
         strategy,
+        reorder,
+        block_size,
         ..Settings::default()
     };
     let spec = BackendSpec {
-        kind: if threads > 1 {
-            BackendKind::Threads
-        } else {
-            BackendKind::Serial
-        },
+        kind,
         threads,
-        increments: strategy,
         ..BackendSpec::default()
     };
     let mut s = Solver::new(&mesh, &settings, &spec).expect("a solver");
@@ -98,8 +116,10 @@ fn main() {
         }
     }
     println!(
-        "OP2 Airfoil, 720k cells, {threads} thread(s), {} strategy; STREAM triad {:.2} GB/s",
+        "OP2 Airfoil, 720k cells, {}, {} strategy, reorder {}, blocks {block_size}; STREAM triad {:.2} GB/s ({threads} thread(s))",
+        s.ex.backend_name(),
         strategy.name(),
+        reorder.name(),
         stream / 1e9
     );
     println!(

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
+use qflow_lskum::gas::GAMMA;
 use qflow_lskum::Vec4;
 use qflow_mesh::Cloud;
 
@@ -63,6 +64,63 @@ pub fn plot_mach_field(
         .write_png()
 }
 
+/// Points carrying a Mach number (a cloud's points, a mesh's cell
+/// centres), with the outlines of the bodies among them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MachPoints {
+    /// x of each point.
+    pub x: Vec<f64>,
+    /// y of each point.
+    pub y: Vec<f64>,
+    /// Mach number at each point.
+    pub mach: Vec<f64>,
+    /// Each body's outline, a closed polygon (the last vertex joins the
+    /// first).
+    pub bodies: Vec<Vec<(f64, f64)>>,
+}
+
+impl MachPoints {
+    /// The points of `cloud` with the Mach numbers of the primitive states
+    /// `prim` (one per point) and its bodies' outlines.
+    pub fn of_cloud(cloud: &Cloud, prim: &[Vec4]) -> Self {
+        MachPoints {
+            x: cloud.x.clone(),
+            y: cloud.y.clone(),
+            mach: prim
+                .iter()
+                .map(|s| s[1].hypot(s[2]) / (GAMMA * s[3] / s[0]).sqrt())
+                .collect(),
+            bodies: body_outlines(cloud)
+                .into_iter()
+                .map(|b| b.points.iter().map(|&i| (cloud.x[i], cloud.y[i])).collect())
+                .collect(),
+        }
+    }
+}
+
+/// [`plot_mach_field`] of any points: each pixel takes the Mach number of
+/// the point nearest its centre (a mesh's cell centres give each pixel
+/// about its cell's value), pixels inside a body grey.
+pub fn plot_mach_points(
+    path: &Path,
+    points: &MachPoints,
+    window: Option<Window>,
+    size: (u32, u32),
+) -> Result<(), PlotError> {
+    if points.x.len() != points.y.len() || points.x.len() != points.mach.len() {
+        return Err(invalid(
+            path,
+            format!(
+                "{} x, {} y and {} Mach values",
+                points.x.len(),
+                points.y.len(),
+                points.mach.len()
+            ),
+        ));
+    }
+    render_points(path, points, window, size)?.0.write_png()
+}
+
 /// Where [`render_mach_field`] put the field: its pixels, the (widened)
 /// window they show, the size of a pixel, and the Mach numbers at the ends
 /// of the colour scale.
@@ -106,6 +164,22 @@ fn render_mach_field(
     window: Option<Window>,
     size: (u32, u32),
 ) -> Result<(Image, FieldFrame), PlotError> {
+    if prim.len() != cloud.len() {
+        return Err(invalid(
+            path,
+            format!("{} states for {} points", prim.len(), cloud.len()),
+        ));
+    }
+    render_points(path, &MachPoints::of_cloud(cloud, prim), window, size)
+}
+
+/// The image of [`plot_mach_points`], and where the field is in it.
+fn render_points(
+    path: &Path,
+    points: &MachPoints,
+    window: Option<Window>,
+    size: (u32, u32),
+) -> Result<(Image, FieldFrame), PlotError> {
     let window = window.unwrap_or_default();
     let (w, h) = size;
     if w < MIN_SIZE.0 || h < MIN_SIZE.1 || u64::from(w) * u64::from(h) > MAX_PIXELS {
@@ -134,13 +208,6 @@ fn render_mach_field(
             ),
         ));
     }
-    if prim.len() != cloud.len() {
-        return Err(invalid(
-            path,
-            format!("{} states for {} points", prim.len(), cloud.len()),
-        ));
-    }
-
     // Sizes scale with the image, so labels stay readable on large images.
     let s = (f64::from(w) / 1000.0)
         .min(f64::from(h) / 750.0)
@@ -175,11 +242,11 @@ fn render_mach_field(
     let ys = (cy - 0.5 * scale * ph)..(cy + 0.5 * scale * ph);
 
     let margin = 0.1 * (xs.end - xs.start).max(ys.end - ys.start);
-    let field = NearestPoints::new(cloud, prim, &xs, &ys, margin);
+    let field = NearestPoints::new(points, &xs, &ys, margin);
     let Some((lo, hi)) = field.mach_range_within(&xs, &ys) else {
         return Err(invalid(
             path,
-            "no point of the cloud with a finite Mach number lies in the window",
+            "no point with a finite Mach number lies in the window",
         ));
     };
     let frame = FieldFrame {
@@ -196,7 +263,7 @@ fn render_mach_field(
     };
 
     // The field, row by row from the top, at the pixel centres.
-    let inside = body_mask(cloud, &frame);
+    let inside = body_mask(&points.bodies, &frame);
     let (width, x0, ncols) = (w as usize, frame.cols.start as usize, frame.cols.len());
     for (r, py) in frame.rows.clone().enumerate() {
         let line = &mut image.buffer[3 * (py as usize * width + x0)..][..3 * ncols];
@@ -329,19 +396,16 @@ fn viridis(t: f64) -> [u8; 3] {
 /// Which pixels of the field (row by row from the top) lie inside a body:
 /// each body's ordered surface points as a polygon, filled by scan lines
 /// through the pixel centres with the even-odd rule.
-fn body_mask(cloud: &Cloud, frame: &FieldFrame) -> Vec<bool> {
+fn body_mask(bodies: &[Vec<(f64, f64)>], frame: &FieldFrame) -> Vec<bool> {
     let (cols, rows) = (frame.cols.len(), frame.rows.len());
     let mut inside = vec![false; cols * rows];
     let mut crossings = Vec::new();
-    for body in body_outlines(cloud) {
-        let n = body.points.len();
+    for body in bodies {
+        let n = body.len();
         if n < 3 {
             continue;
         }
-        let vertex = |k: usize| {
-            let i = body.points[k % n];
-            (cloud.x[i], cloud.y[i])
-        };
+        let vertex = |k: usize| body[k % n];
         for r in 0..rows {
             let y = frame.centre(0, r).1;
             crossings.clear();
@@ -373,6 +437,34 @@ mod tests {
     use super::*;
     use crate::plot::testutil::*;
     use crate::surface::test_case;
+
+    /// Points of a mesh's cells: a 4 x 4 grid of centres, Mach = x, with
+    /// a square body in the middle; pixels take their nearest centre's
+    /// value, the body is grey; lengths that disagree are refused.
+    #[test]
+    fn mach_points_paint_nearest_values_and_bodies() {
+        let dir = test_case::temp_dir("plot-points");
+        let path = dir.join("mach.png");
+        let mut p = MachPoints::default();
+        for j in 0..4 {
+            for i in 0..4 {
+                p.x.push(i as f64 * 0.5 - 0.25);
+                p.y.push(j as f64 * 0.5 - 0.75);
+                p.mach.push(i as f64);
+            }
+        }
+        p.bodies = vec![vec![(0.4, -0.1), (0.6, -0.1), (0.6, 0.1), (0.4, 0.1)]];
+        let (image, frame) = render_points(&path, &p, None, (900, 600)).unwrap();
+        image.write_png().unwrap();
+        let png = Png::read(&path);
+        assert_eq!(png.pixel(frame.pixel_of(0.5, 0.0)), BODY_GREY);
+        assert_eq!(png.pixel(frame.pixel_of(-0.3, 0.3)), frame.colour(0.0));
+        assert_eq!(png.pixel(frame.pixel_of(1.3, -0.6)), frame.colour(3.0));
+        p.mach.pop();
+        let e = plot_mach_points(&path, &p, None, (900, 600)).unwrap_err();
+        assert!(e.to_string().contains("15 Mach values"), "{e}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 
     #[test]
     fn mach_field_shows_free_stream_body_and_colour_bar() {

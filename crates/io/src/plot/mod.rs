@@ -30,9 +30,9 @@ use plotters::prelude::*;
 use crate::OutputError;
 use text::{font, PlotBackend, FONT};
 
-pub use field::{plot_mach_field, Window};
+pub use field::{plot_mach_field, plot_mach_points, MachPoints, Window};
 pub use history::{plot_history, HistoryRow};
-pub use surface::plot_surface_cp;
+pub use surface::{plot_cp_rows, plot_surface_cp};
 
 /// Size in pixels of [`plot_history`]'s image.
 pub const HISTORY_SIZE: (u32, u32) = (1000, 800);

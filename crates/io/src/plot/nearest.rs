@@ -2,10 +2,7 @@
 
 use std::ops::Range;
 
-use qflow_lskum::gas::GAMMA;
-use qflow_lskum::Vec4;
-use qflow_mesh::Cloud;
-
+use super::field::MachPoints;
 use super::finite_range;
 
 /// The cloud points in and near a window, in a uniform grid of buckets, for
@@ -24,20 +21,14 @@ pub(super) struct NearestPoints {
 }
 
 impl NearestPoints {
-    /// The points of `cloud` within `margin` of the window `xs` x `ys`.
+    /// The points of `field` within `margin` of the window `xs` x `ys`.
     /// Only those are stored, so a picture of a small window of a huge cloud
     /// costs one pass over the cloud and memory for the window's points.
-    pub(super) fn new(
-        cloud: &Cloud,
-        prim: &[Vec4],
-        xs: &Range<f64>,
-        ys: &Range<f64>,
-        margin: f64,
-    ) -> Self {
+    pub(super) fn new(field: &MachPoints, xs: &Range<f64>, ys: &Range<f64>, margin: f64) -> Self {
         let (x0, x1) = (xs.start - margin, xs.end + margin);
         let (y0, y1) = (ys.start - margin, ys.end + margin);
-        let near = |i: usize| (x0..=x1).contains(&cloud.x[i]) && (y0..=y1).contains(&cloud.y[i]);
-        let selected: Vec<usize> = (0..cloud.len()).filter(|&i| near(i)).collect();
+        let near = |i: usize| (x0..=x1).contains(&field.x[i]) && (y0..=y1).contains(&field.y[i]);
+        let selected: Vec<usize> = (0..field.x.len()).filter(|&i| near(i)).collect();
         // About two points a bucket, were they spread evenly.
         let buckets = (selected.len() / 2).max(1) as f64;
         let cell = ((x1 - x0) * (y1 - y0) / buckets).sqrt();
@@ -56,7 +47,7 @@ impl NearestPoints {
         let bucket_of: Vec<usize> = selected
             .iter()
             .map(|&i| {
-                let (cx, cy) = grid.cell_of(cloud.x[i], cloud.y[i]);
+                let (cx, cy) = grid.cell_of(field.x[i], field.y[i]);
                 cy * nx + cx
             })
             .collect();
@@ -69,9 +60,7 @@ impl NearestPoints {
         let mut next = grid.start.clone();
         grid.points = vec![(0.0, 0.0, 0.0); selected.len()];
         for (&i, &b) in selected.iter().zip(&bucket_of) {
-            let s = &prim[i];
-            let mach = s[1].hypot(s[2]) / (GAMMA * s[3] / s[0]).sqrt();
-            grid.points[next[b]] = (cloud.x[i], cloud.y[i], mach);
+            grid.points[next[b]] = (field.x[i], field.y[i], field.mach[i]);
             next[b] += 1;
         }
         grid

@@ -24,11 +24,29 @@ pub fn plot_surface_cp(
     fs: &FreeStream,
 ) -> Result<(), PlotError> {
     let rows = surface_rows(cloud, prim, fs).map_err(|e| invalid(path, e.to_string()))?;
+    if rows.is_empty() {
+        return Err(invalid(
+            path,
+            "the cloud has no body (no point with a shape id)",
+        ));
+    }
+    plot_cp_rows(path, &rows, fs.mach, fs.theta.to_degrees())
+}
+
+/// [`plot_surface_cp`] of any surface: `rows` body by body (consecutive
+/// rows of one `shape`), each body's rows in order along its surface, for
+/// a free stream of Mach number `mach` at `alpha_degrees`.
+pub fn plot_cp_rows(
+    path: &Path,
+    rows: &[SurfaceRow],
+    mach: f64,
+    alpha_degrees: f64,
+) -> Result<(), PlotError> {
     let Some((lo, hi)) = finite_range(rows.iter().map(|r| r.cp)) else {
         return Err(invalid(
             path,
             if rows.is_empty() {
-                "the cloud has no body (no point with a shape id)"
+                "no surface to plot"
             } else {
                 "no finite Cp on the surface"
             },
@@ -36,14 +54,13 @@ pub fn plot_surface_cp(
     };
     let (lo, hi) = padded((lo, hi));
     let bodies: Vec<&[SurfaceRow]> = rows.chunk_by(|a, b| a.shape == b.shape).collect();
-    let cp_star = sonic_cp(fs.mach);
+    let cp_star = sonic_cp(mach);
     let mut image = Image::new(path, SURFACE_CP_SIZE)?;
     image.draw(|root| {
         root.fill(&WHITE)?;
         let title = format!(
             "Surface pressure, M = {:.3}, \u{3b1} = {:.2}\u{b0}",
-            fs.mach,
-            fs.theta.to_degrees()
+            mach, alpha_degrees
         );
         let mut chart = ChartBuilder::on(root)
             .caption(title, (FONT, 28))

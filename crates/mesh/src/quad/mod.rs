@@ -89,6 +89,64 @@ impl QuadMesh {
         self.bedge_nodes.len()
     }
 
+    /// The boundary edges flagged `flag` (1: wall), chained end to end
+    /// through their shared nodes: one chain per closed loop (a body) or
+    /// open run, in order along it, each starting at its lowest-numbered
+    /// edge (a run at one of its ends). A node shared by more than two such
+    /// edges ends the chain there.
+    pub fn boundary_chains(&self, flag: i32) -> Vec<Vec<usize>> {
+        let edges: Vec<usize> = (0..self.bedges())
+            .filter(|&b| self.bound[b] == flag)
+            .collect();
+        let mut at: std::collections::HashMap<u32, Vec<usize>> = std::collections::HashMap::new();
+        for &b in &edges {
+            for n in self.bedge_nodes[b] {
+                at.entry(n).or_default().push(b);
+            }
+        }
+        // The other edge at node `n` of edge `b`, if exactly one.
+        let next = |b: usize, n: u32| -> Option<usize> {
+            match at[&n].as_slice() {
+                [x, y] => Some(if *x == b { *y } else { *x }),
+                _ => None,
+            }
+        };
+        let mut seen = vec![false; self.bedges()];
+        let mut chains = Vec::new();
+        for &start in &edges {
+            if seen[start] {
+                continue;
+            }
+            // Back to an end of an open run (or round a loop to `start`).
+            let (mut b, mut n) = (start, self.bedge_nodes[start][0]);
+            while let Some(p) = next(b, n) {
+                if p == start {
+                    break;
+                }
+                let [p0, p1] = self.bedge_nodes[p];
+                n = if p0 == n { p1 } else { p0 };
+                b = p;
+            }
+            // `b` is the first edge; walk forward from its node other than `n`.
+            let mut chain = vec![b];
+            seen[b] = true;
+            let [b0, b1] = self.bedge_nodes[b];
+            let mut n = if b0 == n { b1 } else { b0 };
+            while let Some(q) = next(b, n) {
+                if seen[q] {
+                    break;
+                }
+                seen[q] = true;
+                chain.push(q);
+                let [q0, q1] = self.bedge_nodes[q];
+                n = if q0 == n { q1 } else { q0 };
+                b = q;
+            }
+            chains.push(chain);
+        }
+        chains
+    }
+
     /// The signed area of cell `c` (positive when counter-clockwise).
     pub fn cell_area(&self, c: usize) -> f64 {
         let n = self.cell_nodes[c];
@@ -307,5 +365,36 @@ pub(crate) fn two_squares() -> QuadMesh {
         bedge_nodes: vec![[1, 0], [2, 1], [5, 2], [4, 5], [3, 4], [0, 3]],
         bedge_cell: vec![0, 1, 1, 1, 0, 0],
         bound: vec![1, 1, 2, 2, 2, 2],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn boundary_chains_follow_the_edges_end_to_end() {
+        let m = two_squares();
+        // The wall: 1 -> 0 and 2 -> 1, an open run of two edges.
+        let walls = m.boundary_chains(1);
+        assert_eq!(walls.len(), 1);
+        let mut w = walls[0].clone();
+        w.sort_unstable();
+        assert_eq!(w, [0, 1]);
+        // The far field: four edges 5-2, 4-5, 3-4, 0-3, one open run in
+        // order along it (from one end to the other).
+        let far = m.boundary_chains(2);
+        assert_eq!(far.len(), 1);
+        assert!(far[0] == [2, 3, 4, 5] || far[0] == [5, 4, 3, 2], "{far:?}");
+        // All six as one closed loop.
+        let mut m = m;
+        m.bound = vec![1; 6];
+        let all = m.boundary_chains(1);
+        assert_eq!(all.len(), 1);
+        assert_eq!(all[0].len(), 6);
+        for pair in all[0].windows(2) {
+            let [a, b] = [m.bedge_nodes[pair[0]], m.bedge_nodes[pair[1]]];
+            assert!(a.iter().any(|n| b.contains(n)), "{pair:?} share no node");
+        }
     }
 }

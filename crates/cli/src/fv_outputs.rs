@@ -1,0 +1,201 @@
+//! What a finite-volume run leaves behind, besides the history and the
+//! summary: `surface.csv` (the pressure coefficient along each wall),
+//! `field.vtu` of the cells, and the pictures `history.png`, `cp.png`
+//! (surface pressure) and `mach.png` (the Mach field round the aerofoil).
+//! Everything is in the mesh's own numbering, whatever renumbering the
+//! run used.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use qflow_fv::decl::Q;
+use qflow_fv::method::COLUMNS;
+use qflow_fv::problem::CellOrder;
+use qflow_fv::Settings;
+use qflow_io::plot::{MachPoints, Window};
+use qflow_io::surface::SurfaceRow;
+use qflow_mesh::quad::QuadMesh;
+use qflow_par::driver::history::Row;
+use qflow_par::{Exec, Values};
+
+/// Pixels of `mach.png`.
+const MACH_SIZE: (u32, u32) = (1200, 900);
+
+/// The primitive fields of the cells, as `(name, values)`: `rho`, `u`, `v`,
+/// `p`, `Mach`.
+pub fn cell_fields(q: &[f64], settings: &Settings) -> Vec<(&'static str, Vec<f64>)> {
+    let n = q.len() / 4;
+    let (gam, gm1) = (settings.gam, settings.gm1());
+    let mut f: Vec<(&'static str, Vec<f64>)> = ["rho", "u", "v", "p", "Mach"]
+        .iter()
+        .map(|&k| (k, Vec::with_capacity(n)))
+        .collect();
+    for c in q.chunks_exact(4) {
+        let (rho, u, v) = (c[0], c[1] / c[0], c[2] / c[0]);
+        let p = gm1 * (c[3] - 0.5 * rho * (u * u + v * v));
+        let mach = u.hypot(v) / (gam * p / rho).sqrt();
+        for (k, x) in [rho, u, v, p, mach].into_iter().enumerate() {
+            f[k].1.push(x);
+        }
+    }
+    f
+}
+
+/// The wall's rows, body by body (`shape` 1, 2, ...: the chains of wall
+/// edges, [`QuadMesh::boundary_chains`]) and in order along each: every
+/// wall edge's midpoint, its x scaled to the body's chord, and the
+/// pressure coefficient `(p - p_inf) / (rho_inf |u_inf|^2 / 2)` of its
+/// cell. `index` is the boundary edge's number in the mesh.
+pub fn wall_rows(mesh: &QuadMesh, q: &[f64], settings: &Settings) -> Vec<SurfaceRow> {
+    let qinf = settings.qinf();
+    let dynamic = 0.5 * (qinf[1] * qinf[1] + qinf[2] * qinf[2]) / qinf[0];
+    let pressure = |s: &[f64]| settings.gm1() * (s[3] - 0.5 * (s[1] * s[1] + s[2] * s[2]) / s[0]);
+    let p_inf = pressure(&qinf);
+    let mut rows = Vec::new();
+    for (k, chain) in mesh.boundary_chains(1).iter().enumerate() {
+        let xs = chain
+            .iter()
+            .flat_map(|&b| mesh.bedge_nodes[b])
+            .map(|n| mesh.x[n as usize][0]);
+        let (lo, hi) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
+        let chord = if hi > lo { hi - lo } else { 1.0 };
+        for &b in chain {
+            let [n1, n2] = mesh.bedge_nodes[b];
+            let (a, c) = (mesh.x[n1 as usize], mesh.x[n2 as usize]);
+            let (x, y) = (0.5 * (a[0] + c[0]), 0.5 * (a[1] + c[1]));
+            let s = &q[4 * mesh.bedge_cell[b] as usize..][..4];
+            rows.push(SurfaceRow {
+                index: b,
+                shape: k as u32 + 1,
+                x,
+                y,
+                x_over_c: (x - lo) / chord,
+                cp: (pressure(s) - p_inf) / dynamic,
+            });
+        }
+    }
+    rows
+}
+
+/// `surface.csv`: `x,y,cp` of the wall rows ([`wall_rows`]), in order
+/// along each body.
+fn write_surface(path: &Path, rows: &[SurfaceRow]) -> Result<()> {
+    qflow_mesh::fsutil::write_atomically(path, |w| {
+        use std::io::Write;
+        writeln!(w, "x,y,cp")?;
+        for r in rows {
+            writeln!(w, "{:?},{:?},{:?}", r.x, r.y, r.cp)?;
+        }
+        Ok(())
+    })
+    .with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+/// The Mach field's points (the cell centres) and the bodies' outlines
+/// (the wall chains' nodes).
+fn mach_points(mesh: &QuadMesh, mach: &[f64]) -> MachPoints {
+    let (mut x, mut y) = (
+        Vec::with_capacity(mesh.cells()),
+        Vec::with_capacity(mesh.cells()),
+    );
+    for c in &mesh.cell_nodes {
+        let (mut cx, mut cy) = (0.0, 0.0);
+        for &n in c {
+            cx += 0.25 * mesh.x[n as usize][0];
+            cy += 0.25 * mesh.x[n as usize][1];
+        }
+        x.push(cx);
+        y.push(cy);
+    }
+    let bodies = mesh
+        .boundary_chains(1)
+        .iter()
+        .map(|chain| {
+            chain
+                .iter()
+                .map(|&b| {
+                    let p = mesh.x[mesh.bedge_nodes[b][0] as usize];
+                    (p[0], p[1])
+                })
+                .collect()
+        })
+        .collect();
+    MachPoints {
+        x,
+        y,
+        mach: mach.to_vec(),
+        bodies,
+    }
+}
+
+/// The window of `mach.png`: half a chord round the bodies (their x range
+/// as the chord), or the default unit-chord window without walls.
+fn window_round(rows: &[SurfaceRow]) -> Option<Window> {
+    let (lo, hi) = rows
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), r| (a.min(r.x), b.max(r.x)));
+    let (ylo, yhi) = rows
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), r| (a.min(r.y), b.max(r.y)));
+    if rows.is_empty() || hi <= lo {
+        return None;
+    }
+    let c = hi - lo;
+    Some(Window {
+        x_min: lo - 0.5 * c,
+        x_max: hi + 0.5 * c,
+        y_min: 0.5 * (ylo + yhi) - 0.75 * c,
+        y_max: 0.5 * (ylo + yhi) + 0.75 * c,
+    })
+}
+
+/// Writes the outputs of the final state: `surface.csv`, `field.vtu` (if
+/// `vtk`), `history.png`, `cp.png` and `mach.png` (if `plots`).
+#[allow(clippy::too_many_arguments)]
+pub fn write_outputs(
+    ex: &mut Exec,
+    mesh: &QuadMesh,
+    order: &CellOrder,
+    settings: &Settings,
+    dir: &Path,
+    rows: &[Row],
+    vtk: bool,
+    plots: bool,
+) -> Result<()> {
+    if let Some(Values::F64(q)) = ex.gather(&Q) {
+        let q = order.in_mesh_order(&q, 4);
+        let wall = wall_rows(mesh, &q, settings);
+        write_surface(&dir.join("surface.csv"), &wall)?;
+        let fields = cell_fields(&q, settings);
+        if vtk {
+            let named: Vec<(&str, &[f64])> =
+                fields.iter().map(|(k, v)| (*k, v.as_slice())).collect();
+            qflow_io::vtk::write_cells_vtu(&dir.join("field.vtu"), mesh, &named)?;
+        }
+        if plots {
+            if !wall.is_empty() {
+                qflow_io::plot::plot_cp_rows(&dir.join("cp.png"), &wall, settings.mach, 0.0)
+                    .context("plotting the surface pressure")?;
+            }
+            let mach = &fields.iter().find(|f| f.0 == "Mach").expect("listed").1;
+            qflow_io::plot::plot_mach_points(
+                &dir.join("mach.png"),
+                &mach_points(mesh, mach),
+                window_round(&wall),
+                MACH_SIZE,
+            )
+            .context("plotting the Mach field")?;
+        }
+    }
+    if plots && !rows.is_empty() {
+        qflow_io::plot::plot_history(
+            &dir.join("history.png"),
+            &COLUMNS,
+            &crate::run::plot_rows(rows),
+        )
+        .context("plotting the history")?;
+    }
+    Ok(())
+}
