@@ -89,12 +89,13 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     };
     if !opts.quiet {
         eprintln!(
-            "qflow: {name} ({} cells, {} edges, {} boundary edges), {}, {} increments, OP2 Airfoil scheme at M {}, up to {max_iters} iterations",
+            "qflow: {name} ({} cells, {} edges, {} boundary edges), {}, {} increments, reorder {}, OP2 Airfoil scheme at M {}, up to {max_iters} iterations",
             cells,
             mesh.edges(),
             mesh.bedges(),
             ex.describe(),
             settings.strategy.name(),
+            settings.reorder.name(),
             settings.mach,
         );
     }
@@ -119,6 +120,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     s.push("cells", Value::Int(cells as i64));
     s.push("backend", Value::Text(ex.describe()));
     s.push("strategy", Value::Text(settings.strategy.name().into()));
+    s.push("reorder", Value::Text(settings.reorder.name().into()));
     s.push("iterations", Value::Int(outcome.iterations as i64));
     s.push("stop", Value::Text(outcome.stop.label().into()));
     s.push("rms", Value::Real(rms));
