@@ -4,9 +4,9 @@
 //! [`crate::fv_outputs`] and the summary, and checks the final rms against
 //! the case's `[expect]` section.
 //!
-//! One rank for now: the edge loop increments both of its cells, and the
-//! layer's distributed increments (OP2's executed halo) are not built yet,
-//! so a run under `mpirun` on several ranks is refused before any work.
+//! Under `mpirun` the cells are cut by METIS; each rank runs the edges of
+//! its cells, including those another rank owns (the layer's executed
+//! halo, OP2's redundant execution), so no increment travels.
 
 use std::sync::Arc;
 
@@ -14,6 +14,7 @@ use anyhow::{anyhow, bail, Context, Result};
 
 use qflow_fv::decl::{DATS, LOOPS};
 use qflow_fv::Fv;
+use qflow_mesh::quad::QuadMesh;
 use qflow_par::backend::Program;
 use qflow_par::comm::{Comm, ExchangeMode};
 use qflow_par::driver::history::Row;
@@ -26,33 +27,59 @@ use crate::case::{prepare_output_dir, CaseFile};
 use crate::fv_case::{fingerprint, problem_key, FvCase};
 use crate::run::{Finished, RunOptions};
 
+/// What rank 0 holds besides its part: the mesh and where its cells went.
+struct Root {
+    mesh: QuadMesh,
+    name: String,
+    order: qflow_fv::problem::CellOrder,
+    fingerprint: u64,
+}
+
 /// Runs a finite-volume case.
 pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Finished> {
     let fc: FvCase = case.get()?;
     fc.validate()
         .with_context(|| format!("case file {}", case.path.display()))?;
-    if comm.size() > 1 {
-        bail!(
-            "method fv runs on one rank for now: its edge loop increments cells through a map, \
-             and distributed increments are not built yet; run it without mpirun \
-             (--backend threads uses every core)"
-        );
-    }
     let settings = fc.fv.clone();
     let out_dir = fc.output.folder(case, opts.output.as_deref());
     let t = std::time::Instant::now();
-    prepare_output_dir(&out_dir)?;
-    let (mesh, name) = fc.load_mesh(&case.dir)?;
-    let fp = fingerprint(&mesh)?;
-    let qflow_fv::problem::Built {
-        problem,
-        cells: order,
-    } = qflow_fv::problem::build(&mesh, &settings).map_err(|e| anyhow!(e))?;
+    let rank0 = comm.rank() == 0;
+    // Rank 0 reads the mesh, builds the problem and cuts the cells by
+    // METIS on their edge graph; every rank then runs its cells' edges and
+    // the executed halo (OP2's redundant execution).
+    let mut root: Option<Root> = None;
+    let setup = rank0.then(|| {
+        (|| -> Result<_> {
+            prepare_output_dir(&out_dir)?;
+            let (mesh, name) = fc.load_mesh(&case.dir)?;
+            let fingerprint = fingerprint(&mesh)?;
+            let built = qflow_fv::problem::build(&mesh, &settings).map_err(|e| anyhow!(e))?;
+            let owners = if comm.size() > 1 {
+                Some(
+                    qflow_par::reorder::partition_targets(
+                        &built.problem,
+                        &qflow_fv::decl::PECELL,
+                        comm.size(),
+                    )
+                    .map_err(|e| anyhow!(e))?,
+                )
+            } else {
+                None
+            };
+            root = Some(Root {
+                mesh,
+                name,
+                order: built.cells,
+                fingerprint,
+            });
+            Ok((built.problem, owners))
+        })()
+        .map_err(|e| format!("{e:#}"))
+    });
     let catalog = Catalog::of(&LOOPS, &DATS);
-    let part = distribute(&*comm, Some(Ok((problem, None))), &LOOPS, &catalog, false)
-        .map_err(|e| anyhow!(e))?;
+    let part = distribute(&*comm, setup, &LOOPS, &catalog, false).map_err(|e| anyhow!(e))?;
     let part = Arc::new(part);
-    let cells = mesh.cells();
+    let cells = part.set(&qflow_fv::decl::CELLS).map_or(0, |s| s.global_len);
     let mut method = Fv::new(settings.clone(), cells);
     let program = Program {
         name: "fv",
@@ -72,7 +99,8 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
         comm.node_rank(),
     );
     let local = agree(&*comm, local).map_err(|e| anyhow!(e))?;
-    let mut ex = Exec::new(part, local, comm, ExchangeMode::Nonblocking);
+    let mode = opts.exchange.unwrap_or(ExchangeMode::Nonblocking);
+    let mut ex = Exec::new(part, local, comm, mode);
     let setup_seconds = t.elapsed().as_secs_f64();
     let max_iters = opts.max_iters.unwrap_or(fc.stop.max_iters);
     let config = RunConfig {
@@ -84,15 +112,16 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
         resume: opts.resume,
         quiet: opts.quiet,
         problem_key: problem_key(&settings),
-        fingerprint: fp,
+        fingerprint: root.as_ref().map_or(0, |r| r.fingerprint),
         user_numbering: Vec::new(),
     };
-    if !opts.quiet {
+    if let (false, Some(r)) = (opts.quiet, &root) {
         eprintln!(
-            "qflow: {name} ({} cells, {} edges, {} boundary edges), {}, {} increments, reorder {}, OP2 Airfoil scheme at M {}, up to {max_iters} iterations",
+            "qflow: {} ({} cells, {} edges, {} boundary edges), {}, {} increments, reorder {}, OP2 Airfoil scheme at M {}, up to {max_iters} iterations",
+            r.name,
             cells,
-            mesh.edges(),
-            mesh.bedges(),
+            r.mesh.edges(),
+            r.mesh.bedges(),
             ex.describe(),
             settings.strategy.name(),
             settings.reorder.name(),
@@ -105,14 +134,29 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
             if phase != OutputPhase::Final {
                 return Ok(());
             }
-            crate::fv_outputs::write_outputs(
-                ex, &mesh, &order, &settings, &out_dir, rows, vtk, plots,
-            )
+            match &root {
+                Some(r) => crate::fv_outputs::write_outputs(
+                    ex, &r.mesh, &r.order, &settings, &out_dir, rows, vtk, plots,
+                ),
+                // The other ranks give their cells to rank 0's gather.
+                None => {
+                    ex.gather(&qflow_fv::decl::Q);
+                    Ok(())
+                }
+            }
             .map_err(|e| format!("{e:#}"))
         };
         driver::run(&mut method, &mut ex, &config, &mut outputs)?
     };
     let rms = outcome.history.last().map_or(f64::NAN, |r| r.values[0]);
+    let Some(root) = root else {
+        return Ok(Finished {
+            summary: None,
+            stop: outcome.stop,
+            out_dir,
+        });
+    };
+    let name = root.name;
     let mut s = Summary::default();
     s.push("case", Value::Text(case.path.display().to_string()));
     s.push("method", Value::Text("fv".into()));

@@ -351,6 +351,7 @@ pub fn block_sets(
                 peers,
                 block: Some(b.clone()),
                 blocks: Vec::new(),
+                exec: Vec::new(),
             }
         })
         .collect()

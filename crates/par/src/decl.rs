@@ -547,6 +547,19 @@ impl LoopDecl {
         })
     }
 
+    /// Whether the loop reduces a global (sum, min or max).
+    pub fn has_reduction(&self) -> bool {
+        self.args.iter().any(|a| {
+            matches!(
+                a.kind,
+                ArgKind::Global {
+                    usage: GlobalUse::Reduce(_),
+                    ..
+                }
+            )
+        })
+    }
+
     /// The reductions this loop contributes to.
     pub fn reductions(&self) -> impl Iterator<Item = &'static GlobalDecl> + '_ {
         self.args.iter().filter_map(|a| match a.kind {

@@ -110,13 +110,14 @@ pub fn single_process(
     ))
 }
 
-/// Why a loop that increments through a map cannot run on several ranks
-/// yet: the owners of its targets would miss the contributions of
-/// elements other ranks own (OP2's executed halo is not built yet).
+/// Why a loop that increments through a map and also reduces cannot run
+/// on several ranks: its executed halo (run by several ranks) would count
+/// its elements' reductions more than once.
 pub fn indirect_increment_message(l: &LoopDecl) -> String {
     format!(
-        "loop `{}` increments a dat through a map, which runs on one rank only for now \
-         (distributed increments need an executed halo, not built yet): run it without mpirun",
+        "loop `{}` increments a dat through a map and reduces a global: on several ranks \
+         its executed halo would be counted twice; split the reduction into its own loop, \
+         or run on one rank",
         l.name
     )
 }
@@ -152,7 +153,10 @@ pub fn distribute(
         .and_then(|(problem, primary)| {
             problem.validate().map_err(|e| e.to_string())?;
             if ranks > 1 {
-                if let Some(l) = loops.iter().find(|l| l.has_indirect_increment()) {
+                if let Some(l) = loops
+                    .iter()
+                    .find(|l| l.has_indirect_increment() && l.has_reduction())
+                {
                     return Err(indirect_increment_message(l));
                 }
             }
@@ -167,7 +171,12 @@ pub fn distribute(
                 return Ok(crate::block::build_all(&problem, loops, ranks, strips));
             }
             let primary = primary.ok_or("a partition of the primary set is needed")?;
-            Ok(Part::build_all(&problem, &owners(&problem, primary), ranks))
+            Ok(Part::build_all(
+                &problem,
+                &owners(&problem, primary),
+                ranks,
+                loops,
+            ))
         });
     match built {
         Ok(mut parts) => {
@@ -259,6 +268,7 @@ pub fn encode_part(p: &Part, b: &mut Vec<u8>) {
         }
         put_spans(b, &s.core);
         put_spans(b, &s.rest);
+        put_spans(b, &s.exec);
         put_u32s(b, &s.global);
         put_u64(b, s.peers.len() as u64);
         for q in &s.peers {
@@ -383,6 +393,7 @@ pub fn decode_part(b: &[u8], catalog: &Catalog) -> Result<Part, String> {
         let (global_len, len, owned) = (d.usize()?, d.usize()?, d.usize()?);
         let core = d.spans()?;
         let rest = d.spans()?;
+        let exec = d.spans()?;
         let global = d.u32s()?;
         let np = d.count(24)?;
         let mut peers = Vec::with_capacity(np);
@@ -426,6 +437,7 @@ pub fn decode_part(b: &[u8], catalog: &Catalog) -> Result<Part, String> {
             peers,
             block,
             blocks: Vec::new(),
+            exec,
         });
     }
     let nm = d.count(8)?;

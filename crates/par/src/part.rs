@@ -5,7 +5,12 @@
 //! 0 .. core            owned, every map target owned ("core": computable
 //!                      while halos travel)
 //! core .. owned        owned, some map target a ghost
-//! owned .. len         ghosts, grouped by owner rank
+//! owned .. + exec      the executed halo: elements other ranks own that
+//!                      increment, through a map, an element this rank
+//!                      owns (OP2's redundant execution: each rank runs
+//!                      them too and keeps the increments of its own
+//!                      targets, so no increment has to travel)
+//! .. len               ghosts, grouped by owner rank
 //! ```
 //!
 //! each group in the problem's order, so that an owned element's map rows
@@ -17,7 +22,7 @@
 use std::ops::Range;
 
 use crate::block::BlockLayout;
-use crate::decl::{Arity, DatDecl, LoopDecl, MapDecl, SetDecl};
+use crate::decl::{Access, ArgKind, Arity, DatDecl, LoopDecl, MapDecl, SetDecl, Via};
 use crate::problem::{DatData, Problem, Shape};
 
 /// What a rank sends to and receives from one neighbour, for one set.
@@ -58,6 +63,9 @@ pub struct LocalSet {
     /// Where the blocks of a two-level plan start (the problem's, on one
     /// rank; empty: blocks of the backend's fixed size).
     pub blocks: Vec<u32>,
+    /// The executed halo, right after the owned elements: loops that
+    /// increment through a map run over it as well.
+    pub exec: Vec<Range<usize>>,
 }
 
 impl LocalSet {
@@ -130,9 +138,15 @@ impl Part {
     }
 
     /// The parts of all `ranks` ranks, given the owner of every element of
-    /// every unstructured set (blocks are decomposed by [`crate::block`]).
-    /// The problem must be valid.
-    pub fn build_all(problem: &Problem, owners: &[Vec<u32>], ranks: usize) -> Vec<Part> {
+    /// every unstructured set (blocks are decomposed by [`crate::block`]),
+    /// with the executed halo of every map through which one of `loops`
+    /// increments. The problem must be valid.
+    pub fn build_all(
+        problem: &Problem,
+        owners: &[Vec<u32>],
+        ranks: usize,
+        loops: &[&LoopDecl],
+    ) -> Vec<Part> {
         let set_of = |d: &SetDecl| {
             problem
                 .sets
@@ -143,7 +157,57 @@ impl Part {
         // Every (reader, set, owner, element) such that an element owned by
         // `reader` reaches, through a map, an element of `set` owned by
         // another rank: the ghosts, in each reader's order (owner, number).
+        let inc_maps: Vec<&str> = loops
+            .iter()
+            .flat_map(|l| l.args.iter())
+            .filter_map(|a| match a.kind {
+                ArgKind::Dat {
+                    via: Via::Map(m, _),
+                    access: Access::Inc,
+                    ..
+                } => Some(m.name),
+                _ => None,
+            })
+            .collect();
+        // Every (rank, set, element) such that the element, owned by
+        // another rank, increments an element `rank` owns: the executed
+        // halo, in each rank's order (set, number).
+        let mut exec: Vec<(u32, u32, u32)> = Vec::new();
+        for m in problem
+            .maps
+            .iter()
+            .filter(|m| inc_maps.contains(&m.decl.name))
+        {
+            let (fs, ts) = (set_of(m.decl.from), set_of(m.decl.to));
+            for e in 0..problem.sets[fs].shape.len() {
+                let q = owners[fs][e];
+                for &t in row(m, e) {
+                    let o = owners[ts][t as usize];
+                    if o != q {
+                        exec.push((o, fs as u32, e as u32));
+                    }
+                }
+            }
+        }
+        exec.sort_unstable();
+        exec.dedup();
         let mut reach: Vec<(u32, u32, u32, u32)> = Vec::new();
+        // What the executed halo reads through every map from its set.
+        for &(o, fs, e) in &exec {
+            for m in problem
+                .maps
+                .iter()
+                .filter(|m| set_of(m.decl.from) == fs as usize)
+            {
+                let ts = set_of(m.decl.to);
+                for &t in row(m, e as usize) {
+                    let w = owners[ts][t as usize];
+                    if w != o {
+                        reach.push((o, ts as u32, w, t));
+                    }
+                }
+            }
+        }
         for m in &problem.maps {
             let (fs, ts) = (set_of(m.decl.from), set_of(m.decl.to));
             for e in 0..problem.sets[fs].shape.len() {
@@ -163,17 +227,26 @@ impl Part {
             let hi = reach.partition_point(|x| (x.0, x.1) <= (q, si as u32));
             &reach[lo..hi]
         };
+        let exec_of = |q: u32, si: usize| -> Vec<u32> {
+            let lo = exec.partition_point(|x| (x.0, x.1) < (q, si as u32));
+            let hi = exec.partition_point(|x| (x.0, x.1) <= (q, si as u32));
+            exec[lo..hi].iter().map(|x| x.2).collect()
+        };
         (0..ranks)
-            .map(|rank| Part::build_one(problem, owners, rank, ranks, &ghosts_of, &set_of))
+            .map(|rank| {
+                Part::build_one(problem, owners, rank, ranks, &ghosts_of, &exec_of, &set_of)
+            })
             .collect()
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn build_one<'g>(
         problem: &Problem,
         owners: &[Vec<u32>],
         rank: usize,
         ranks: usize,
         ghosts_of: &dyn Fn(u32, usize) -> &'g [(u32, u32, u32, u32)],
+        exec_of: &dyn Fn(u32, usize) -> Vec<u32>,
         set_of: &dyn Fn(&SetDecl) -> usize,
     ) -> Part {
         let r = rank as u32;
@@ -181,7 +254,15 @@ impl Part {
         let mut local_of: Vec<Vec<u32>> = Vec::new();
         for (si, s) in problem.sets.iter().enumerate() {
             let n = s.shape.len();
-            let ghosts: Vec<u32> = ghosts_of(r, si).iter().map(|x| x.3).collect();
+            let exec = exec_of(r, si);
+            // An element of the executed halo is held once, there (a set
+            // that is both incremented from and read as a ghost would need
+            // its values refreshed; no method has one).
+            let ghosts: Vec<u32> = ghosts_of(r, si)
+                .iter()
+                .map(|x| x.3)
+                .filter(|g| exec.binary_search(g).is_err())
+                .collect();
             let mut is_ghost = vec![false; n];
             for &g in &ghosts {
                 is_ghost[g as usize] = true;
@@ -207,6 +288,8 @@ impl Part {
             let mut global = core;
             let n_core = global.len();
             global.extend(&rest);
+            global.extend(&exec);
+            let n_exec = exec.len();
             global.extend(&ghosts);
             let mut lo = vec![u32::MAX; n];
             for (l, &g) in global.iter().enumerate() {
@@ -225,7 +308,7 @@ impl Part {
                     .last_mut()
                     .expect("pushed")
                     .recv
-                    .push((n_owned + k) as u32);
+                    .push((n_owned + n_exec + k) as u32);
             }
             sets.push(LocalSet {
                 decl: s.decl,
@@ -239,6 +322,11 @@ impl Part {
                 block: None,
                 blocks: if ranks == 1 {
                     s.blocks.clone()
+                } else {
+                    Vec::new()
+                },
+                exec: if n_exec > 0 {
+                    std::iter::once(n_owned..n_owned + n_exec).collect()
                 } else {
                     Vec::new()
                 },
@@ -276,13 +364,14 @@ impl Part {
             .map(|m| {
                 let (fs, ts) = (set_of(m.decl.from), set_of(m.decl.to));
                 let local = &sets[fs];
+                let runs = local.owned + local.exec.iter().map(|r| r.len()).sum::<usize>();
                 let lo = &local_of[ts];
                 let mut values = Vec::new();
                 let mut start = Vec::new();
                 match m.decl.arity {
                     Arity::Fixed(a) => {
                         for (l, &g) in local.global.iter().enumerate() {
-                            if l < local.owned {
+                            if l < runs {
                                 values.extend(row(m, g as usize).iter().map(|&t| lo[t as usize]));
                             } else {
                                 // A ghost source never runs: its slots point
@@ -293,7 +382,7 @@ impl Part {
                     }
                     Arity::Variable => {
                         start.push(0);
-                        for &g in &local.global[..local.owned] {
+                        for &g in &local.global[..runs] {
                             values.extend(row(m, g as usize).iter().map(|&t| lo[t as usize]));
                             start.push(values.len() as u32);
                         }
@@ -347,7 +436,7 @@ impl Part {
             .iter()
             .map(|s| vec![0; s.shape.len()])
             .collect();
-        Part::build_all(problem, &owners, 1)
+        Part::build_all(problem, &owners, 1, loops)
             .pop()
             .expect("one part")
     }

@@ -254,6 +254,76 @@ fn partition(
     Ok(part.into_iter().map(|p| p as u32).collect())
 }
 
+/// The owner rank of every target of `map` for `ranks` ranks: METIS
+/// k-way (seed 1) on the graph joining two targets that one element
+/// reaches (cells sharing an edge), every rank given at least one target.
+/// For [`crate::launch::distribute`] when the targets are the primary set.
+pub fn partition_targets(
+    problem: &Problem,
+    map: &'static MapDecl,
+    ranks: usize,
+) -> Result<Vec<u32>, String> {
+    let data = problem
+        .map(map)
+        .ok_or_else(|| format!("map `{}` is not part of the problem", map.name))?;
+    let Arity::Fixed(arity) = map.arity else {
+        return Err(format!(
+            "map `{}`: a partition needs a fixed arity",
+            map.name
+        ));
+    };
+    let n = problem.set_len(map.to);
+    if ranks > n {
+        return Err(format!(
+            "{ranks} ranks for {n} elements of `{}`: give at most {n}",
+            map.to.name
+        ));
+    }
+    if ranks <= 1 {
+        return Ok(vec![0; n]);
+    }
+    let mut rows: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for row in data.values.chunks_exact(arity) {
+        for &a in row {
+            for &b in row {
+                if a != b {
+                    rows[a as usize].push(b);
+                }
+            }
+        }
+    }
+    let mut xadj: Vec<metis::Idx> = Vec::with_capacity(n + 1);
+    let mut adjncy: Vec<metis::Idx> = Vec::new();
+    xadj.push(0);
+    for r in &mut rows {
+        r.sort_unstable();
+        r.dedup();
+        adjncy.extend(r.iter().map(|&b| b as metis::Idx));
+        xadj.push(adjncy.len() as metis::Idx);
+    }
+    let mut part = vec![0 as metis::Idx; n];
+    metis::Graph::new(1, ranks as metis::Idx, &xadj, &adjncy)
+        .map_err(|e| format!("METIS refused the graph of `{}`: {e}", map.to.name))?
+        .set_option(metis::option::Seed(1))
+        .part_kway(&mut part)
+        .map_err(|e| format!("METIS failed: {e}"))?;
+    let mut part: Vec<u32> = part.into_iter().map(|p| p as u32).collect();
+    // An empty part takes an element of the largest.
+    for r in 0..ranks as u32 {
+        if !part.contains(&r) {
+            let mut count = vec![0usize; ranks];
+            part.iter().for_each(|&p| count[p as usize] += 1);
+            let big = (0..ranks).max_by_key(|&k| count[k]).expect("ranks > 0") as u32;
+            let e = part
+                .iter()
+                .position(|&p| p == big)
+                .expect("the largest part");
+            part[e] = r;
+        }
+    }
+    Ok(part)
+}
+
 /// The targets grouped by how many blocks (`starts` of the elements)
 /// reach them, then by which (lexicographically), then in the old order:
 /// `new_of_old`.

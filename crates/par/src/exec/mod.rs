@@ -20,10 +20,11 @@ use std::time::{Duration, Instant};
 
 use crate::backend::LocalBackend;
 use crate::comm::{flags, Comm, Exchange, ExchangeMode, ExchangeTimes, PeerCounts, Record};
-use crate::decl::{DatDecl, ElemType, GlobalDecl, LoopDecl, SetDecl};
+use crate::decl::{DatDecl, GlobalDecl, LoopDecl, SetDecl};
 use crate::driver::LoopTime;
 use crate::part::Part;
-use crate::problem::Values;
+
+mod collect;
 
 /// Core elements computed between two polls of an exchange under way.
 const POLL_CHUNK: usize = 4096;
@@ -76,6 +77,9 @@ pub struct Exec {
     /// order on every rank.
     exchanges: BTreeMap<(usize, u64), Box<dyn Exchange>>,
     owned_spans: Vec<Vec<Range<usize>>>,
+    /// Per set, the owned spans and the executed halo: where loops that
+    /// increment through a map run.
+    inc_spans: Vec<Vec<Range<usize>>>,
     scratch: Vec<Range<usize>>,
     groups: Vec<(usize, u64)>,
     record: Record,
@@ -123,7 +127,13 @@ impl Exec {
             .iter()
             .map(|s| s.owned_spans().cloned().collect())
             .collect();
+        let inc_spans = part
+            .sets
+            .iter()
+            .map(|s| s.owned_spans().chain(&s.exec).cloned().collect())
+            .collect();
         Exec {
+            inc_spans,
             exchanged,
             stale: vec![false; part.dats.len()],
             local,
@@ -229,7 +239,7 @@ impl Exec {
     /// Runs loop `l` over every owned element of its set, halos refreshed
     /// first where it reads stale ones.
     pub fn run(&mut self, l: &'static LoopDecl) -> Result<(), ExecError> {
-        if self.ranks() > 1 && l.has_indirect_increment() {
+        if self.ranks() > 1 && l.has_indirect_increment() && l.has_reduction() {
             return Err(ExecError::Backend {
                 rank: self.rank(),
                 message: crate::launch::indirect_increment_message(l),
@@ -284,9 +294,10 @@ impl Exec {
             }
         }
         let result = if self.groups.is_empty() {
-            let spans = std::mem::take(&mut self.owned_spans[set]);
+            let all = self.all_spans(l);
+            let spans = std::mem::take(&mut all(self)[set]);
             let r = self.local.run(l, &spans);
-            self.owned_spans[set] = spans;
+            all(self)[set] = spans;
             r
         } else {
             self.run_exchanging(l, set)
@@ -337,6 +348,16 @@ impl Exec {
         })
     }
 
+    /// Where loop `l` runs, per set: the owned elements, and the executed
+    /// halo too if it increments through a map.
+    fn all_spans(&self, l: &LoopDecl) -> fn(&mut Self) -> &mut Vec<Vec<Range<usize>>> {
+        if l.has_indirect_increment() {
+            |e| &mut e.inc_spans
+        } else {
+            |e| &mut e.owned_spans
+        }
+    }
+
     fn run_exchanging(&mut self, l: &'static LoopDecl, set: usize) -> Result<(), String> {
         let groups = std::mem::take(&mut self.groups);
         for &(s, mask) in &groups {
@@ -352,6 +373,9 @@ impl Exec {
                 let mut rest = rest;
                 rest.clear();
                 rest.extend(self.part.sets[set].rest.iter().cloned());
+                if l.has_indirect_increment() {
+                    rest.extend(self.part.sets[set].exec.iter().cloned());
+                }
                 let r = self.local.run(l, &rest);
                 self.scratch = rest;
                 r
@@ -360,9 +384,10 @@ impl Exec {
             for &(s, mask) in &groups {
                 self.finish_exchange(s, mask);
             }
-            let spans = std::mem::take(&mut self.owned_spans[set]);
+            let all = self.all_spans(l);
+            let spans = std::mem::take(&mut all(self)[set]);
             let r = self.local.run(l, &spans);
-            self.owned_spans[set] = spans;
+            all(self)[set] = spans;
             r
         };
         self.groups = groups;
@@ -587,103 +612,6 @@ impl Exec {
     /// Bytes held by the backend and the exchange buffers.
     pub fn bytes(&self) -> usize {
         self.local.bytes() + self.exchanges.values().map(|x| x.bytes()).sum::<usize>()
-    }
-
-    /// The owned values of `dat` from every rank, in the problem's
-    /// numbering, on rank 0 (`None` elsewhere). Collective.
-    pub fn gather(&mut self, dat: &'static DatDecl) -> Option<Values> {
-        let s = &self.part.sets[self.set_index(dat.set)];
-        let dim = dat.dim;
-        let local = self.local.read(dat);
-        // (problem index, values) of every owned element.
-        let mut index = Vec::with_capacity(s.owned);
-        for r in s.owned_spans() {
-            for i in r.clone() {
-                index.push((
-                    i,
-                    s.global_of(i).expect("an owned element is in the problem"),
-                ));
-            }
-        }
-        let mut bytes = Vec::with_capacity(index.len() * (4 + 8 * dim));
-        for &(i, g) in &index {
-            bytes.extend_from_slice(&(g as u32).to_le_bytes());
-            match &local {
-                Values::F64(v) => v[i * dim..(i + 1) * dim]
-                    .iter()
-                    .for_each(|x| bytes.extend_from_slice(&x.to_le_bytes())),
-                Values::I32(v) => v[i * dim..(i + 1) * dim]
-                    .iter()
-                    .for_each(|x| bytes.extend_from_slice(&(*x as i64 as u64).to_le_bytes())),
-            }
-        }
-        if self.rank() != 0 {
-            self.comm.send(0, &bytes);
-            return None;
-        }
-        let n = s.global_len;
-        let mut out = match dat.ty {
-            ElemType::F64 => Values::F64(vec![0.0; n * dim]),
-            ElemType::I32 => Values::I32(vec![0; n * dim]),
-        };
-        for r in 0..self.ranks() {
-            let b = if r == 0 {
-                std::mem::take(&mut bytes)
-            } else {
-                self.comm.receive(r)
-            };
-            for rec in b.chunks_exact(4 + 8 * dim) {
-                let g = u32::from_le_bytes(rec[..4].try_into().expect("4 bytes")) as usize;
-                for c in 0..dim {
-                    let w =
-                        u64::from_le_bytes(rec[4 + 8 * c..12 + 8 * c].try_into().expect("8 bytes"));
-                    match &mut out {
-                        Values::F64(v) => v[g * dim + c] = f64::from_bits(w),
-                        Values::I32(v) => v[g * dim + c] = w as i64 as i32,
-                    }
-                }
-            }
-        }
-        Some(out)
-    }
-
-    /// Sets `dat` on every rank from rank 0's values in the problem's
-    /// numbering (ghosts included; a block's boundary cells outside the
-    /// block keep their values). Collective.
-    pub fn scatter(&mut self, dat: &'static DatDecl, values: Option<&Values>) {
-        let mut bytes = Vec::new();
-        if self.rank() == 0 {
-            let v = values.expect("rank 0 gives the values");
-            match v {
-                Values::F64(v) => v
-                    .iter()
-                    .for_each(|x| bytes.extend_from_slice(&x.to_le_bytes())),
-                Values::I32(v) => v
-                    .iter()
-                    .for_each(|x| bytes.extend_from_slice(&(*x as i64 as u64).to_le_bytes())),
-            }
-        }
-        self.comm.broadcast(0, &mut bytes);
-        let all: Vec<u64> = bytes
-            .chunks_exact(8)
-            .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
-            .collect();
-        let s = &self.part.sets[self.set_index(dat.set)];
-        let dim = dat.dim;
-        let mut local = self.local.read(dat);
-        for i in 0..s.len {
-            let Some(g) = s.global_of(i) else { continue };
-            for c in 0..dim {
-                let w = all[g * dim + c];
-                match &mut local {
-                    Values::F64(v) => v[i * dim + c] = f64::from_bits(w),
-                    Values::I32(v) => v[i * dim + c] = w as i64 as i32,
-                }
-            }
-        }
-        self.local.write(dat, &local);
-        let d = self.dat_index(dat);
-        self.stale[d] = false;
     }
 
     /// Waits until the backend has done all submitted work.
