@@ -18,6 +18,7 @@
 //! strategy = "sequential"        # or "global-colouring", "two-level", "atomics"
 //! block_size = 2048              # edges per block of "two-level" on CPUs
 //! reorder = "none"               # or "rcm", "partition": renumber the mesh first
+//! layout = "aos"                 # or "soa": how the backend stores q, res, ...
 //!
 //! [expect]                       # optional: the run checks its final rms
 //! rms = 1.060114637578078e-04

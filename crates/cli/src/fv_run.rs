@@ -89,6 +89,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     let spec = qflow_par::backend::BackendSpec {
         increments: settings.strategy,
         block_size: settings.block_size,
+        layout: settings.layout,
         ..opts.backend.clone()
     };
     let local = qflow_par::backend::create(
@@ -165,6 +166,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     s.push("backend", Value::Text(ex.describe()));
     s.push("strategy", Value::Text(settings.strategy.name().into()));
     s.push("reorder", Value::Text(settings.reorder.name().into()));
+    s.push("layout", Value::Text(settings.layout.name().into()));
     s.push("iterations", Value::Int(outcome.iterations as i64));
     s.push("stop", Value::Text(outcome.stop.label().into()));
     s.push("rms", Value::Real(rms));

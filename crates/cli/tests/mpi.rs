@@ -476,8 +476,9 @@ fn rms_history(dir: &Path) -> Vec<f64> {
 /// reach its cells), so every cell receives all its fluxes on its own
 /// rank. The order of a cell's increments follows the local numbering,
 /// so the answer is round-off from the serial run: rms within 1e-12 at
-/// every iteration, in every exchange mode, with threads and (feature
-/// `opencl`) on the device.
+/// every iteration, in every exchange mode, with threads, a two-level
+/// plan, the structure-of-arrays layout and (feature `opencl`) on the
+/// device.
 #[test]
 fn fv_on_several_ranks_agrees_with_the_serial_run() {
     let d = scratch("fv");
@@ -507,8 +508,11 @@ fn fv_on_several_ranks_agrees_with_the_serial_run() {
     }
     runs.push((2, vec!["--backend", "threads", "--threads", "2"]));
     runs.push((2, vec!["--set", "fv.strategy=two-level"]));
+    // Halo values packed from and unpacked into structures of arrays.
+    runs.push((3, vec!["--set", "fv.layout=soa"]));
     if cfg!(feature = "opencl") {
         runs.push((2, vec!["--backend", "opencl"]));
+        runs.push((2, vec!["--backend", "opencl", "--set", "fv.layout=soa"]));
     }
     for (k, (ranks, extra)) in runs.iter().enumerate() {
         let out = d.join(format!("run{k}"));

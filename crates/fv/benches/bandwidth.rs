@@ -82,6 +82,10 @@ fn main() {
         .ok()
         .and_then(|t| t.parse().ok())
         .unwrap_or(Settings::default().block_size);
+    let layout: qflow_par::layout::Layout = std::env::var("QFLOW_LAYOUT")
+        .ok()
+        .map(|s| s.parse().expect("a layout name"))
+        .unwrap_or_default();
     let kind = match std::env::var("QFLOW_BACKEND").as_deref() {
         Ok("opencl") => BackendKind::OpenCl,
         _ if threads > 1 => BackendKind::Threads,
@@ -92,6 +96,7 @@ fn main() {
         strategy,
         reorder,
         block_size,
+        layout,
         ..Settings::default()
     };
     let spec = BackendSpec {
@@ -116,10 +121,11 @@ fn main() {
         }
     }
     println!(
-        "OP2 Airfoil, 720k cells, {}, {} strategy, reorder {}, blocks {block_size}; STREAM triad {:.2} GB/s ({threads} thread(s))",
+        "OP2 Airfoil, 720k cells, {}, {} strategy, reorder {}, layout {}, blocks {block_size}; STREAM triad {:.2} GB/s ({threads} thread(s))",
         s.ex.backend_name(),
         strategy.name(),
         reorder.name(),
+        layout.name(),
         stream / 1e9
     );
     println!(

@@ -8,6 +8,7 @@
 //! them reproduces OP2's numbers; a case that sets a key gets the decimal
 //! value it writes.
 
+use qflow_par::layout::Layout;
 use qflow_par::plan::Increments;
 use qflow_par::reorder::Reorder;
 use serde::{Deserialize, Serialize};
@@ -52,6 +53,11 @@ pub struct Settings {
     /// become the two-level plan's blocks; cells grouped by the parts that
     /// use them). Outputs are always in the mesh's own numbering.
     pub reorder: Reorder,
+    /// How the backend stores the cells' states and residuals: `"aos"`
+    /// (array of structures: a cell's four values together) or `"soa"`
+    /// (structure of arrays: one array per component). The same bits
+    /// either way; only the speed differs.
+    pub layout: Layout,
 }
 
 impl Default for Settings {
@@ -64,6 +70,7 @@ impl Default for Settings {
             strategy: Increments::Sequential,
             block_size: 2048,
             reorder: Reorder::None,
+            layout: Layout::Aos,
         }
     }
 }

@@ -38,6 +38,7 @@ impl Solver {
         let spec = BackendSpec {
             increments: settings.strategy,
             block_size: settings.block_size,
+            layout: settings.layout,
             ..spec.clone()
         };
         let mut ex = qflow_par::launch::single_process(&p, &program, method.globals(), &spec)?;

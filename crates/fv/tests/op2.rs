@@ -205,3 +205,28 @@ fn reorderings_keep_the_answer_and_partition_blocks_keep_the_bits() {
         }
     }
 }
+
+/// The structure-of-arrays layout changes where values live, not the
+/// arithmetic: the same bits as the array-of-structures run, serial and on
+/// threads, with a coloured plan too.
+#[test]
+fn the_soa_layout_gives_the_same_bits() {
+    use qflow_par::layout::Layout;
+    use qflow_par::plan::Increments;
+    for strategy in [Increments::Sequential, Increments::TwoLevel] {
+        let aos = Settings {
+            strategy,
+            ..Settings::default()
+        };
+        let soa = Settings {
+            layout: Layout::Soa,
+            ..aos.clone()
+        };
+        for (kind, t) in [(BackendKind::Serial, 1), (BackendKind::Threads, 2)] {
+            let a = run_with(&spec(kind, t), &aos, 50);
+            let b = run_with(&spec(kind, t), &soa, 50);
+            assert_eq!(a.0, b.0, "{strategy:?} {t} thread(s): rms");
+            assert!(a.1 == b.1, "{strategy:?} {t} thread(s): fields differ");
+        }
+    }
+}

@@ -37,6 +37,7 @@ pub mod driver;
 pub mod exec;
 pub mod kernel;
 pub mod launch;
+pub mod layout;
 mod macros;
 pub mod part;
 pub mod plan;

@@ -118,6 +118,8 @@ pub struct CpuBackend {
     bound: HashMap<usize, Bound>,
     increments: Increments,
     block_size: usize,
+    /// Which dats are stored as structures of arrays.
+    soa: Vec<bool>,
 }
 
 impl CpuBackend {
@@ -125,7 +127,8 @@ impl CpuBackend {
     /// method's globals.
     pub fn new(part: Arc<Part>, globals: &[&'static GlobalDecl], par: Par) -> Self {
         let dats = part.dats.iter().map(|d| d.values.clone()).collect();
-        let names = part.dats.iter().map(|d| d.decl).collect();
+        let names: Vec<&'static DatDecl> = part.dats.iter().map(|d| d.decl).collect();
+        let names_len = names.len();
         let globals = globals
             .iter()
             .map(|&g| {
@@ -150,6 +153,28 @@ impl CpuBackend {
             bound: HashMap::new(),
             increments: Increments::Sequential,
             block_size: 128,
+            soa: vec![false; names_len],
+        }
+    }
+
+    /// The backend storing dats as `layout` says, for the loops it may
+    /// run ([`crate::layout::soa_dats`]).
+    pub fn with_layout(mut self, layout: crate::layout::Layout, loops: &[&LoopDecl]) -> Self {
+        self.soa = crate::layout::soa_dats(&self.names, loops, layout);
+        for (d, v) in self.dats.iter_mut().enumerate() {
+            if self.soa[d] {
+                *v = crate::layout::to_soa(v, self.names[d].dim);
+            }
+        }
+        self
+    }
+
+    /// The stride of dat `d` (0: array of structures).
+    fn stride(&self, d: usize) -> usize {
+        if self.soa[d] {
+            self.dats[d].len() / self.names[d].dim
+        } else {
+            0
         }
     }
 
@@ -306,6 +331,7 @@ impl CpuBackend {
     /// The arguments' memory, now (dats may have been swapped since the
     /// last call).
     fn fill_raw(&mut self, key: usize) {
+        let strides: Vec<usize> = (0..self.dats.len()).map(|d| self.stride(d)).collect();
         let b = self.bound.get_mut(&key).expect("bound");
         b.raw.clear();
         for p in &b.plan {
@@ -319,6 +345,7 @@ impl CpuBackend {
                     ty,
                     dim: names[d].dim,
                     len,
+                    stride: strides[d],
                 }
             };
             let set_len = |decl: &DatDecl| self.part.set(decl.set).map_or(0, |s| s.len);
@@ -542,36 +569,46 @@ impl LocalBackend for CpuBackend {
             a.name,
             b.name
         );
+        assert_eq!(
+            self.soa[ia], self.soa[ib],
+            "dats of one set and shape share a layout"
+        );
         let (x, y) = self.two_mut(ia, ib);
         std::mem::swap(x, y);
     }
 
     fn pack(&mut self, dat: &DatDecl, elements: &[u32], out: &mut [f64]) {
         let d = self.dat_index(dat);
-        let dim = dat.dim;
+        let (dim, stride) = (dat.dim, self.stride(d));
         let Values::F64(v) = &self.dats[d] else {
             panic!("dat `{}`: only f64 dats are exchanged", dat.name)
         };
         for (o, &e) in out.chunks_exact_mut(dim).zip(elements) {
-            let e = e as usize * dim;
-            o.copy_from_slice(&v[e..e + dim]);
+            for (c, x) in o.iter_mut().enumerate() {
+                *x = v[crate::layout::at(e as usize, c, dim, stride)];
+            }
         }
     }
 
     fn unpack(&mut self, dat: &DatDecl, elements: &[u32], values: &[f64]) {
         let d = self.dat_index(dat);
-        let dim = dat.dim;
+        let (dim, stride) = (dat.dim, self.stride(d));
         let Values::F64(v) = &mut self.dats[d] else {
             panic!("dat `{}`: only f64 dats are exchanged", dat.name)
         };
         for (x, &e) in values.chunks_exact(dim).zip(elements) {
-            let e = e as usize * dim;
-            v[e..e + dim].copy_from_slice(x);
+            for (c, &y) in x.iter().enumerate() {
+                v[crate::layout::at(e as usize, c, dim, stride)] = y;
+            }
         }
     }
 
     fn read(&mut self, dat: &DatDecl) -> Values {
-        self.dats[self.dat_index(dat)].clone()
+        let d = self.dat_index(dat);
+        if self.soa[d] {
+            return crate::layout::to_aos(&self.dats[d], dat.dim);
+        }
+        self.dats[d].clone()
     }
 
     fn write(&mut self, dat: &DatDecl, values: &Values) {
@@ -583,6 +620,13 @@ impl LocalBackend for CpuBackend {
             values.len(),
             self.dats[d].len()
         );
+        let soa;
+        let values = if self.soa[d] {
+            soa = crate::layout::to_soa(values, dat.dim);
+            &soa
+        } else {
+            values
+        };
         match (&mut self.dats[d], values) {
             (Values::F64(a), Values::F64(b)) => a.copy_from_slice(b),
             (Values::I32(a), Values::I32(b)) => a.copy_from_slice(b),

@@ -148,6 +148,8 @@ pub struct BackendSpec {
     pub increments: crate::plan::Increments,
     /// Elements per block of a two-level plan (0: 128).
     pub block_size: usize,
+    /// How dats with several values per element are stored.
+    pub layout: crate::layout::Layout,
 }
 
 /// What a backend needs of the method besides the part: the loops it may
@@ -174,11 +176,11 @@ pub fn create(
     program: &Program,
     node: (usize, usize),
 ) -> Result<Box<dyn LocalBackend>, String> {
-    let _ = program;
     match spec.kind {
         BackendKind::Serial => Ok(Box::new(
             cpu::CpuBackend::new(part, globals, cpu::Par::Seq)
-                .with_increments(spec.increments, spec.block_size),
+                .with_increments(spec.increments, spec.block_size)
+                .with_layout(spec.layout, program.loops),
         )),
         BackendKind::Threads => {
             let threads = if spec.threads > 0 {
@@ -191,7 +193,8 @@ pub fn create(
                 .map_err(|e| format!("cannot start {threads} threads: {e}"))?;
             Ok(Box::new(
                 cpu::CpuBackend::new(part, globals, par)
-                    .with_increments(spec.increments, spec.block_size),
+                    .with_increments(spec.increments, spec.block_size)
+                    .with_layout(spec.layout, program.loops),
             ))
         }
         #[cfg(feature = "opencl")]

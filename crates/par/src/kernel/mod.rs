@@ -57,6 +57,86 @@ pub unsafe trait Elem: Copy + Send + Sync + 'static {
     /// `target` is valid for reads and writes and aligned for its type;
     /// every concurrent access to it is atomic.
     unsafe fn add_atomic(self, target: *mut Self);
+
+    /// Element `i` of a dat stored as structure of arrays at `base`: its
+    /// component `c` is value `c * stride + i`.
+    ///
+    /// # Safety
+    ///
+    /// `base` holds `DIM * stride` values of type `TY` and `i < stride`.
+    #[inline(always)]
+    unsafe fn load_soa(base: *const u8, i: usize, stride: usize) -> Self {
+        let w = Self::TY.bytes();
+        let mut v = std::mem::MaybeUninit::<Self>::uninit();
+        for c in 0..Self::DIM {
+            // SAFETY: in bounds (the caller's contract); `Self` is `DIM`
+            // contiguous values of `TY` (the trait's contract).
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    base.add((c * stride + i) * w),
+                    (v.as_mut_ptr() as *mut u8).add(c * w),
+                    w,
+                )
+            }
+        }
+        // SAFETY: every byte written above.
+        unsafe { v.assume_init() }
+    }
+
+    /// Stores `self` as element `i` of a structure of arrays at `base`.
+    ///
+    /// # Safety
+    ///
+    /// As [`Elem::load_soa`], and no other thread accesses element `i`.
+    #[inline(always)]
+    unsafe fn store_soa(self, base: *mut u8, i: usize, stride: usize) {
+        let w = Self::TY.bytes();
+        for c in 0..Self::DIM {
+            // SAFETY: as in `load_soa`.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    (&self as *const Self as *const u8).add(c * w),
+                    base.add((c * stride + i) * w),
+                    w,
+                )
+            }
+        }
+    }
+
+    /// Adds `self` to element `i` of a structure of arrays at `base`
+    /// (`atomic`: each value one atomic read-modify-write).
+    ///
+    /// # Safety
+    ///
+    /// As [`Elem::load_soa`]; without `atomic` no other thread accesses
+    /// element `i`, with it every concurrent access is atomic.
+    #[inline(always)]
+    unsafe fn add_soa(self, base: *mut u8, i: usize, stride: usize, atomic: bool) {
+        let w = Self::TY.bytes();
+        for c in 0..Self::DIM {
+            let at = (c * stride + i) * w;
+            let from = (&self as *const Self as *const u8).wrapping_add(c * w);
+            // SAFETY: as in `load_soa`; the types match `TY`.
+            unsafe {
+                match (Self::TY, atomic) {
+                    (ElemType::F64, false) => {
+                        *(base.add(at) as *mut f64) += (from as *const f64).read_unaligned()
+                    }
+                    (ElemType::I32, false) => {
+                        *(base.add(at) as *mut i32) += (from as *const i32).read_unaligned()
+                    }
+                    (ElemType::F64, true) => add_f64_atomic(
+                        base.add(at) as *mut f64,
+                        (from as *const f64).read_unaligned(),
+                    ),
+                    (ElemType::I32, true) => add_i32_atomic(
+                        base.add(at) as *mut i32,
+                        (from as *const i32).read_unaligned(),
+                    ),
+                }
+            }
+        }
+    }
 }
 
 /// `*target += v` as one atomic compare-and-swap loop on the value's bits.
@@ -387,6 +467,10 @@ pub struct RawDat {
     pub dim: usize,
     /// Elements (the local set's size, ghosts included).
     pub len: usize,
+    /// 0: array of structures (element `i`'s values together); else
+    /// structure of arrays, component `c` of element `i` at value
+    /// `c * stride + i` (`stride` = `len`).
+    pub stride: usize,
 }
 
 /// One bound argument of a loop on the CPU.

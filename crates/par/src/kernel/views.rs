@@ -94,6 +94,8 @@ impl<'a> ArgCursor<'a> {
                 DirectRead {
                     ptr: dat.ptr as *const T,
                     len: dat.len,
+                    stride: dat.stride,
+                    local: T::zero(),
                     _life: PhantomData,
                 }
             }
@@ -109,6 +111,9 @@ impl<'a> ArgCursor<'a> {
                 DirectWrite {
                     ptr: dat.ptr as *mut T,
                     len: dat.len,
+                    stride: dat.stride,
+                    local: T::zero(),
+                    at: 0,
                     _life: PhantomData,
                 }
             }
@@ -137,6 +142,8 @@ impl<'a> ArgCursor<'a> {
                     arity,
                     slot,
                     rows,
+                    stride: dat.stride,
+                    local: T::zero(),
                     _life: PhantomData,
                 }
             }
@@ -162,6 +169,7 @@ impl<'a> ArgCursor<'a> {
                 check_elem::<T>(&dat, k);
                 MappedInc {
                     atomic,
+                    stride: dat.stride,
                     ptr: dat.ptr as *mut T,
                     map,
                     arity,
@@ -189,6 +197,10 @@ impl<'a> ArgCursor<'a> {
                 },
             ) => {
                 check_elem::<T>(&dat, k);
+                assert_eq!(
+                    dat.stride, 0,
+                    "argument {k}: a Star reads arrays of structures"
+                );
                 StarView {
                     base: dat.ptr as *const T,
                     start,
@@ -206,6 +218,10 @@ impl<'a> ArgCursor<'a> {
         match self.take() {
             (k, RawArg::Offsets { dat, sy, sz }) => {
                 check_elem::<T>(&dat, k);
+                assert_eq!(
+                    dat.stride, 0,
+                    "argument {k}: offsets read arrays of structures"
+                );
                 OffsetsView {
                     base: dat.ptr as *const T,
                     sy,
@@ -283,6 +299,9 @@ impl<'a> ArgCursor<'a> {
 pub struct DirectRead<'a, T> {
     ptr: *const T,
     len: usize,
+    /// Structure of arrays (see [`RawDat::stride`]): values are copied.
+    stride: usize,
+    local: T,
     _life: PhantomData<&'a T>,
 }
 
@@ -291,6 +310,12 @@ impl<T: Elem> DirectRead<'_, T> {
     #[inline(always)]
     pub fn arg(&mut self, i: usize) -> &T {
         debug_assert!(i < self.len);
+        if self.stride != 0 {
+            // SAFETY: `i` is within the set, whose `DIM` arrays of
+            // `stride` values start at `ptr`.
+            self.local = unsafe { T::load_soa(self.ptr as *const u8, i, self.stride) };
+            return &self.local;
+        }
         // SAFETY: spans are within the set (checked by the backend).
         unsafe { &*self.ptr.add(i) }
     }
@@ -310,6 +335,11 @@ impl<T: Elem> DirectRead<'_, T> {
 pub struct DirectWrite<'a, T> {
     ptr: *mut T,
     len: usize,
+    /// Structure of arrays (see [`RawDat::stride`]): the value is copied
+    /// in, and back after the call.
+    stride: usize,
+    local: T,
+    at: usize,
     _life: PhantomData<&'a mut T>,
 }
 
@@ -318,14 +348,28 @@ impl<T: Elem> DirectWrite<'_, T> {
     #[inline(always)]
     pub fn arg(&mut self, i: usize) -> &mut T {
         debug_assert!(i < self.len);
+        if self.stride != 0 {
+            self.at = i;
+            // SAFETY: as in `DirectRead::arg`.
+            self.local = unsafe { T::load_soa(self.ptr as *const u8, i, self.stride) };
+            return &mut self.local;
+        }
         // SAFETY: spans are within the set, and every element is handed to
         // exactly one chunk.
         unsafe { &mut *self.ptr.add(i) }
     }
 
-    /// Nothing to do after a kernel call.
+    /// Stores a copied value back.
     #[inline(always)]
-    pub fn after(&mut self) {}
+    pub fn after(&mut self) {
+        if self.stride != 0 {
+            // SAFETY: element `at` of this chunk (as in `arg`).
+            unsafe {
+                self.local
+                    .store_soa(self.ptr as *mut u8, self.at, self.stride)
+            }
+        }
+    }
 
     /// Checks the span against the set.
     #[inline(always)]
@@ -341,14 +385,26 @@ pub struct Mapped<'a, T> {
     arity: usize,
     slot: usize,
     rows: usize,
+    /// Structure of arrays (see [`RawDat::stride`]): values are copied.
+    stride: usize,
+    local: T,
     _life: PhantomData<&'a mut T>,
 }
 
 impl<T: Elem> Mapped<'_, T> {
-    /// The target of element `i`, to read or add to.
+    /// The target of element `i`, to read.
     #[inline(always)]
     pub fn arg(&mut self, i: usize) -> &mut T {
         debug_assert!(i < self.rows);
+        if self.stride != 0 {
+            // SAFETY: the map's values were checked against the target
+            // set, whose `DIM` arrays of `stride` values start at `ptr`.
+            unsafe {
+                let t = *self.map.add(i * self.arity + self.slot) as usize;
+                self.local = T::load_soa(self.ptr as *const u8, t, self.stride);
+            }
+            return &mut self.local;
+        }
         // SAFETY: the map's values were checked against the target set;
         // loops that increment through maps run on one thread.
         unsafe {
@@ -382,6 +438,8 @@ pub struct MappedInc<'a, T> {
     local: T,
     target: usize,
     atomic: bool,
+    /// Structure of arrays (see [`RawDat::stride`]).
+    stride: usize,
     _life: PhantomData<&'a mut T>,
 }
 
@@ -405,6 +463,14 @@ impl<T: Elem> MappedInc<'_, T> {
         // colour (no two elements running at once share a target), or with
         // every increment atomic.
         unsafe {
+            if self.stride != 0 {
+                return self.local.add_soa(
+                    self.ptr as *mut u8,
+                    self.target,
+                    self.stride,
+                    self.atomic,
+                );
+            }
             let target = self.ptr.add(self.target);
             if self.atomic {
                 self.local.add_atomic(target)

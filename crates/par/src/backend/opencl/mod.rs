@@ -59,6 +59,7 @@ pub fn create(
         device.as_deref(),
         spec.work_group,
         spec.increments,
+        spec.layout,
     )?))
 }
 

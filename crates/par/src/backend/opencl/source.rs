@@ -95,17 +95,21 @@ FUNC void qf_atomic_add(GLOBAL double* p, double v)
 FUNC double qf_min(double a, double b) { return (isnan(a) || isnan(b)) ? QF_NAN : fmin(a, b); }
 FUNC double qf_max(double a, double b) { return (isnan(a) || isnan(b)) ? QF_NAN : fmax(a, b); }
 
-/* Halo values: out[k] = src[list[k / dim] * dim + k % dim], and back. */
-KERNEL qf_gather(uint n, uint dim, GLOBAL const double* src, GLOBAL const uint* list, GLOBAL double* out)
+/* Value c of element e of a dat with dim values per element: stride 0
+ * for an array of structures, else the elements of a structure of arrays. */
+#define QF_AT(e, c, dim, stride) ((stride) ? (c) * (stride) + (e) : (e) * (dim) + (c))
+
+/* Halo values: out[k] = value k % dim of element list[k / dim], and back. */
+KERNEL qf_gather(uint n, uint dim, GLOBAL const double* src, GLOBAL const uint* list, GLOBAL double* out, uint stride)
 {
     uint k = QF_GID(0);
-    if (k < n * dim) out[k] = src[list[k / dim] * dim + k % dim];
+    if (k < n * dim) out[k] = src[QF_AT(list[k / dim], k % dim, dim, stride)];
 }
 
-KERNEL qf_scatter(uint n, uint dim, GLOBAL double* dst, GLOBAL const uint* list, GLOBAL const double* values)
+KERNEL qf_scatter(uint n, uint dim, GLOBAL double* dst, GLOBAL const uint* list, GLOBAL const double* values, uint stride)
 {
     uint k = QF_GID(0);
-    if (k < n * dim) dst[list[k / dim] * dim + k % dim] = values[k];
+    if (k < n * dim) dst[QF_AT(list[k / dim], k % dim, dim, stride)] = values[k];
 }
 "#;
 
@@ -137,6 +141,9 @@ pub enum Slot {
     Range(u8),
     /// A dat's buffer (argument `arg` of the loop).
     Dat(usize),
+    /// `uint`: the dat's stride (0: array of structures; else its
+    /// elements, a structure of arrays) (argument `arg`).
+    DatStride(usize),
     /// A fixed-arity map's values (argument `arg`).
     MapValues(usize),
     /// A compressed-row map's row starts (argument `arg`).
@@ -199,8 +206,11 @@ pub fn slots(l: &LoopDecl) -> Vec<Slot> {
     let mut strides = false;
     for (k, a) in l.args.iter().enumerate() {
         match a.kind {
-            ArgKind::Dat { via, .. } => {
+            ArgKind::Dat { via, dat, .. } => {
                 s.push(Slot::Dat(k));
+                if dat.dim > 1 && matches!(via, Via::Direct | Via::Map(..)) {
+                    s.push(Slot::DatStride(k));
+                }
                 match via {
                     Via::Direct => {}
                     Via::Map(..) => s.push(Slot::MapValues(k)),
@@ -271,6 +281,7 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
                 let c = if access.writes() { "" } else { "const " };
                 format!("GLOBAL {c}{}* a{k}", scalar(dat.ty))
             }
+            Slot::DatStride(k) => format!("uint s{k}"),
             Slot::MapValues(k) | Slot::StarIdx(k) => format!("GLOBAL const uint* m{k}"),
             Slot::StarStart(k) => format!("GLOBAL const uint* s{k}"),
             Slot::Strides(0) => "long qf_sy".to_string(),
@@ -326,6 +337,11 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
                                     format!("{name}.v[{c}]")
                                 };
                                 let _ = writeln!(setup, "        {v} = 0;");
+                                let at = if dim == 1 {
+                                    format!("e{k}")
+                                } else {
+                                    format!("QF_AT(e{k}, {c}u, {dim}u, s{k})")
+                                };
                                 let _ = if entry == Some(Entry::Atomic) {
                                     let add = match dat.ty {
                                         ElemType::F64 => "qf_atomic_add",
@@ -333,26 +349,56 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
                                     };
                                     writeln!(
                                         after_inc,
-                                        "        {add}(&((GLOBAL {sc}*)a{k})[e{k} * {dim}u + {c}u], {v});"
+                                        "        {add}(&((GLOBAL {sc}*)a{k})[{at}], {v});"
                                     )
                                 } else {
                                     writeln!(
                                         after_inc,
-                                        "        ((GLOBAL {sc}*)a{k})[e{k} * {dim}u + {c}u] += {v};"
+                                        "        ((GLOBAL {sc}*)a{k})[{at}] += {v};"
                                     )
                                 };
                             }
                             call.push(format!("&{name}"));
                             continue;
                         }
+                        let sc = scalar(dat.ty);
+                        let dim = dat.dim;
                         if access == Access::Write {
                             let _ = writeln!(setup, "        {t} {name};");
-                        } else {
+                        } else if dim == 1 {
                             let _ = writeln!(setup, "        {t} {name} = {base}[e{k}];");
+                        } else {
+                            // Either layout, chosen per run (`s{k}`).
+                            let _ = writeln!(
+                                setup,
+                                "        {t} {name};\n        if (s{k} == 0) {name} = {base}[e{k}]; else {{"
+                            );
+                            for c in 0..dim {
+                                let _ = writeln!(
+                                    setup,
+                                    "            {name}.v[{c}] = ((GLOBAL {c_}{sc}*)a{k})[{c}u * s{k} + e{k}];",
+                                    c_ = if access.writes() { "" } else { "const " }
+                                );
+                            }
+                            let _ = writeln!(setup, "        }}");
                         }
                         call.push(format!("&{name}"));
                         if access.writes() {
-                            let _ = writeln!(after, "        {base}[e{k}] = {name};");
+                            if dim == 1 {
+                                let _ = writeln!(after, "        {base}[e{k}] = {name};");
+                            } else {
+                                let _ = writeln!(
+                                    after,
+                                    "        if (s{k} == 0) {base}[e{k}] = {name}; else {{"
+                                );
+                                for c in 0..dim {
+                                    let _ = writeln!(
+                                        after,
+                                        "            ((GLOBAL {sc}*)a{k})[{c}u * s{k} + e{k}] = {name}.v[{c}];"
+                                    );
+                                }
+                                let _ = writeln!(after, "        }}");
+                            }
                         }
                     }
                     Via::Star(_) => {

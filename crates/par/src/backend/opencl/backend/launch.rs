@@ -141,6 +141,17 @@ impl OpenClBackend {
                             .expect("a dat");
                         kernel.set_arg(n, &self.dats[d].buf.get())
                     }
+                    Slot::DatStride(k) => {
+                        let ArgKind::Dat { dat, .. } = l.args[k].kind else {
+                            unreachable!()
+                        };
+                        let d = self
+                            .dats
+                            .iter()
+                            .position(|x| x.decl.name == dat.name)
+                            .expect("a dat");
+                        kernel.set_arg(n, &self.dats[d].stride())
+                    }
                     Slot::MapValues(k) | Slot::StarIdx(k) => {
                         let ArgKind::Dat {
                             via: Via::Map(m, _) | Via::Star(m),

@@ -38,6 +38,19 @@ struct DeviceDat {
     buf: Buffer<u8>,
     /// Elements.
     len: usize,
+    /// Stored as a structure of arrays.
+    soa: bool,
+}
+
+impl DeviceDat {
+    /// The stride the kernels take (0: array of structures).
+    fn stride(&self) -> u32 {
+        if self.soa {
+            self.len as u32
+        } else {
+            0
+        }
+    }
 }
 
 /// A map on the device.
@@ -161,6 +174,7 @@ impl OpenClBackend {
         device: Option<&str>,
         work_group: Option<usize>,
         increments: Increments,
+        layout: crate::layout::Layout,
     ) -> Result<Self, String> {
         let _setup = setup_lock();
         let found = enumerate()?;
@@ -242,8 +256,17 @@ impl OpenClBackend {
             1 << (usize::BITS - 1 - limit.leading_zeros())
         };
         let mut dats = Vec::new();
-        for d in &part.dats {
-            let bytes = bytes_of(&d.values);
+        let decls: Vec<&DatDecl> = part.dats.iter().map(|d| d.decl).collect();
+        let soa = crate::layout::soa_dats(&decls, program.loops, layout);
+        for (d, &soa) in part.dats.iter().zip(&soa) {
+            let transposed;
+            let values = if soa {
+                transposed = crate::layout::to_soa(&d.values, d.decl.dim);
+                &transposed
+            } else {
+                &d.values
+            };
+            let bytes = bytes_of(values);
             let mut buf = new_buffer::<u8>(&context, bytes.len())?;
             // SAFETY: a blocking write of `bytes` into a buffer that large.
             unsafe { queue.enqueue_write_buffer(&mut buf, CL_BLOCKING, 0, bytes, &[]) }
@@ -252,6 +275,7 @@ impl OpenClBackend {
                 decl: d.decl,
                 buf,
                 len: d.values.len() / d.decl.dim.max(1),
+                soa,
             });
         }
         let upload_u32 = |v: &[u32]| -> Result<Buffer<u32>, String> {
@@ -569,6 +593,7 @@ impl LocalBackend for OpenClBackend {
                     .and_then(|_| k.set_arg(2, &self.dats[d].buf.get()))
                     .and_then(|_| k.set_arg(3, &list))
                     .and_then(|_| k.set_arg(4, &self.staging.get()))
+                    .and_then(|_| k.set_arg(5, &self.dats[d].stride()))
                     .map_err(|e| cl_error("binding a halo gather", e))?;
                 let g = [n.div_ceil(64) * 64];
                 self.queue
@@ -613,6 +638,7 @@ impl LocalBackend for OpenClBackend {
                     .and_then(|_| k.set_arg(2, &self.dats[d].buf.get()))
                     .and_then(|_| k.set_arg(3, &list))
                     .and_then(|_| k.set_arg(4, &self.staging.get()))
+                    .and_then(|_| k.set_arg(5, &self.dats[d].stride()))
                     .map_err(|e| cl_error("binding a halo scatter", e))?;
                 let g = [n.div_ceil(64) * 64];
                 self.queue
@@ -658,6 +684,7 @@ impl LocalBackend for OpenClBackend {
             })
         })();
         match r {
+            Ok(v) if self.dats[d].soa => crate::layout::to_aos(&v, dat.dim),
             Ok(v) => v,
             Err(e) => {
                 self.error.get_or_insert(e);
@@ -671,6 +698,13 @@ impl LocalBackend for OpenClBackend {
 
     fn write(&mut self, dat: &DatDecl, values: &Values) {
         let d = self.dat(dat);
+        let soa;
+        let values = if self.dats[d].soa {
+            soa = crate::layout::to_soa(values, dat.dim);
+            &soa
+        } else {
+            values
+        };
         let bytes = bytes_of(values);
         // SAFETY: blocking write of at most the buffer's size.
         let r = unsafe {
