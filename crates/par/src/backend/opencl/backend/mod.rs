@@ -31,6 +31,9 @@ use crate::part::Part;
 use crate::problem::Values;
 
 mod launch;
+mod plans;
+
+use plans::{BlockArgs, DevicePlan};
 
 /// A dat on the device.
 struct DeviceDat {
@@ -75,39 +78,6 @@ struct LoopKernel {
     /// The other entries of a loop that increments through a map.
     entries: HashMap<Entry, Kernel>,
     slots: Vec<Slot>,
-}
-
-/// How a loop that increments through a map runs on the device.
-enum DevicePlan {
-    /// Each colour's runs of elements, one launch per run.
-    Colours(Vec<Vec<Range<usize>>>),
-    /// Every element at once, increments atomic.
-    Atomic,
-    /// A two-level plan (blocks of the work-group size) and its buffers.
-    Blocks {
-        plan: crate::plan::DeviceBlocks,
-        blocks: Buffer<u32>,
-        thread_colour: Buffer<u8>,
-        thread_colours: Buffer<u8>,
-        starts: Buffer<u32>,
-    },
-}
-
-/// The arguments of one launch of a loop's two-level entry.
-#[derive(Clone, Copy)]
-struct BlockArgs {
-    /// The blocks, colour by colour.
-    blocks: cl_mem,
-    /// This launch's first block in `blocks`.
-    first: u32,
-    /// Blocks in this launch (one work group each).
-    count: usize,
-    /// Each element's thread colour.
-    thread_colour: cl_mem,
-    /// Each block's number of thread colours.
-    thread_colours: cl_mem,
-    /// Where each block starts.
-    starts: cl_mem,
 }
 
 /// The OpenCL backend over one part.
@@ -357,102 +327,6 @@ impl OpenClBackend {
             .iter()
             .position(|x| x.decl.name == g.name)
             .unwrap_or_else(|| panic!("global `{}` is not declared", g.name))
-    }
-
-    /// The device plan of loop `l` (which increments through a map) as
-    /// the backend's [`Increments`] says.
-    fn device_plan(&self, l: &'static LoopDecl) -> Result<Option<DevicePlan>, String> {
-        Ok(match self.increments {
-            Increments::Sequential => None,
-            Increments::Atomics => Some(DevicePlan::Atomic),
-            Increments::Colouring => {
-                crate::plan::loop_runs(&self.part, l, Increments::Colouring, 0)?
-                    .map(DevicePlan::Colours)
-            }
-            Increments::TwoLevel => match crate::plan::device_blocks(&self.part, l, self.wg)? {
-                None => None,
-                Some(plan) => Some(DevicePlan::Blocks {
-                    blocks: self.upload(&plan.order)?,
-                    thread_colour: self.upload(&plan.thread_colour)?,
-                    thread_colours: self.upload(&plan.thread_colours)?,
-                    starts: self.upload(&plan.starts)?,
-                    plan,
-                }),
-            },
-        })
-    }
-
-    /// A read-only copy of `values` on the device.
-    fn upload<T: Copy>(&self, values: &[T]) -> Result<Buffer<T>, String> {
-        let mut b = new_buffer::<T>(&self.context, values.len())?;
-        if !values.is_empty() {
-            // SAFETY: blocking write of `values` into a buffer that long.
-            unsafe {
-                self.queue
-                    .enqueue_write_buffer(&mut b, CL_BLOCKING, 0, values, &[])
-            }
-            .map_err(|e| cl_error("uploading a plan", e))?;
-        }
-        Ok(b)
-    }
-
-    /// Runs `spans` of loop `l` (which increments through a map) as its
-    /// plan says: `Ok(false)` if the plan is to run it on one work item.
-    fn run_planned(
-        &mut self,
-        l: &'static LoopDecl,
-        spans: &[Range<usize>],
-    ) -> Result<bool, String> {
-        let key = l as *const LoopDecl as usize;
-        if !self.plans.contains_key(&key) {
-            let plan = self.device_plan(l)?;
-            self.plans.insert(key, plan);
-        }
-        // Taken out while it launches (no copy per run). The queue is in
-        // order: each launch completes before the next starts.
-        let Some(plan) = self.plans.get_mut(&key).and_then(Option::take) else {
-            return Ok(false);
-        };
-        let mut result = Ok(());
-        let mut go = |me: &mut Self, first, len, entry, blocks| {
-            if result.is_ok() {
-                result = me.launch(l, first, len, 1, 0, entry, blocks);
-            }
-        };
-        for s in spans.iter().filter(|s| !s.is_empty()) {
-            match &plan {
-                DevicePlan::Colours(colours) => {
-                    for r in colours.iter().flatten() {
-                        let (a, e) = (r.start.max(s.start), r.end.min(s.end));
-                        if a < e {
-                            go(self, a, e - a, Entry::Coloured, None);
-                        }
-                    }
-                }
-                DevicePlan::Atomic => go(self, s.start, s.len(), Entry::Atomic, None),
-                DevicePlan::Blocks {
-                    plan: p,
-                    blocks,
-                    thread_colour,
-                    thread_colours,
-                    starts,
-                } => {
-                    for c in &p.colours {
-                        let args = BlockArgs {
-                            blocks: blocks.get(),
-                            first: c.start as u32,
-                            count: c.len(),
-                            thread_colour: thread_colour.get(),
-                            thread_colours: thread_colours.get(),
-                            starts: starts.get(),
-                        };
-                        go(self, s.start, s.len(), Entry::Blocks, Some(args));
-                    }
-                }
-            }
-        }
-        self.plans.insert(key, Some(plan));
-        result.map(|()| true)
     }
 
     fn run_spans(&mut self, l: &'static LoopDecl, spans: &[Range<usize>]) -> Result<(), String> {

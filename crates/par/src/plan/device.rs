@@ -1,0 +1,126 @@
+//! The second level of a two-level plan, for devices: elements coloured
+//! inside their block, and the plan a device backend launches.
+
+use std::ops::Range;
+
+use super::{
+    block_colours, blocks_of, colour_order, fixed_blocks, inc_targets, loop_len, IncTarget,
+    MAX_COLOURS,
+};
+
+/// The colour of each element inside its block of `block` consecutive
+/// elements (the second level of a two-level plan: what lets a device run
+/// a block's elements at once, one colour after the other): greedy, in
+/// element order, within each block separately.
+pub fn thread_colours(blocks: &[Range<usize>], incs: &[IncTarget]) -> Result<Vec<u8>, String> {
+    let mut colours = Vec::with_capacity(blocks.last().map_or(0, |b| b.end));
+    let mut touched: Vec<(usize, usize)> = Vec::new();
+    let mut sets: Vec<(usize, Vec<u64>)> = Vec::new();
+    for t in incs {
+        if !sets.iter().any(|s| s.0 == t.set) {
+            sets.push((t.set, vec![0u64; t.targets]));
+        }
+    }
+    let which: Vec<usize> = incs
+        .iter()
+        .map(|t| sets.iter().position(|s| s.0 == t.set).expect("listed"))
+        .collect();
+    for b in blocks {
+        for e in b.clone() {
+            let mut used = 0u64;
+            for (t, &s) in incs.iter().zip(&which) {
+                used |= sets[s].1[t.values[e * t.arity + t.slot] as usize];
+            }
+            if used == u64::MAX {
+                return Err(format!(
+                    "element {e} would need more than {MAX_COLOURS} colours in its block"
+                ));
+            }
+            let c = (!used).trailing_zeros();
+            for (t, &s) in incs.iter().zip(&which) {
+                let target = t.values[e * t.arity + t.slot] as usize;
+                sets[s].1[target] |= 1 << c;
+                touched.push((s, target));
+            }
+            colours.push(c as u8);
+        }
+        for (s, target) in touched.drain(..) {
+            sets[s].1[target] = 0;
+        }
+    }
+    Ok(colours)
+}
+
+/// A two-level plan as a device runs it: blocks of consecutive elements,
+/// one work group each; the blocks of one colour launched together,
+/// colour after colour; inside a block, the elements of one thread colour
+/// add their increments together, thread colour after thread colour (a
+/// barrier between them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceBlocks {
+    /// Where each block starts, and the end of the last (`blocks + 1`
+    /// values).
+    pub starts: Vec<u32>,
+    /// The blocks' numbers, colour by colour.
+    pub order: Vec<u32>,
+    /// Each block colour's range in `order`.
+    pub colours: Vec<Range<usize>>,
+    /// Each element's colour inside its block.
+    pub thread_colour: Vec<u8>,
+    /// Each block's number of thread colours.
+    pub thread_colours: Vec<u8>,
+}
+
+/// The device two-level plan of loop `l` on `part`, with blocks of at
+/// most `block` elements (the work-group size): the set's own blocks if a
+/// reordering formed them and none is larger, else blocks of `block`
+/// consecutive elements. `Ok(None)` if it increments through no map.
+pub fn device_blocks(
+    part: &crate::part::Part,
+    l: &crate::decl::LoopDecl,
+    block: usize,
+) -> Result<Option<DeviceBlocks>, String> {
+    let incs = inc_targets(part, l)?;
+    if incs.is_empty() {
+        return Ok(None);
+    }
+    let n = loop_len(part, l)?;
+    let own = blocks_of(
+        n,
+        block,
+        &part.sets[part.set_index(l.set).expect("found")].blocks,
+    );
+    let blocks = if own.iter().all(|b| b.len() <= block.max(1)) {
+        own
+    } else {
+        fixed_blocks(n, block)
+    };
+    let bc = block_colours(&blocks, &incs)?;
+    let thread_colour = thread_colours(&blocks, &incs)?;
+    let thread_colours = blocks
+        .iter()
+        .map(|b| thread_colour[b.clone()].iter().max().map_or(0, |&m| m + 1))
+        .collect();
+    let new_of_old = colour_order(&bc);
+    let mut order = vec![0u32; bc.len()];
+    for (b, &new) in new_of_old.iter().enumerate() {
+        order[new as usize] = b as u32;
+    }
+    let n_colours = bc.iter().map(|&c| c as usize + 1).max().unwrap_or(0);
+    let mut colours = Vec::with_capacity(n_colours);
+    let mut at = 0;
+    for c in 0..n_colours {
+        let k = bc.iter().filter(|&&x| x as usize == c).count();
+        colours.push(at..at + k);
+        at += k;
+    }
+    let mut starts: Vec<u32> = blocks.iter().map(|b| b.start as u32).collect();
+    starts.push(n as u32);
+    Ok(Some(DeviceBlocks {
+        starts,
+        order,
+        colours,
+        thread_colour,
+        thread_colours,
+    }))
+}
