@@ -17,6 +17,7 @@ pub type Gas = [f64; 4];
 
 /// Keeps the state at the start of the iteration.
 #[device]
+#[inline(always)]
 pub fn save_soln(q: &[f64; 4], qold: &mut [f64; 4]) {
     *qold = *q;
 }
@@ -24,6 +25,7 @@ pub fn save_soln(q: &[f64; 4], qold: &mut [f64; 4]) {
 /// The cell's time-step factor: the sum over its four sides of the
 /// convective and acoustic face speeds, divided by the CFL number.
 #[device]
+#[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn adt_calc(
     gas: Gas,
@@ -48,6 +50,7 @@ pub fn adt_calc(
 
 /// `|u dy - v dx| + c |d|` of the side from `a` to `b`.
 #[device]
+#[inline(always)]
 pub fn side_speed(a: &[f64; 2], b: &[f64; 2], u: f64, v: f64, c: f64) -> f64 {
     let dx = b[0] - a[0];
     let dy = b[1] - a[1];
@@ -56,6 +59,7 @@ pub fn side_speed(a: &[f64; 2], b: &[f64; 2], u: f64, v: f64, c: f64) -> f64 {
 
 /// The pressure of a state.
 #[device]
+#[inline(always)]
 pub fn pressure(gm1: f64, q: &[f64; 4]) -> f64 {
     let ri = 1.0 / q[0];
     gm1 * (q[3] - 0.5 * ri * (q[1] * q[1] + q[2] * q[2]))
@@ -65,6 +69,7 @@ pub fn pressure(gm1: f64, q: &[f64; 4]) -> f64 {
 /// `mu = eps (adt1 + adt2) / 2`, added to the first cell's residual and
 /// taken from the second's.
 #[device]
+#[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn res_calc(
     gas: Gas,
@@ -104,6 +109,7 @@ pub fn res_calc(
 /// The flux through a boundary edge: the wall's pressure force (flag 1), or
 /// the interior-edge flux against the free stream `qinf` (far field).
 #[device]
+#[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn bres_calc(
     gas: Gas,
@@ -143,6 +149,7 @@ pub fn bres_calc(
 /// The explicit update `q = qold - res / adt`; clears the residual and adds
 /// the squared changes to `rms`.
 #[device]
+#[inline(always)]
 pub fn update(qold: &[f64; 4], q: &mut [f64; 4], res: &mut [f64; 4], adt: &f64, rms: &mut f64) {
     let adti = 1.0 / *adt;
     for n in 0..4 {

@@ -31,8 +31,11 @@
 /// runner calls the kernel element by element, built both for the target's
 /// baseline and, on x86-64 processors that have it, for AVX2 (chosen at run
 /// time; the same bits, since neither contracts `a * b + c` into a fused
-/// multiply-add). The kernel and every function it calls in its hot loops
-/// should be `#[inline(always)]`, so that the AVX2 build covers them.
+/// multiply-add), and each of those twice: with views for arrays of
+/// structures (no layout test in the hot loop) and with views that copy a
+/// structure of arrays per component ([`crate::layout`]). The kernel and
+/// every function it calls in its hot loops should be `#[inline(always)]`,
+/// so that the AVX2 build covers them.
 #[macro_export]
 macro_rules! par_loop {
     (
@@ -53,20 +56,67 @@ macro_rules! par_loop {
             cpu: {
                 #[inline(always)]
                 #[allow(unused_mut, non_snake_case)]
-                fn body(
+                fn body<const SOA: bool>(
                     args: &$crate::kernel::LoopArgs<'_>,
                     spans: &[::std::ops::Range<usize>],
                 ) {
+                    if SOA {
+                        $crate::par_loop!(@body soa args spans $kernel { $($arg : $mode ( $($spec)* )),* });
+                    } else {
+                        $crate::par_loop!(@body aos args spans $kernel { $($arg : $mode ( $($spec)* )),* });
+                    }
+                }
+                fn run(
+                    args: &$crate::kernel::LoopArgs<'_>,
+                    spans: &[::std::ops::Range<usize>],
+                ) {
+                    #[cfg(target_arch = "x86_64")]
+                    {
+                        #[target_feature(enable = "avx2")]
+                        unsafe fn avx2<const SOA: bool>(
+                            args: &$crate::kernel::LoopArgs<'_>,
+                            spans: &[::std::ops::Range<usize>],
+                        ) {
+                            body::<SOA>(args, spans)
+                        }
+                        if $crate::kernel::use_avx2() {
+                            // SAFETY: the processor has AVX2, all `avx2` requires.
+                            unsafe {
+                                if args.any_soa() {
+                                    avx2::<true>(args, spans)
+                                } else {
+                                    avx2::<false>(args, spans)
+                                }
+                            };
+                            return;
+                        }
+                    }
+                    if args.any_soa() {
+                        body::<true>(args, spans)
+                    } else {
+                        body::<false>(args, spans)
+                    }
+                }
+                run
+            },
+        };
+    };
+
+    // A runner's body over views of one layout (`aos`: every dat an array
+    // of structures; `soa`: some dat a structure of arrays).
+    (@body $layout:ident $args:ident $spans:ident $kernel:ident {
+        $($arg:ident : $mode:ident ( $($spec:tt)* )),*
+    }) => {{
                     // The maps of the `Star` arguments (`""`: another kind).
                     const STAR_MAPS: &[&str] = &[$($crate::par_loop!(@star_map $mode ($($spec)*))),*];
                     const ONE_STAR_MAP: bool = $crate::kernel::one_star_map(STAR_MAPS);
-                    let mut cursor = args.cursor();
-                    $(let mut $arg = $crate::par_loop!(@view cursor $mode ($($spec)*));)*
+                    let mut cursor = $args.cursor();
+                    $(let mut $arg = $crate::par_loop!(@view $layout cursor $mode ($($spec)*));)*
                     cursor.done();
                     if ONE_STAR_MAP {
                         // One row per element for every `Star`.
-                        let rows = args.star_rows();
-                        for span in spans {
+                        let rows = $args.star_rows();
+                        for span in $spans {
                             rows.span(span);
                             $($arg.span(span);)*
                             for i in span.clone() {
@@ -80,39 +130,14 @@ macro_rules! par_loop {
                         }
                         return;
                     }
-                    for span in spans {
+                    for span in $spans {
                         $($arg.span(span);)*
                         for i in span.clone() {
                             $kernel($($arg.arg(i)),*);
                             $($arg.after();)*
                         }
                     }
-                }
-                fn run(
-                    args: &$crate::kernel::LoopArgs<'_>,
-                    spans: &[::std::ops::Range<usize>],
-                ) {
-                    #[cfg(target_arch = "x86_64")]
-                    {
-                        #[target_feature(enable = "avx2")]
-                        unsafe fn avx2(
-                            args: &$crate::kernel::LoopArgs<'_>,
-                            spans: &[::std::ops::Range<usize>],
-                        ) {
-                            body(args, spans)
-                        }
-                        if $crate::kernel::use_avx2() {
-                            // SAFETY: the processor has AVX2, all `avx2` requires.
-                            unsafe { avx2(args, spans) };
-                            return;
-                        }
-                    }
-                    body(args, spans)
-                }
-                run
-            },
-        };
-    };
+                    }};
 
     // The declaration of one argument.
     (@decl read ($d:ident via $m:ident [$k:expr])) => {
@@ -161,18 +186,24 @@ macro_rules! par_loop {
     (@star_map read ($d:ident via $m:ident)) => { stringify!($m) };
     (@star_map $mode:ident ($($spec:tt)*)) => { "" };
 
-    // The view a runner takes for one argument.
-    (@view $c:ident read ($d:ident via $m:ident [$k:expr])) => { $c.mapped() };
-    (@view $c:ident inc ($d:ident via $m:ident [$k:expr])) => { $c.mapped_inc() };
-    (@view $c:ident read ($d:ident via $m:ident)) => { $c.star() };
-    (@view $c:ident read ($d:ident at $s:ident)) => { $c.offsets() };
-    (@view $c:ident read ($d:ident)) => { $c.read() };
-    (@view $c:ident write ($d:ident)) => { $c.write() };
-    (@view $c:ident rw ($d:ident)) => { $c.write() };
-    (@view $c:ident inc ($d:ident)) => { $c.write() };
-    (@view $c:ident global ($g:ident)) => { $c.global() };
-    (@view $c:ident scratch ($t:ident :: $f:ident)) => { $c.scratch($t::$f()) };
-    (@view $c:ident sum ($g:ident)) => { $c.reduce() };
-    (@view $c:ident min ($g:ident)) => { $c.reduce() };
-    (@view $c:ident max ($g:ident)) => { $c.reduce() };
+    // The view a runner takes for one argument, for a layout.
+    (@view aos $c:ident read ($d:ident via $m:ident [$k:expr])) => { $c.mapped() };
+    (@view soa $c:ident read ($d:ident via $m:ident [$k:expr])) => { $c.mapped_soa() };
+    (@view aos $c:ident inc ($d:ident via $m:ident [$k:expr])) => { $c.mapped_inc::<_, false>() };
+    (@view soa $c:ident inc ($d:ident via $m:ident [$k:expr])) => { $c.mapped_inc::<_, true>() };
+    (@view $l:ident $c:ident read ($d:ident via $m:ident)) => { $c.star() };
+    (@view $l:ident $c:ident read ($d:ident at $s:ident)) => { $c.offsets() };
+    (@view aos $c:ident read ($d:ident)) => { $c.read() };
+    (@view soa $c:ident read ($d:ident)) => { $c.read_soa() };
+    (@view aos $c:ident write ($d:ident)) => { $c.write() };
+    (@view soa $c:ident write ($d:ident)) => { $c.write_soa() };
+    (@view aos $c:ident rw ($d:ident)) => { $c.write() };
+    (@view soa $c:ident rw ($d:ident)) => { $c.write_soa() };
+    (@view aos $c:ident inc ($d:ident)) => { $c.write() };
+    (@view soa $c:ident inc ($d:ident)) => { $c.write_soa() };
+    (@view $l:ident $c:ident global ($g:ident)) => { $c.global() };
+    (@view $l:ident $c:ident scratch ($t:ident :: $f:ident)) => { $c.scratch($t::$f()) };
+    (@view $l:ident $c:ident sum ($g:ident)) => { $c.reduce() };
+    (@view $l:ident $c:ident min ($g:ident)) => { $c.reduce() };
+    (@view $l:ident $c:ident max ($g:ident)) => { $c.reduce() };
 }

@@ -120,6 +120,9 @@ pub struct CpuBackend {
     block_size: usize,
     /// Which dats are stored as structures of arrays.
     soa: Vec<bool>,
+    /// Each dat's stride (0: array of structures), kept so that binding a
+    /// loop's arguments allocates nothing.
+    strides: Vec<usize>,
 }
 
 impl CpuBackend {
@@ -154,6 +157,7 @@ impl CpuBackend {
             increments: Increments::Sequential,
             block_size: 128,
             soa: vec![false; names_len],
+            strides: vec![0; names_len],
         }
     }
 
@@ -166,6 +170,7 @@ impl CpuBackend {
                 *v = crate::layout::to_soa(v, self.names[d].dim);
             }
         }
+        self.strides = (0..self.dats.len()).map(|d| self.stride(d)).collect();
         self
     }
 
@@ -331,7 +336,7 @@ impl CpuBackend {
     /// The arguments' memory, now (dats may have been swapped since the
     /// last call).
     fn fill_raw(&mut self, key: usize) {
-        let strides: Vec<usize> = (0..self.dats.len()).map(|d| self.stride(d)).collect();
+        let strides = &self.strides;
         let b = self.bound.get_mut(&key).expect("bound");
         b.raw.clear();
         for p in &b.plan {

@@ -46,6 +46,16 @@ impl LoopArgs<'_> {
         }
     }
 
+    /// Whether a dat of the arguments is stored as a structure of arrays
+    /// (the runner then takes the views that copy per component; the
+    /// array-of-structures runner has no layout test in its hot loop).
+    pub fn any_soa(&self) -> bool {
+        self.args.iter().any(|a| match *a {
+            RawArg::Direct { dat, .. } | RawArg::Map { dat, .. } => dat.stride != 0,
+            _ => false,
+        })
+    }
+
     /// Views of the arguments, taken in order by a runner.
     pub fn cursor(&self) -> ArgCursor<'_> {
         ArgCursor {
@@ -64,7 +74,16 @@ pub struct ArgCursor<'a> {
     next: usize,
 }
 
-fn check_elem<T: Elem>(d: &RawDat, k: usize) {
+/// The array-of-structures views take dats stored that way only (the
+/// runner with them runs when no argument is a structure of arrays).
+fn check_aos(d: &RawDat, k: usize) {
+    assert_eq!(
+        d.stride, 0,
+        "argument {k}: a structure of arrays in an array-of-structures runner"
+    );
+}
+
+pub(super) fn check_elem<T: Elem>(d: &RawDat, k: usize) {
     assert!(
         d.ty == T::TY && d.dim == T::DIM,
         "argument {k}: the dat holds {} x {}, the kernel takes {} x {}",
@@ -76,7 +95,7 @@ fn check_elem<T: Elem>(d: &RawDat, k: usize) {
 }
 
 impl<'a> ArgCursor<'a> {
-    fn take(&mut self) -> (usize, RawArg) {
+    pub(super) fn take(&mut self) -> (usize, RawArg) {
         let k = self.next;
         assert!(
             k < self.args.len(),
@@ -91,11 +110,10 @@ impl<'a> ArgCursor<'a> {
         match self.take() {
             (k, RawArg::Direct { dat, .. }) => {
                 check_elem::<T>(&dat, k);
+                check_aos(&dat, k);
                 DirectRead {
                     ptr: dat.ptr as *const T,
                     len: dat.len,
-                    stride: dat.stride,
-                    local: T::zero(),
                     _life: PhantomData,
                 }
             }
@@ -108,12 +126,10 @@ impl<'a> ArgCursor<'a> {
         match self.take() {
             (k, RawArg::Direct { dat, access }) if access.writes() => {
                 check_elem::<T>(&dat, k);
+                check_aos(&dat, k);
                 DirectWrite {
                     ptr: dat.ptr as *mut T,
                     len: dat.len,
-                    stride: dat.stride,
-                    local: T::zero(),
-                    at: 0,
                     _life: PhantomData,
                 }
             }
@@ -136,14 +152,13 @@ impl<'a> ArgCursor<'a> {
                 },
             ) => {
                 check_elem::<T>(&dat, k);
+                check_aos(&dat, k);
                 Mapped {
                     ptr: dat.ptr as *mut T,
                     map,
                     arity,
                     slot,
                     rows,
-                    stride: dat.stride,
-                    local: T::zero(),
                     _life: PhantomData,
                 }
             }
@@ -152,7 +167,7 @@ impl<'a> ArgCursor<'a> {
     }
 
     /// An increment through slot `k` of a fixed-arity map.
-    pub fn mapped_inc<T: Elem>(&mut self) -> MappedInc<'a, T> {
+    pub fn mapped_inc<T: Elem, const SOA: bool>(&mut self) -> MappedInc<'a, T, SOA> {
         match self.take() {
             (
                 k,
@@ -299,9 +314,6 @@ impl<'a> ArgCursor<'a> {
 pub struct DirectRead<'a, T> {
     ptr: *const T,
     len: usize,
-    /// Structure of arrays (see [`RawDat::stride`]): values are copied.
-    stride: usize,
-    local: T,
     _life: PhantomData<&'a T>,
 }
 
@@ -310,12 +322,6 @@ impl<T: Elem> DirectRead<'_, T> {
     #[inline(always)]
     pub fn arg(&mut self, i: usize) -> &T {
         debug_assert!(i < self.len);
-        if self.stride != 0 {
-            // SAFETY: `i` is within the set, whose `DIM` arrays of
-            // `stride` values start at `ptr`.
-            self.local = unsafe { T::load_soa(self.ptr as *const u8, i, self.stride) };
-            return &self.local;
-        }
         // SAFETY: spans are within the set (checked by the backend).
         unsafe { &*self.ptr.add(i) }
     }
@@ -335,11 +341,6 @@ impl<T: Elem> DirectRead<'_, T> {
 pub struct DirectWrite<'a, T> {
     ptr: *mut T,
     len: usize,
-    /// Structure of arrays (see [`RawDat::stride`]): the value is copied
-    /// in, and back after the call.
-    stride: usize,
-    local: T,
-    at: usize,
     _life: PhantomData<&'a mut T>,
 }
 
@@ -348,28 +349,14 @@ impl<T: Elem> DirectWrite<'_, T> {
     #[inline(always)]
     pub fn arg(&mut self, i: usize) -> &mut T {
         debug_assert!(i < self.len);
-        if self.stride != 0 {
-            self.at = i;
-            // SAFETY: as in `DirectRead::arg`.
-            self.local = unsafe { T::load_soa(self.ptr as *const u8, i, self.stride) };
-            return &mut self.local;
-        }
         // SAFETY: spans are within the set, and every element is handed to
         // exactly one chunk.
         unsafe { &mut *self.ptr.add(i) }
     }
 
-    /// Stores a copied value back.
+    /// Nothing to do after a kernel call.
     #[inline(always)]
-    pub fn after(&mut self) {
-        if self.stride != 0 {
-            // SAFETY: element `at` of this chunk (as in `arg`).
-            unsafe {
-                self.local
-                    .store_soa(self.ptr as *mut u8, self.at, self.stride)
-            }
-        }
-    }
+    pub fn after(&mut self) {}
 
     /// Checks the span against the set.
     #[inline(always)]
@@ -385,26 +372,14 @@ pub struct Mapped<'a, T> {
     arity: usize,
     slot: usize,
     rows: usize,
-    /// Structure of arrays (see [`RawDat::stride`]): values are copied.
-    stride: usize,
-    local: T,
     _life: PhantomData<&'a mut T>,
 }
 
 impl<T: Elem> Mapped<'_, T> {
-    /// The target of element `i`, to read.
+    /// The target of element `i`, to read or add to.
     #[inline(always)]
     pub fn arg(&mut self, i: usize) -> &mut T {
         debug_assert!(i < self.rows);
-        if self.stride != 0 {
-            // SAFETY: the map's values were checked against the target
-            // set, whose `DIM` arrays of `stride` values start at `ptr`.
-            unsafe {
-                let t = *self.map.add(i * self.arity + self.slot) as usize;
-                self.local = T::load_soa(self.ptr as *const u8, t, self.stride);
-            }
-            return &mut self.local;
-        }
         // SAFETY: the map's values were checked against the target set;
         // loops that increment through maps run on one thread.
         unsafe {
@@ -429,7 +404,7 @@ impl<T: Elem> Mapped<'_, T> {
 /// local value, which is added to the target after the call (as OP2
 /// does), so two arguments may increment the same dat, even the same
 /// element.
-pub struct MappedInc<'a, T> {
+pub struct MappedInc<'a, T, const SOA: bool> {
     ptr: *mut T,
     map: *const u32,
     arity: usize,
@@ -443,7 +418,7 @@ pub struct MappedInc<'a, T> {
     _life: PhantomData<&'a mut T>,
 }
 
-impl<T: Elem> MappedInc<'_, T> {
+impl<T: Elem, const SOA: bool> MappedInc<'_, T, SOA> {
     /// A zeroed local value for element `i`'s increment.
     #[inline(always)]
     pub fn arg(&mut self, i: usize) -> &mut T {
@@ -463,7 +438,7 @@ impl<T: Elem> MappedInc<'_, T> {
         // colour (no two elements running at once share a target), or with
         // every increment atomic.
         unsafe {
-            if self.stride != 0 {
+            if SOA && self.stride != 0 {
                 return self.local.add_soa(
                     self.ptr as *mut u8,
                     self.target,
@@ -656,110 +631,6 @@ impl<T> Drop for ReduceView<'_, T> {
                 Reduction::Max => p.ext[k] = fmax(p.ext[k], self.ext[c]),
             }
         }
-    }
-}
-
-impl<T: Elem> DirectRead<'_, T> {
-    /// [`Self::arg`] (a runner with one `Star` map passes every view the
-    /// element's row; only [`StarView`] uses it).
-    ///
-    /// # Safety
-    ///
-    /// None beyond [`Self::arg`]'s protocol.
-    #[inline(always)]
-    pub unsafe fn arg_row(&mut self, i: usize, _row: &StarRow<'_>) -> &T {
-        self.arg(i)
-    }
-}
-
-impl<T: Elem> DirectWrite<'_, T> {
-    /// [`Self::arg`] (a runner with one `Star` map passes every view the
-    /// element's row; only [`StarView`] uses it).
-    ///
-    /// # Safety
-    ///
-    /// None beyond [`Self::arg`]'s protocol.
-    #[inline(always)]
-    pub unsafe fn arg_row(&mut self, i: usize, _row: &StarRow<'_>) -> &mut T {
-        self.arg(i)
-    }
-}
-
-impl<T: Elem> Mapped<'_, T> {
-    /// [`Self::arg`] (a runner with one `Star` map passes every view the
-    /// element's row; only [`StarView`] uses it).
-    ///
-    /// # Safety
-    ///
-    /// None beyond [`Self::arg`]'s protocol.
-    #[inline(always)]
-    pub unsafe fn arg_row(&mut self, i: usize, _row: &StarRow<'_>) -> &mut T {
-        self.arg(i)
-    }
-}
-
-impl<T: Elem> MappedInc<'_, T> {
-    /// [`Self::arg`] (a runner with one `Star` map passes every view the
-    /// element's row; only [`StarView`] uses it).
-    ///
-    /// # Safety
-    ///
-    /// None beyond [`Self::arg`]'s protocol.
-    #[inline(always)]
-    pub unsafe fn arg_row(&mut self, i: usize, _row: &StarRow<'_>) -> &mut T {
-        self.arg(i)
-    }
-}
-
-impl<'a, T: Elem> OffsetsView<'a, T> {
-    /// [`Self::arg`] (a runner with one `Star` map passes every view the
-    /// element's row; only [`StarView`] uses it).
-    ///
-    /// # Safety
-    ///
-    /// None beyond [`Self::arg`]'s protocol.
-    #[inline(always)]
-    pub unsafe fn arg_row(&mut self, i: usize, _row: &StarRow<'_>) -> Offsets<'a, T> {
-        self.arg(i)
-    }
-}
-
-impl<T: Copy> ConstView<T> {
-    /// [`Self::arg`] (a runner with one `Star` map passes every view the
-    /// element's row; only [`StarView`] uses it).
-    ///
-    /// # Safety
-    ///
-    /// None beyond [`Self::arg`]'s protocol.
-    #[inline(always)]
-    pub unsafe fn arg_row(&mut self, i: usize, _row: &StarRow<'_>) -> T {
-        self.arg(i)
-    }
-}
-
-impl<T> ScratchView<T> {
-    /// [`Self::arg`] (a runner with one `Star` map passes every view the
-    /// element's row; only [`StarView`] uses it).
-    ///
-    /// # Safety
-    ///
-    /// None beyond [`Self::arg`]'s protocol.
-    #[inline(always)]
-    pub unsafe fn arg_row(&mut self, i: usize, _row: &StarRow<'_>) -> &mut T {
-        self.arg(i)
-    }
-}
-
-impl<T: ReduceElem> ReduceView<'_, T> {
-    /// [`Self::arg`] (a runner with one `Star` map passes every view the
-    /// element's row; only [`StarView`] uses it).
-    ///
-    /// # Safety
-    ///
-    /// None beyond [`Self::arg`]'s protocol.
-    #[inline(always)]
-    pub unsafe fn arg_row(&mut self, i: usize, _row: &StarRow<'_>) -> &mut T {
-        self.arg(i)
     }
 }
 

@@ -69,6 +69,106 @@ pub struct DeviceBlocks {
     pub thread_colour: Vec<u8>,
     /// Each block's number of thread colours.
     pub thread_colours: Vec<u8>,
+    /// The increments staged in a work group's local memory, one entry
+    /// per group of [`staged_groups`].
+    pub staged: Vec<Staged>,
+}
+
+/// The increments to one dat staged in local memory: each block adds its
+/// elements' increments into a local copy of the distinct targets it
+/// touches (thread colour by thread colour), then adds that copy to the
+/// dat once per target (blocks of one colour share no target).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Staged {
+    /// Where each block's targets start in `targets` (`blocks + 1`).
+    pub start: Vec<u32>,
+    /// Each block's distinct targets, block after block.
+    pub targets: Vec<u32>,
+    /// Per argument of the group, each element's place among its block's
+    /// targets.
+    pub index: Vec<Vec<u32>>,
+    /// The most targets of one block.
+    pub most: usize,
+}
+
+/// The arguments of loop `l` whose increments a device stages in local
+/// memory, grouped by dat (in order of first appearance): those that
+/// increment an `f64` dat through a map.
+pub fn staged_groups(l: &crate::decl::LoopDecl) -> Vec<Vec<usize>> {
+    use crate::decl::{Access, ArgKind, ElemType, Via};
+    let mut groups: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (k, a) in l.args.iter().enumerate() {
+        if let ArgKind::Dat {
+            dat,
+            via: Via::Map(..),
+            access: Access::Inc,
+        } = a.kind
+        {
+            if dat.ty != ElemType::F64 {
+                continue;
+            }
+            match groups.iter_mut().find(|g| g.0 == dat.name) {
+                Some(g) => g.1.push(k),
+                None => groups.push((dat.name, vec![k])),
+            }
+        }
+    }
+    groups.into_iter().map(|g| g.1).collect()
+}
+
+/// The staging of each group of [`staged_groups`] over `blocks`.
+fn staging(
+    part: &crate::part::Part,
+    l: &crate::decl::LoopDecl,
+    blocks: &[Range<usize>],
+) -> Vec<Staged> {
+    use crate::decl::{ArgKind, Arity, Via};
+    let row = |k: usize| {
+        let ArgKind::Dat {
+            via: Via::Map(m, slot),
+            ..
+        } = l.args[k].kind
+        else {
+            unreachable!("a staged argument goes through a map")
+        };
+        let Arity::Fixed(arity) = m.arity else {
+            unreachable!("validated")
+        };
+        let values = &part.maps[part.map_index(m).expect("a map of the part")].values;
+        (values, arity, slot)
+    };
+    staged_groups(l)
+        .into_iter()
+        .map(|args| {
+            let n = blocks.last().map_or(0, |b| b.end);
+            let mut st = Staged {
+                start: vec![0],
+                targets: Vec::new(),
+                index: vec![vec![0; n]; args.len()],
+                most: 0,
+            };
+            for b in blocks {
+                let first = st.targets.len();
+                for e in b.clone() {
+                    for (a, &k) in args.iter().enumerate() {
+                        let (values, arity, slot) = row(k);
+                        let t = values[e * arity + slot];
+                        let at = match st.targets[first..].iter().position(|&x| x == t) {
+                            Some(p) => p,
+                            None => {
+                                st.targets.push(t);
+                                st.targets.len() - 1 - first
+                            }
+                        };
+                        st.index[a][e] = at as u32;
+                    }
+                }
+                st.most = st.most.max(st.targets.len() - first);
+                st.start.push(st.targets.len() as u32);
+            }
+            st
+        })
+        .collect()
 }
 
 /// The device two-level plan of loop `l` on `part`, with blocks of at
@@ -116,11 +216,13 @@ pub fn device_blocks(
     }
     let mut starts: Vec<u32> = blocks.iter().map(|b| b.start as u32).collect();
     starts.push(n as u32);
+    let staged = staging(part, l, &blocks);
     Ok(Some(DeviceBlocks {
         starts,
         order,
         colours,
         thread_colour,
         thread_colours,
+        staged,
     }))
 }

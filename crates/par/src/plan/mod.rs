@@ -37,7 +37,7 @@ use serde::{Deserialize, Serialize};
 
 mod device;
 
-pub use device::{device_blocks, thread_colours, DeviceBlocks};
+pub use device::{device_blocks, staged_groups, thread_colours, DeviceBlocks, Staged};
 
 /// How a loop that increments through a map runs on the CPU.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

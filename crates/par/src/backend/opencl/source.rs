@@ -37,7 +37,7 @@ pub const PRELUDE: &str = r#"/* qflow device prelude: the spellings that differ 
 #define QF_LSIZE() ((uint)(get_local_size(0) * get_local_size(1)))
 #define QF_GROUP() ((uint)(get_group_id(0) + get_group_id(1) * get_num_groups(0)))
 #define QF_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
-#define QF_BARRIER_GLOBAL() barrier(CLK_GLOBAL_MEM_FENCE)
+#define QF_BARRIER_ALL() barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE)
 #define QF_CAS64(p, cmp, val) atom_cmpxchg((volatile GLOBAL ulong*)(p), (ulong)(cmp), (ulong)(val))
 #define QF_ATOMIC_ADD_INT(p, v) atomic_add((volatile GLOBAL int*)(p), (v))
 #elif defined(__CUDACC__)
@@ -58,7 +58,7 @@ typedef unsigned long ulong;
 #define QF_LSIZE() (blockDim.x * blockDim.y)
 #define QF_GROUP() (blockIdx.x + blockIdx.y * gridDim.x)
 #define QF_BARRIER() __syncthreads()
-#define QF_BARRIER_GLOBAL() __syncthreads()
+#define QF_BARRIER_ALL() __syncthreads()
 #define QF_CAS64(p, cmp, val) ((ulong)atomicCAS((unsigned long long*)(p), (unsigned long long)(cmp), (unsigned long long)(val)))
 #define QF_ATOMIC_ADD_INT(p, v) atomicAdd((int*)(p), (v))
 #else
@@ -162,6 +162,13 @@ pub enum Slot {
     /// number of thread colours (`uchar*`), where each block starts
     /// (`uint*`).
     Blocks(u8),
+    /// Staged increments of group `g` ([`crate::plan::staged_groups`]):
+    /// the work group's local copy (`LOCAL double*`, sized at launch), where
+    /// each block's targets start (`uint*`), the targets (`uint*`).
+    Stage(usize, u8),
+    /// Each element's place among its block's staged targets, for the
+    /// staged argument `arg` (`uint*`).
+    StageIndex(usize),
 }
 
 /// The entry kernels of a loop that increments through a map.
@@ -234,6 +241,10 @@ pub fn slots(l: &LoopDecl) -> Vec<Slot> {
     }
     if serial(l) {
         s.extend((0..5).map(Slot::Blocks));
+        for (g, args) in crate::plan::staged_groups(l).iter().enumerate() {
+            s.extend((0..3).map(|p| Slot::Stage(g, p)));
+            s.extend(args.iter().map(|&k| Slot::StageIndex(k)));
+        }
     }
     s
 }
@@ -267,6 +278,9 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
     // The increments through maps (added thread colour by thread colour
     // in a two-level block).
     let mut after_inc = String::new();
+    // A two-level block's staged increments: into the local copy.
+    let groups = crate::plan::staged_groups(l);
+    let group_of = |k: usize| groups.iter().position(|g| g.contains(&k));
     let mut reds: Vec<(String, Reduction, usize, usize)> = Vec::new();
     for slot in slots(l) {
         let p = match slot {
@@ -302,6 +316,10 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
             Slot::Blocks(2) => "GLOBAL const uchar* qf_tcol".to_string(),
             Slot::Blocks(3) => "GLOBAL const uchar* qf_ncol".to_string(),
             Slot::Blocks(_) => "GLOBAL const uint* qf_bstart".to_string(),
+            Slot::Stage(g, 0) => format!("LOCAL double* qf_st{g}"),
+            Slot::Stage(g, 1) => format!("GLOBAL const uint* qf_sts{g}"),
+            Slot::Stage(g, _) => format!("GLOBAL const uint* qf_stt{g}"),
+            Slot::StageIndex(k) => format!("GLOBAL const uint* qf_sti{k}"),
         };
         params.push(p);
     }
@@ -342,7 +360,13 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
                                 } else {
                                     format!("QF_AT(e{k}, {c}u, {dim}u, s{k})")
                                 };
-                                let _ = if entry == Some(Entry::Atomic) {
+                                let staged = group_of(k).filter(|_| entry == Some(Entry::Blocks));
+                                let _ = if let Some(g) = staged {
+                                    writeln!(
+                                        after_inc,
+                                        "        qf_st{g}[qf_sti{k}[i] * {dim}u + {c}u] += {v};"
+                                    )
+                                } else if entry == Some(Entry::Atomic) {
                                     let add = match dat.ty {
                                         ElemType::F64 => "qf_atomic_add",
                                         ElemType::I32 => "QF_ATOMIC_ADD_INT",
@@ -496,6 +520,31 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
     let call = format!("        {}({});\n", l.kernel, call.join(", "));
     let body = format!("{setup}{call}{after}{after_inc}");
     if entry == Some(Entry::Blocks) {
+        // Each staged group's local copy zeroed before, and added to the
+        // dat after (one target per work item at a time; no two blocks of
+        // a launch share a target).
+        let (mut zero, mut flush) = (String::new(), String::new());
+        for (g, args) in groups.iter().enumerate() {
+            let ArgKind::Dat { dat, .. } = l.args[args[0]].kind else {
+                unreachable!()
+            };
+            let (dim, k) = (dat.dim, args[0]);
+            let stride = if dim > 1 { format!("s{k}") } else { "0".into() };
+            let _ = writeln!(
+                zero,
+                "    uint qf_t0_{g} = qf_sts{g}[qf_blk];\n    uint qf_tn_{g} = qf_sts{g}[qf_blk + 1] - qf_t0_{g};\n    \
+                 for (uint qf_t = QF_LID(); qf_t < qf_tn_{g} * {dim}u; qf_t += QF_LSIZE()) qf_st{g}[qf_t] = 0.0;"
+            );
+            let _ = writeln!(
+                flush,
+                "    for (uint qf_t = QF_LID(); qf_t < qf_tn_{g}; qf_t += QF_LSIZE()) {{\n        \
+                 uint qf_e = qf_stt{g}[qf_t0_{g} + qf_t];\n        \
+                 for (uint qf_c = 0; qf_c < {dim}u; qf_c++) ((GLOBAL double*)a{k})[QF_AT(qf_e, qf_c, {dim}u, {stride})] += qf_st{g}[qf_t * {dim}u + qf_c];\n    }}"
+            );
+        }
+        if !groups.is_empty() {
+            zero.push_str("    QF_BARRIER();\n");
+        }
         // Work item `QF_LID()` of the group takes that element of its
         // block; items past the span compute for its first element and
         // store nothing.
@@ -503,9 +552,9 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
             s,
             "    uint qf_blk = qf_blocks[qf_boff + QF_GROUP()];\n    uint i = qf_bstart[qf_blk] + QF_LID();\n    \
              int qf_on = i < qf_bstart[qf_blk + 1] && i >= qf_first && i < qf_first + qf_len;\n    uint qf_tc = qf_on ? qf_tcol[i] : 255u;\n    \
-             if (!qf_on) i = qf_first;\n    {{\n{setup}{call}        if (qf_on) {{\n{after}        }}\n        \
+             if (!qf_on) i = qf_first;\n{zero}    {{\n{setup}{call}        if (qf_on) {{\n{after}        }}\n        \
              for (uint qf_c = 0; qf_c < qf_ncol[qf_blk]; qf_c++) {{\n            if (qf_tc == qf_c) {{\n{after_inc}            }}\n            \
-             QF_BARRIER_GLOBAL();\n        }}\n    }}"
+             QF_BARRIER_ALL();\n        }}\n    }}\n{flush}"
         );
     } else if entry == Some(Entry::Serial) {
         let _ = writeln!(

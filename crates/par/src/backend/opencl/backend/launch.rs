@@ -85,7 +85,7 @@ impl OpenClBackend {
         rows: usize,
         stride: usize,
         entry: Entry,
-        blocks: Option<BlockArgs>,
+        blocks: Option<BlockArgs<'_>>,
     ) -> Result<(), String> {
         let key = l as *const LoopDecl as usize;
         let serial = source::serial(l) && entry == Entry::Serial;
@@ -203,6 +203,33 @@ impl OpenClBackend {
                         kernel.set_arg(n, &g.slots.as_ref().expect("slots").get())
                     }
                     Slot::Blocks(1) => kernel.set_arg(n, &blocks.map_or(0, |b| b.first)),
+                    Slot::Stage(g, 0) => kernel.set_arg_local_buffer(
+                        n,
+                        blocks.and_then(|b| b.staged.get(g)).map_or(8, |x| x.bytes),
+                    ),
+                    Slot::Stage(g, p) => kernel.set_arg(
+                        n,
+                        &blocks.and_then(|b| b.staged.get(g)).map_or(unused, |x| {
+                            if p == 1 {
+                                x.start.get()
+                            } else {
+                                x.targets.get()
+                            }
+                        }),
+                    ),
+                    Slot::StageIndex(k) => kernel.set_arg(
+                        n,
+                        &blocks
+                            .and_then(|b| {
+                                b.staged.iter().find_map(|x| {
+                                    x.args
+                                        .iter()
+                                        .position(|&a| a == k)
+                                        .map(|p| x.index[p].get())
+                                })
+                            })
+                            .unwrap_or(unused),
+                    ),
                     Slot::Blocks(s) => kernel.set_arg(
                         n,
                         &blocks.map_or(unused, |b| match s {

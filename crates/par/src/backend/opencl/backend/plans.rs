@@ -17,12 +17,27 @@ pub(super) enum DevicePlan {
         thread_colour: Buffer<u8>,
         thread_colours: Buffer<u8>,
         starts: Buffer<u32>,
+        staged: Vec<StagedBuffers>,
     },
+}
+
+/// One staged group's buffers ([`crate::plan::Staged`]).
+pub(super) struct StagedBuffers {
+    /// Where each block's targets start.
+    pub(super) start: Buffer<u32>,
+    /// The targets.
+    pub(super) targets: Buffer<u32>,
+    /// Per argument of the group, each element's place among the targets.
+    pub(super) index: Vec<Buffer<u32>>,
+    /// Bytes of local memory a block needs.
+    pub(super) bytes: usize,
+    /// The loop's arguments of the group.
+    pub(super) args: Vec<usize>,
 }
 
 /// The arguments of one launch of a loop's two-level entry.
 #[derive(Clone, Copy)]
-pub(super) struct BlockArgs {
+pub(super) struct BlockArgs<'a> {
     /// The blocks, colour by colour.
     pub(super) blocks: cl_mem,
     /// This launch's first block in `blocks`.
@@ -35,6 +50,8 @@ pub(super) struct BlockArgs {
     pub(super) thread_colours: cl_mem,
     /// Where each block starts.
     pub(super) starts: cl_mem,
+    /// The staged groups' buffers.
+    pub(super) staged: &'a [StagedBuffers],
 }
 
 impl OpenClBackend {
@@ -51,6 +68,27 @@ impl OpenClBackend {
             Increments::TwoLevel => match crate::plan::device_blocks(&self.part, l, self.wg)? {
                 None => None,
                 Some(plan) => Some(DevicePlan::Blocks {
+                    staged: plan
+                        .staged
+                        .iter()
+                        .zip(crate::plan::staged_groups(l))
+                        .map(|(st, args)| {
+                            let ArgKind::Dat { dat, .. } = l.args[args[0]].kind else {
+                                unreachable!()
+                            };
+                            Ok(StagedBuffers {
+                                start: self.upload(&st.start)?,
+                                targets: self.upload(&st.targets)?,
+                                index: st
+                                    .index
+                                    .iter()
+                                    .map(|x| self.upload(x))
+                                    .collect::<Result<_, String>>()?,
+                                bytes: (st.most * dat.dim * 8).max(8),
+                                args,
+                            })
+                        })
+                        .collect::<Result<_, String>>()?,
                     blocks: self.upload(&plan.order)?,
                     thread_colour: self.upload(&plan.thread_colour)?,
                     thread_colours: self.upload(&plan.thread_colours)?,
@@ -115,6 +153,7 @@ impl OpenClBackend {
                     thread_colour,
                     thread_colours,
                     starts,
+                    staged,
                 } => {
                     for c in &p.colours {
                         let args = BlockArgs {
@@ -124,6 +163,7 @@ impl OpenClBackend {
                             thread_colour: thread_colour.get(),
                             thread_colours: thread_colours.get(),
                             starts: starts.get(),
+                            staged,
                         };
                         go(self, s.start, s.len(), Entry::Blocks, Some(args));
                     }
