@@ -69,27 +69,18 @@ pub fn reorder(
     if how == Reorder::None {
         return Ok(done);
     }
-    let data = problem
-        .map(map)
-        .ok_or_else(|| format!("map `{}` is not part of the problem", map.name))?;
-    let Arity::Fixed(arity) = map.arity else {
-        return Err(format!(
-            "map `{}`: a reordering needs a fixed arity",
-            map.name
-        ));
-    };
+    let (values, arity) = fixed_map(problem, map, "reordering")?;
     let (n_from, n_to) = (problem.set_len(map.from), problem.set_len(map.to));
-    let values = data.values.clone();
     match how {
         Reorder::None => unreachable!(),
         Reorder::Rcm => {
-            let cells = rcm(&values, arity, n_to);
+            let cells = rcm(values, arity, n_to);
             apply(problem, &mut done, map.to.name, cells);
             let rows = sorted_rows(problem, map)?;
             apply(problem, &mut done, map.from.name, rows);
         }
         Reorder::Partition => {
-            let parts = partition(&values, arity, n_from, n_to, block)?;
+            let parts = partition(values, arity, n_from, n_to, block)?;
             let mut order: Vec<u32> = (0..n_from as u32).collect();
             order.sort_by_key(|&e| parts[e as usize]);
             let new_of_old = inverse(&order);
@@ -138,6 +129,38 @@ fn apply(problem: &mut Problem, done: &mut Renumbering, name: &'static str, new_
     }
 }
 
+/// The values and fixed arity of `map` in `problem` (`what`: the work
+/// that needs them, for the error).
+fn fixed_map<'a>(
+    problem: &'a Problem,
+    map: &MapDecl,
+    what: &str,
+) -> Result<(&'a [u32], usize), String> {
+    let data = problem
+        .map(map)
+        .ok_or_else(|| format!("map `{}` is not part of the problem", map.name))?;
+    let Arity::Fixed(arity) = map.arity else {
+        return Err(format!("map `{}`: a {what} needs a fixed arity", map.name));
+    };
+    Ok((&data.values, arity))
+}
+
+/// METIS k-way (seed 1) of a graph in compressed rows into `parts` parts.
+fn metis_kway(
+    xadj: &[metis::Idx],
+    adjncy: &[metis::Idx],
+    parts: usize,
+    what: &str,
+) -> Result<Vec<u32>, String> {
+    let mut part = vec![0 as metis::Idx; xadj.len() - 1];
+    metis::Graph::new(1, parts as metis::Idx, xadj, adjncy)
+        .map_err(|e| format!("METIS refused {what}: {e}"))?
+        .set_option(metis::option::Seed(1))
+        .part_kway(&mut part)
+        .map_err(|e| format!("METIS failed: {e}"))?;
+    Ok(part.into_iter().map(|p| p as u32).collect())
+}
+
 /// `new_of_old` from `old_of_new`.
 fn inverse(old_of_new: &[u32]) -> Vec<u32> {
     let mut new_of_old = vec![0u32; old_of_new.len()];
@@ -177,19 +200,11 @@ fn rcm(values: &[u32], arity: usize, n: usize) -> Vec<u32> {
 /// (each row's targets sorted, then compared lexicographically; ties keep
 /// the old order): `new_of_old`.
 fn sorted_rows(problem: &Problem, map: &MapDecl) -> Result<Vec<u32>, String> {
-    let data = problem
-        .map(map)
-        .ok_or_else(|| format!("map `{}` is not part of the problem", map.name))?;
-    let Arity::Fixed(arity) = map.arity else {
-        return Err(format!(
-            "map `{}`: a reordering needs a fixed arity",
-            map.name
-        ));
-    };
+    let (values, arity) = fixed_map(problem, map, "reordering")?;
     let n = problem.set_len(map.from);
     let mut keys: Vec<(Vec<u32>, u32)> = (0..n)
         .map(|e| {
-            let mut row = data.values[e * arity..(e + 1) * arity].to_vec();
+            let mut row = values[e * arity..(e + 1) * arity].to_vec();
             row.sort_unstable();
             (row, e as u32)
         })
@@ -245,13 +260,7 @@ fn partition(
         adjncy.extend(nbrs.iter().map(|&o| o as metis::Idx));
         xadj.push(adjncy.len() as metis::Idx);
     }
-    let mut part = vec![0 as metis::Idx; n_from];
-    metis::Graph::new(1, parts as metis::Idx, &xadj, &adjncy)
-        .map_err(|e| format!("METIS refused the element graph: {e}"))?
-        .set_option(metis::option::Seed(1))
-        .part_kway(&mut part)
-        .map_err(|e| format!("METIS failed: {e}"))?;
-    Ok(part.into_iter().map(|p| p as u32).collect())
+    metis_kway(&xadj, &adjncy, parts, "the element graph")
 }
 
 /// The owner rank of every target of `map` for `ranks` ranks: METIS
@@ -263,15 +272,7 @@ pub fn partition_targets(
     map: &'static MapDecl,
     ranks: usize,
 ) -> Result<Vec<u32>, String> {
-    let data = problem
-        .map(map)
-        .ok_or_else(|| format!("map `{}` is not part of the problem", map.name))?;
-    let Arity::Fixed(arity) = map.arity else {
-        return Err(format!(
-            "map `{}`: a partition needs a fixed arity",
-            map.name
-        ));
-    };
+    let (values, arity) = fixed_map(problem, map, "partition")?;
     let n = problem.set_len(map.to);
     if ranks > n {
         return Err(format!(
@@ -283,7 +284,7 @@ pub fn partition_targets(
         return Ok(vec![0; n]);
     }
     let mut rows: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for row in data.values.chunks_exact(arity) {
+    for row in values.chunks_exact(arity) {
         for &a in row {
             for &b in row {
                 if a != b {
@@ -301,13 +302,12 @@ pub fn partition_targets(
         adjncy.extend(r.iter().map(|&b| b as metis::Idx));
         xadj.push(adjncy.len() as metis::Idx);
     }
-    let mut part = vec![0 as metis::Idx; n];
-    metis::Graph::new(1, ranks as metis::Idx, &xadj, &adjncy)
-        .map_err(|e| format!("METIS refused the graph of `{}`: {e}", map.to.name))?
-        .set_option(metis::option::Seed(1))
-        .part_kway(&mut part)
-        .map_err(|e| format!("METIS failed: {e}"))?;
-    let mut part: Vec<u32> = part.into_iter().map(|p| p as u32).collect();
+    let mut part = metis_kway(
+        &xadj,
+        &adjncy,
+        ranks,
+        &format!("the graph of `{}`", map.to.name),
+    )?;
     // An empty part takes an element of the largest.
     for r in 0..ranks as u32 {
         if !part.contains(&r) {

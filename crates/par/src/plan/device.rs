@@ -4,8 +4,8 @@
 use std::ops::Range;
 
 use super::{
-    block_colours, blocks_of, colour_order, fixed_blocks, inc_targets, loop_len, IncTarget,
-    MAX_COLOURS,
+    block_colours, blocks_of, colour_order, fixed_blocks, inc_targets, loop_len, target_masks,
+    IncTarget, MAX_COLOURS,
 };
 
 /// The colour of each element inside its block of `block` consecutive
@@ -15,16 +15,7 @@ use super::{
 pub fn thread_colours(blocks: &[Range<usize>], incs: &[IncTarget]) -> Result<Vec<u8>, String> {
     let mut colours = Vec::with_capacity(blocks.last().map_or(0, |b| b.end));
     let mut touched: Vec<(usize, usize)> = Vec::new();
-    let mut sets: Vec<(usize, Vec<u64>)> = Vec::new();
-    for t in incs {
-        if !sets.iter().any(|s| s.0 == t.set) {
-            sets.push((t.set, vec![0u64; t.targets]));
-        }
-    }
-    let which: Vec<usize> = incs
-        .iter()
-        .map(|t| sets.iter().position(|s| s.0 == t.set).expect("listed"))
-        .collect();
+    let (mut sets, which) = target_masks(incs);
     for b in blocks {
         for e in b.clone() {
             let mut used = 0u64;

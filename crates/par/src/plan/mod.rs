@@ -89,18 +89,29 @@ pub struct IncTarget<'a> {
     pub targets: usize,
 }
 
-/// The colour of each of `n` elements: greedy, in element order, the
-/// smallest colour none of the element's targets has been given yet.
-/// `Err` if more than [`MAX_COLOURS`] are needed.
-pub fn greedy_colours(n: usize, incs: &[IncTarget]) -> Result<Vec<u8>, String> {
+/// One bit mask per target of each target set that `incs` reach (the
+/// colours given to it so far), and for each of `incs` the index of its
+/// set's masks.
+#[allow(clippy::type_complexity)]
+pub(crate) fn target_masks(incs: &[IncTarget]) -> (Vec<(usize, Vec<u64>)>, Vec<usize>) {
     let mut sets: Vec<(usize, Vec<u64>)> = Vec::new();
     for t in incs {
         if !sets.iter().any(|s| s.0 == t.set) {
             sets.push((t.set, vec![0u64; t.targets]));
         }
     }
-    let slot_of = |set: usize| sets.iter().position(|s| s.0 == set).expect("listed");
-    let which: Vec<usize> = incs.iter().map(|t| slot_of(t.set)).collect();
+    let which = incs
+        .iter()
+        .map(|t| sets.iter().position(|s| s.0 == t.set).expect("listed"))
+        .collect();
+    (sets, which)
+}
+
+/// The colour of each of `n` elements: greedy, in element order, the
+/// smallest colour none of the element's targets has been given yet.
+/// `Err` if more than [`MAX_COLOURS`] are needed.
+pub fn greedy_colours(n: usize, incs: &[IncTarget]) -> Result<Vec<u8>, String> {
+    let (mut sets, which) = target_masks(incs);
     let mut colours = Vec::with_capacity(n);
     for e in 0..n {
         let mut used = 0u64;
@@ -149,16 +160,7 @@ pub fn blocks_of(n: usize, block: usize, starts: &[u32]) -> Vec<Range<usize>> {
 /// order, the smallest colour no target of any of the block's elements has
 /// been given yet.
 pub fn block_colours(blocks: &[Range<usize>], incs: &[IncTarget]) -> Result<Vec<u8>, String> {
-    let mut sets: Vec<(usize, Vec<u64>)> = Vec::new();
-    for t in incs {
-        if !sets.iter().any(|s| s.0 == t.set) {
-            sets.push((t.set, vec![0u64; t.targets]));
-        }
-    }
-    let which: Vec<usize> = incs
-        .iter()
-        .map(|t| sets.iter().position(|s| s.0 == t.set).expect("listed"))
-        .collect();
+    let (mut sets, which) = target_masks(incs);
     let mut colours = Vec::with_capacity(blocks.len());
     for (b, elements) in blocks.iter().enumerate() {
         let elements = elements.clone();

@@ -72,6 +72,14 @@ impl OpenClBackend {
         Ok(())
     }
 
+    /// The device dat of argument `k` of loop `l`.
+    fn dat_of(&self, l: &LoopDecl, k: usize) -> usize {
+        let ArgKind::Dat { dat, .. } = l.args[k].kind else {
+            unreachable!("a dat argument")
+        };
+        self.dat(dat)
+    }
+
     /// Launches loop `l` over rows `first + y * stride .. + len`, `y < rows`,
     /// through `entry` (a loop without increments through maps has one:
     /// [`Entry::Serial`] stands for it); a two-level entry runs the blocks
@@ -130,28 +138,8 @@ impl OpenClBackend {
                     Slot::Range(1) => kernel.set_arg(n, &(len as u32)),
                     Slot::Range(2) => kernel.set_arg(n, &(rows as u32)),
                     Slot::Range(_) => kernel.set_arg(n, &(stride as u32)),
-                    Slot::Dat(k) => {
-                        let ArgKind::Dat { dat, .. } = l.args[k].kind else {
-                            unreachable!()
-                        };
-                        let d = self
-                            .dats
-                            .iter()
-                            .position(|x| x.decl.name == dat.name)
-                            .expect("a dat");
-                        kernel.set_arg(n, &self.dats[d].buf.get())
-                    }
-                    Slot::DatStride(k) => {
-                        let ArgKind::Dat { dat, .. } = l.args[k].kind else {
-                            unreachable!()
-                        };
-                        let d = self
-                            .dats
-                            .iter()
-                            .position(|x| x.decl.name == dat.name)
-                            .expect("a dat");
-                        kernel.set_arg(n, &self.dats[d].stride())
-                    }
+                    Slot::Dat(k) => kernel.set_arg(n, &self.dats[self.dat_of(l, k)].buf.get()),
+                    Slot::DatStride(k) => kernel.set_arg(n, &self.dats[self.dat_of(l, k)].stride()),
                     Slot::MapValues(k) | Slot::StarIdx(k) => {
                         let ArgKind::Dat {
                             via: Via::Map(m, _) | Via::Star(m),
