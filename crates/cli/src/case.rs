@@ -209,15 +209,100 @@ impl Output {
     }
 }
 
-/// Makes sure `dir` exists and a file can be written in it.
-pub fn prepare_output_dir(dir: &Path) -> Result<()> {
+/// Makes sure `dir` exists and a file can be written in it, takes it for
+/// this run (refused while another live run holds it) and removes the
+/// temporary files of runs that were killed. Keep the lock until the run
+/// has written its last output.
+pub fn prepare_output_dir(dir: &Path) -> Result<OutputLock> {
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create output folder {}", dir.display()))?;
     let probe = dir.join(format!(".qflow-write-test-{}", std::process::id()));
     std::fs::write(&probe, b"")
         .with_context(|| format!("output folder {} is not writable", dir.display()))?;
     let _ = std::fs::remove_file(probe);
-    Ok(())
+    let lock = OutputLock::take(dir)?;
+    remove_stale_temporaries(dir);
+    Ok(lock)
+}
+
+/// An output folder held by one run: `.qflow.lock` holds the run's process
+/// id, made exclusively; removed when the run ends. A lock whose process
+/// is gone (a run killed with SIGKILL) is taken over.
+#[derive(Debug)]
+pub struct OutputLock {
+    path: std::path::PathBuf,
+}
+
+impl OutputLock {
+    fn take(dir: &Path) -> Result<OutputLock> {
+        use std::io::Write as _;
+        let path = dir.join(".qflow.lock");
+        for _ in 0..2 {
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&path)
+            {
+                Ok(mut f) => {
+                    write!(f, "{}", std::process::id())
+                        .with_context(|| format!("writing {}", path.display()))?;
+                    return Ok(OutputLock { path });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    let holder = std::fs::read_to_string(&path)
+                        .ok()
+                        .and_then(|t| t.trim().parse::<u32>().ok());
+                    match holder {
+                        Some(pid) if process_alive(pid) => anyhow::bail!(
+                            "output folder {} is in use by another qflow run (process {pid}); \
+                             wait for it to end or give another folder with -o",
+                            dir.display()
+                        ),
+                        // Its run is gone: take the folder over.
+                        _ => {
+                            let _ = std::fs::remove_file(&path);
+                        }
+                    }
+                }
+                Err(e) => {
+                    return Err(e).with_context(|| format!("creating {}", path.display()));
+                }
+            }
+        }
+        anyhow::bail!(
+            "cannot take {}: another run keeps creating it",
+            path.display()
+        )
+    }
+}
+
+impl Drop for OutputLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Whether process `pid` exists (on this machine).
+fn process_alive(pid: u32) -> bool {
+    pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Removes the temporary files (`.NAME.tmp-PID`) that runs killed while
+/// writing left in `dir`; those of live processes stay.
+fn remove_stale_temporaries(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some((_, pid)) = name.rsplit_once(".tmp-") else {
+            continue;
+        };
+        if name.starts_with('.') && pid.parse::<u32>().is_ok_and(|p| !process_alive(p)) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
 }
 
 #[cfg(test)]

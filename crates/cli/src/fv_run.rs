@@ -33,6 +33,8 @@ struct Root {
     name: String,
     order: qflow_fv::problem::CellOrder,
     fingerprint: u64,
+    /// The output folder, held until the run ends.
+    _lock: crate::case::OutputLock,
 }
 
 /// Runs a finite-volume case.
@@ -50,7 +52,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     let mut root: Option<Root> = None;
     let setup = rank0.then(|| {
         (|| -> Result<_> {
-            prepare_output_dir(&out_dir)?;
+            let lock = prepare_output_dir(&out_dir)?;
             let (mesh, name) = fc.load_mesh(&case.dir)?;
             let fingerprint = fingerprint(&mesh)?;
             let built = qflow_fv::problem::build(&mesh, &settings).map_err(|e| anyhow!(e))?;
@@ -71,6 +73,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
                 name,
                 order: built.cells,
                 fingerprint,
+                _lock: lock,
             });
             Ok((built.problem, owners))
         })()

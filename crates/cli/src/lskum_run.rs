@@ -35,6 +35,8 @@ struct Root {
     numbering: String,
     fingerprint: u64,
     setup_seconds: f64,
+    /// The output folder, held until the run ends.
+    _lock: crate::case::OutputLock,
 }
 
 /// The owner of every problem point for `ranks` ranks.
@@ -79,7 +81,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     let setup = if rank0 {
         Some(
             (|| -> Result<_> {
-                prepare_output_dir(&out_dir)?;
+                let lock = prepare_output_dir(&out_dir)?;
                 let (cloud, name) = load_cloud(&lc, &case.dir)?;
                 let (new_of_old, numbering) = choose_numbering(&cloud, lc.solver.renumber);
                 let internal = cloud.permuted(&new_of_old);
@@ -104,6 +106,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
                     numbering,
                     fingerprint,
                     setup_seconds: 0.0,
+                    _lock: lock,
                 });
                 Ok((problem, owners))
             })()

@@ -192,6 +192,23 @@ enum Command {
     },
 }
 
+/// `print!` that returns an error instead of panicking when standard
+/// output cannot be written (a full disk, `>/dev/full`).
+macro_rules! out {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        write!(std::io::stdout().lock(), $($t)*).context("writing to standard output")?
+    }};
+}
+
+/// `println!` that returns an error instead of panicking.
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($t)*).context("writing to standard output")?
+    }};
+}
+
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
@@ -226,14 +243,28 @@ fn restore_default_sigpipe() {
     }
 }
 
-/// Says so when more threads are asked for than this process may run on
-/// (its CPU affinity, e.g. one core per rank under OpenMPI's default
-/// binding): the threads would share cores and run slower, not faster.
-fn warn_if_threads_exceed_cpus(kind: BackendKind, threads: usize) {
+/// Threads per CPU beyond which `--threads` is refused: a few per core
+/// can make sense (tests of thread counts, hyperthreads hidden by an
+/// affinity mask), thousands per core cannot.
+const MAX_THREADS_PER_CPU: usize = 16;
+
+/// Refuses more threads than this machine can run, and says so when more
+/// threads are asked for than this process may run on (its CPU affinity,
+/// e.g. one core per rank under OpenMPI's default binding): the threads
+/// would share cores and run slower, not faster.
+fn check_threads(kind: BackendKind, threads: usize) -> Result<()> {
     if kind != BackendKind::Threads || threads == 0 {
-        return;
+        return Ok(());
     }
     if let Ok(cpus) = std::thread::available_parallelism() {
+        let most = MAX_THREADS_PER_CPU * cpus.get();
+        if threads > most {
+            anyhow::bail!(
+                "--threads {threads}: this process may run on {} CPU(s); give at most {most} \
+                 ({MAX_THREADS_PER_CPU} per CPU), or 0 for one per CPU",
+                cpus.get()
+            );
+        }
         if threads > cpus.get() {
             tracing::warn!(
                 "--threads {threads}, but this process may run on {} CPU(s) (its CPU affinity); \
@@ -243,6 +274,7 @@ fn warn_if_threads_exceed_cpus(kind: BackendKind, threads: usize) {
             );
         }
     }
+    Ok(())
 }
 
 fn run(cli: Cli) -> Result<u8> {
@@ -262,7 +294,7 @@ fn run(cli: Cli) -> Result<u8> {
             exchange,
             vtk_pieces,
         } => {
-            warn_if_threads_exceed_cpus(backend, threads);
+            check_threads(backend, threads)?;
             let backend = BackendSpec {
                 kind: backend,
                 threads,
@@ -283,7 +315,7 @@ fn run(cli: Cli) -> Result<u8> {
             };
             let finished = run_case(&case, &opts)?;
             if let Some(s) = &finished.summary {
-                print!("{}", s.render());
+                out!("{}", s.render());
             }
             Ok(finished.exit_code())
         }
@@ -300,7 +332,7 @@ fn run(cli: Cli) -> Result<u8> {
             let cloud = read_any(&input)?;
             let read = t.elapsed().as_secs_f64();
             write_any(&cloud, &output, format)?;
-            println!(
+            outln!(
                 "{} -> {} ({:?}): {} points, read in {:.3} s, written in {:.3} s",
                 input.display(),
                 output.display(),
@@ -312,7 +344,7 @@ fn run(cli: Cli) -> Result<u8> {
             Ok(0)
         }
         Command::Devices => {
-            print!("{}", qflow::devices::report()?);
+            out!("{}", qflow::devices::report()?);
             Ok(0)
         }
         Command::Partition {
@@ -321,7 +353,7 @@ fn run(cli: Cli) -> Result<u8> {
             method,
             output,
         } => {
-            print!(
+            out!(
                 "{}",
                 qflow::partition_cmd::run(&cloud, parts, &method, output.as_deref())?
             );
@@ -341,7 +373,7 @@ fn run(cli: Cli) -> Result<u8> {
             json,
             renumber,
         } => {
-            warn_if_threads_exceed_cpus(backend, threads);
+            check_threads(backend, threads)?;
             let (cloud, name, settings) = match case {
                 Some(path) => {
                     let c = qflow::case::CaseFile::load(&path, &sets)?;
@@ -371,9 +403,9 @@ fn run(cli: Cli) -> Result<u8> {
             };
             let report = qflow::bench::bench(&cloud, &name, &settings, &o)?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&report)?);
+                outln!("{}", serde_json::to_string_pretty(&report)?);
             } else {
-                print!("{}", report.render());
+                out!("{}", report.render());
             }
             Ok(0)
         }
@@ -393,11 +425,11 @@ fn run(cli: Cli) -> Result<u8> {
             };
             let report = check::check(&c, &problems);
             for f in &report.findings {
-                println!("{f}");
+                outln!("{f}");
             }
             let (e, w) = report.counts();
             let (nw, ni, no) = c.kind_counts();
-            println!(
+            outln!(
                 "{}: {} points ({nw} wall, {ni} interior, {no} outer), {} neighbours; {e} error(s), {w} warning(s)",
                 cloud.display(),
                 c.len(),
@@ -424,7 +456,7 @@ fn run(cli: Cli) -> Result<u8> {
                 let mesh = qflow_mesh::quad::naca0012::Op2Naca0012 { i, j }.generate()?;
                 let secs = t.elapsed().as_secs_f64();
                 qflow_mesh::quad::write_any(&mesh, &output)?;
-                println!(
+                outln!(
                     "{}: OP2 NACA 0012 mesh, {} nodes, {} cells, {} edges, {} boundary edges in {secs:.3} s",
                     output.display(),
                     mesh.nodes(),
@@ -450,7 +482,7 @@ fn run(cli: Cli) -> Result<u8> {
             let secs = t.elapsed().as_secs_f64();
             let format = qflow_mesh::native::format_for_path(&output);
             qflow_mesh::native::write_any(&cloud, &output, format)?;
-            println!(
+            outln!(
                 "{}: {} points in {:.3} s ({:.3e} points per second)",
                 output.display(),
                 cloud.len(),
@@ -481,14 +513,14 @@ fn check_mesh(
     format: qflow_mesh::quad::FileFormat,
 ) -> Result<u8> {
     use qflow_mesh::quad::{gmsh, native, op2, su2, Boundary, FileFormat};
-    let from_cells = |c: qflow_mesh::quad::cells::CellMesh| {
+    let from_cells = |c: qflow_mesh::quad::cells::CellMesh| -> Result<_> {
         let names: Vec<String> = c.marker_names().iter().map(|s| s.to_string()).collect();
-        println!("{}: boundary markers: {}", path.display(), names.join(", "));
+        outln!("{}: boundary markers: {}", path.display(), names.join(", "));
         let map: Vec<(&str, Boundary)> = names
             .iter()
             .map(|n| (n.as_str(), Boundary::FarField))
             .collect();
-        c.to_quad_mesh(&map)
+        Ok(c.to_quad_mesh(&map)?)
     };
     let mesh = match format {
         FileFormat::Native => native::from_bytes(bytes, path)?,
@@ -501,10 +533,10 @@ fn check_mesh(
     };
     let report = qflow_mesh::quad::check::check(&mesh);
     for f in &report.findings {
-        println!("error: {f}");
+        outln!("error: {f}");
     }
     let walls = mesh.bound.iter().filter(|&&b| b == 1).count();
-    println!(
+    outln!(
         "{}: {} nodes, {} cells, {} edges, {} boundary edges ({walls} wall); {} error(s)",
         path.display(),
         mesh.nodes(),
