@@ -64,6 +64,17 @@ pub enum Problem {
         /// The stored value.
         value: f64,
     },
+    /// A closed loop of boundary points, followed along their `right`
+    /// neighbours, turns the wrong way: its normals point into the body (a
+    /// wall) or into the domain (the far field), as in a mirrored cloud or
+    /// one whose left and right neighbours are swapped. Reported at the
+    /// loop's first point.
+    ReversedBoundary {
+        /// `wall` or `outer`.
+        kind: &'static str,
+        /// Points of the loop.
+        points: usize,
+    },
 }
 
 /// A problem at a point.
@@ -113,6 +124,13 @@ impl fmt::Display for Finding {
             ),
             Problem::BadBoundaryNeighbours { what } => write!(f, "{what}"),
             Problem::BadMinDist { value } => write!(f, "min_dist is {value}, must be positive"),
+            Problem::ReversedBoundary { kind, points } => write!(
+                f,
+                "the {kind} loop of {points} points through here turns counter-clockwise along \
+                 its right neighbours, so its normals point {}: a mirrored cloud, or left and \
+                 right neighbours swapped",
+                if *kind == "wall" { "into the body" } else { "into the domain" }
+            ),
         }
     }
 }
@@ -285,8 +303,59 @@ pub fn check(cloud: &Cloud, index_problems: &[IndexProblem]) -> Report {
             }
         }
     }
+    reversed_loops(cloud, &mut findings);
     findings.sort_by_key(|f| f.point);
     Report { findings }
+}
+
+/// Every closed loop of boundary points (followed along `right`) must run
+/// clockwise: the normals (the chords turned to their
+/// left, [`geometry::boundary_normal`]) then point out of a wall's body
+/// into the fluid, and out of the domain at the far field. Loops that do
+/// not close are left to the neighbour checks.
+fn reversed_loops(cloud: &Cloud, findings: &mut Vec<Finding>) {
+    let n = cloud.len();
+    let mut seen = vec![false; n];
+    for start in 0..n {
+        let kind = cloud.kind[start];
+        if !kind.is_boundary() || seen[start] {
+            continue;
+        }
+        // Follow `right` until back at `start` (a loop) or stuck.
+        let (mut i, mut twice_area, mut len) = (start, 0.0, 0usize);
+        let closed = loop {
+            seen[i] = true;
+            let r = cloud.right[i];
+            // (A loop may pass a point of another kind: clouds often make
+            // the trailing edge interior but keep its links.)
+            if r == NO_POINT || r as usize >= n {
+                break false;
+            }
+            let r = r as usize;
+            twice_area += cloud.x[i] * cloud.y[r] - cloud.x[r] * cloud.y[i];
+            len += 1;
+            if r == start {
+                break true;
+            }
+            if seen[r] || len > n {
+                break false;
+            }
+            i = r;
+        };
+        if closed && len >= 3 && twice_area > 0.0 {
+            findings.push(Finding {
+                point: start,
+                problem: Problem::ReversedBoundary {
+                    kind: if kind == PointKind::Wall {
+                        "wall"
+                    } else {
+                        "outer"
+                    },
+                    points: len,
+                },
+            });
+        }
+    }
 }
 
 fn rel(m: &geometry::Moments) -> f64 {
@@ -379,5 +448,49 @@ mod tests {
             .findings
             .iter()
             .any(|f| f.point == 1 && f.to_string().contains("without a left boundary neighbour")));
+    }
+}
+
+#[cfg(test)]
+mod orientation_tests {
+    use super::*;
+    use crate::generate::NacaOGrid;
+
+    fn reversed(r: &Report) -> Vec<&'static str> {
+        r.findings
+            .iter()
+            .filter_map(|f| match f.problem {
+                Problem::ReversedBoundary { kind, .. } => Some(kind),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// A mirrored cloud and one with every left and right neighbour
+    /// swapped both run their boundary loops the wrong way round (their
+    /// normals point into the body and into the domain): both loops are
+    /// errors; the cloud as generated has none.
+    #[test]
+    fn mirrored_and_swapped_clouds_have_reversed_boundary_loops() {
+        let cloud = NacaOGrid {
+            section: "naca0012".parse().unwrap(),
+            wall_points: 48,
+            rings: 12,
+            far_field: 8.0,
+            stretching: None,
+        }
+        .generate()
+        .unwrap();
+        assert!(reversed(&check(&cloud, &[])).is_empty());
+        let mut mirrored = cloud.clone();
+        mirrored.x.iter_mut().for_each(|x| *x = -*x);
+        let r = check(&mirrored, &[]);
+        assert_eq!(reversed(&r), ["wall", "outer"]);
+        assert!(!r.is_ok());
+        let mut swapped = cloud.clone();
+        std::mem::swap(&mut swapped.left, &mut swapped.right);
+        assert_eq!(reversed(&check(&swapped, &[])), ["wall", "outer"]);
+        let shown = check(&swapped, &[]).errors().next().unwrap().to_string();
+        assert!(shown.contains("normals point into the body"), "{shown}");
     }
 }
