@@ -146,7 +146,7 @@ fn signals_stop_a_run_with_a_checkpoint_and_the_shells_exit_code() {
         while !out.join(".qflow.lock").exists() && t.elapsed() < Duration::from_secs(30) {
             std::thread::sleep(Duration::from_millis(50));
         }
-        std::thread::sleep(Duration::from_millis(700));
+        std::thread::sleep(Duration::from_millis(2000));
         // SAFETY: a plain kill(2) of our own child.
         unsafe { libc::kill(child.id() as i32, sig) };
         let status = child.wait().unwrap();
