@@ -158,3 +158,110 @@ fn signals_stop_a_run_with_a_checkpoint_and_the_shells_exit_code() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// `n` damaged copies of `good` (bytes flipped, cut short, lines dropped
+/// or doubled, values replaced), from `seed`.
+fn damaged(good: &[u8], n: usize, seed: u64) -> Vec<Vec<u8>> {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    (0..n)
+        .map(|_| {
+            let mut b = good.to_vec();
+            match rng.gen_range(0..5) {
+                0 => {
+                    let i = rng.gen_range(0..b.len());
+                    b[i] ^= 1 << rng.gen_range(0..8);
+                }
+                1 => b.truncate(rng.gen_range(0..b.len())),
+                2 => {
+                    let i = rng.gen_range(0..b.len());
+                    b[i] = rng.gen();
+                }
+                k => {
+                    let s = String::from_utf8_lossy(&b).into_owned();
+                    let mut lines: Vec<&str> = s.lines().collect();
+                    let i = rng.gen_range(0..lines.len().max(1));
+                    if k == 3 && !lines.is_empty() {
+                        lines.remove(i);
+                    } else if !lines.is_empty() {
+                        let values = ["= -1", "= 0", "= 1e400", "= \"x\"", "= nan", "= [", "="];
+                        let l = lines[i].split('=').next().unwrap_or("").to_string()
+                            + values[rng.gen_range(0..values.len())];
+                        let joined = lines
+                            .iter()
+                            .enumerate()
+                            .map(|(j, x)| if j == i { l.clone() } else { x.to_string() })
+                            .collect::<Vec<_>>()
+                            .join("\n");
+                        b = joined.into_bytes();
+                        return b;
+                    }
+                    b = lines.join("\n").into_bytes();
+                }
+            }
+            b
+        })
+        .collect()
+}
+
+/// Damaged case files (every shipped case, 120 copies each) and damaged
+/// checkpoints (120 copies of a real one) never panic: a case either
+/// parses and validates or gives a named error; a checkpoint either reads
+/// or is refused.
+#[test]
+fn damaged_case_files_and_checkpoints_never_panic() {
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases");
+    let mut panicked = 0;
+    let mut copies = 0;
+    for entry in std::fs::read_dir(&cases).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().and_then(|e| e.to_str()) != Some("toml") {
+            continue;
+        }
+        let good = std::fs::read(&path).unwrap();
+        for (k, b) in damaged(&good, 120, copies as u64).iter().enumerate() {
+            copies += 1;
+            let r = catch_unwind(AssertUnwindSafe(|| {
+                let text = String::from_utf8_lossy(b);
+                let Ok(c) = qflow::case::CaseFile::parse(&text, &path, &[]) else {
+                    return;
+                };
+                if let Ok(f) = c.get::<qflow::fv_case::FvCase>() {
+                    let _ = f.validate().map_err(|e| assert!(!e.to_string().is_empty()));
+                }
+                if let Ok(l) = c.get::<qflow::lskum_case::LskumCase>() {
+                    let _ = l.validate().map_err(|e| assert!(!e.to_string().is_empty()));
+                }
+            }));
+            if r.is_err() {
+                panicked += 1;
+                eprintln!("{}: damaged copy {k} panicked", path.display());
+            }
+        }
+    }
+    assert!(copies >= 400, "{copies} damaged case files");
+    // A real checkpoint.
+    let d = scratch("damaged-checkpoint");
+    let o = run(&d.join("out"), &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let cp_path = d.join("out/checkpoint.qchk");
+    let good = std::fs::read(&cp_path).unwrap();
+    assert!(qflow_par::driver::checkpoint::Checkpoint::from_bytes(&good, &cp_path).is_ok());
+    let mut read = 0;
+    for (k, b) in damaged(&good, 120, 99).iter().enumerate() {
+        match catch_unwind(AssertUnwindSafe(|| {
+            qflow_par::driver::checkpoint::Checkpoint::from_bytes(b, &cp_path).is_ok()
+        })) {
+            Ok(true) => read += 1,
+            Ok(false) => {}
+            Err(_) => {
+                panicked += 1;
+                eprintln!("damaged checkpoint {k} panicked");
+            }
+        }
+    }
+    eprintln!("{copies} damaged case files, 120 damaged checkpoints ({read} still read)");
+    assert_eq!(panicked, 0, "damaged inputs panicked (see above)");
+    let _ = std::fs::remove_dir_all(&d);
+}
