@@ -246,6 +246,23 @@ pub fn check(cloud: &Cloud, index_problems: &[IndexProblem]) -> Report {
                     "{} point has the same left and right neighbour",
                     kind.name()
                 ))
+            } else if (l as usize) < n
+                && (r as usize) < n
+                && (cloud.right[l as usize] as usize != i || cloud.left[r as usize] as usize != i)
+            {
+                // Boundary links go both ways: the left neighbour's right
+                // neighbour is this point, and the other way round. One
+                // point with its two swapped breaks that (its normal
+                // would point the wrong way).
+                Some(format!(
+                    "{} point's boundary links disagree with its neighbours' (left {}, whose \
+                     right is {}; right {}, whose left is {}): are its left and right swapped?",
+                    kind.name(),
+                    l + 1,
+                    link(cloud.right[l as usize]),
+                    r + 1,
+                    link(cloud.left[r as usize]),
+                ))
             } else if !(nx[i].is_finite() && ny[i].is_finite()) {
                 Some(format!(
                     "{} point's left and right neighbours give no normal (they coincide)",
@@ -355,6 +372,15 @@ fn reversed_loops(cloud: &Cloud, findings: &mut Vec<Finding>) {
                 },
             });
         }
+    }
+}
+
+/// A boundary link as shown (1-based, or `none`).
+fn link(k: u32) -> String {
+    if k == NO_POINT {
+        "none".into()
+    } else {
+        (k + 1).to_string()
     }
 }
 
@@ -492,5 +518,44 @@ mod orientation_tests {
         assert_eq!(reversed(&check(&swapped, &[])), ["wall", "outer"]);
         let shown = check(&swapped, &[]).errors().next().unwrap().to_string();
         assert!(shown.contains("normals point into the body"), "{shown}");
+    }
+}
+
+#[cfg(test)]
+mod link_tests {
+    use super::*;
+    use crate::generate::NacaOGrid;
+
+    /// One wall point with its left and right neighbours swapped (its
+    /// normal would point into the body) is an error at that point.
+    #[test]
+    fn a_point_with_swapped_boundary_links_is_an_error() {
+        let mut cloud = NacaOGrid {
+            section: "naca0012".parse().unwrap(),
+            wall_points: 48,
+            rings: 12,
+            far_field: 8.0,
+            stretching: None,
+        }
+        .generate()
+        .unwrap();
+        let i = (0..cloud.len())
+            .find(|&i| cloud.kind[i] == PointKind::Wall && i > 3)
+            .unwrap();
+        let (l, r) = (cloud.left[i], cloud.right[i]);
+        cloud.left[i] = r;
+        cloud.right[i] = l;
+        let report = check(&cloud, &[]);
+        let at_i: Vec<String> = report
+            .findings
+            .iter()
+            .filter(|f| f.point == i)
+            .map(|f| f.to_string())
+            .collect();
+        assert!(
+            at_i.iter().any(|m| m.contains("left and right swapped")),
+            "{at_i:?}"
+        );
+        assert!(!report.is_ok());
     }
 }
