@@ -478,9 +478,22 @@ mod tests {
 }
 
 #[cfg(test)]
-mod orientation_tests {
+mod boundary_tests {
     use super::*;
     use crate::generate::NacaOGrid;
+
+    /// A small generated cloud: its boundary loops turn the right way.
+    fn cloud() -> Cloud {
+        NacaOGrid {
+            section: "naca0012".parse().unwrap(),
+            wall_points: 48,
+            rings: 12,
+            far_field: 8.0,
+            stretching: None,
+        }
+        .generate()
+        .unwrap()
+    }
 
     fn reversed(r: &Report) -> Vec<&'static str> {
         r.findings
@@ -498,15 +511,7 @@ mod orientation_tests {
     /// errors; the cloud as generated has none.
     #[test]
     fn mirrored_and_swapped_clouds_have_reversed_boundary_loops() {
-        let cloud = NacaOGrid {
-            section: "naca0012".parse().unwrap(),
-            wall_points: 48,
-            rings: 12,
-            far_field: 8.0,
-            stretching: None,
-        }
-        .generate()
-        .unwrap();
+        let cloud = cloud();
         assert!(reversed(&check(&cloud, &[])).is_empty());
         let mut mirrored = cloud.clone();
         mirrored.x.iter_mut().for_each(|x| *x = -*x);
@@ -519,26 +524,12 @@ mod orientation_tests {
         let shown = check(&swapped, &[]).errors().next().unwrap().to_string();
         assert!(shown.contains("normals point into the body"), "{shown}");
     }
-}
-
-#[cfg(test)]
-mod link_tests {
-    use super::*;
-    use crate::generate::NacaOGrid;
 
     /// One wall point with its left and right neighbours swapped (its
     /// normal would point into the body) is an error at that point.
     #[test]
     fn a_point_with_swapped_boundary_links_is_an_error() {
-        let mut cloud = NacaOGrid {
-            section: "naca0012".parse().unwrap(),
-            wall_points: 48,
-            rings: 12,
-            far_field: 8.0,
-            stretching: None,
-        }
-        .generate()
-        .unwrap();
+        let mut cloud = cloud();
         let i = (0..cloud.len())
             .find(|&i| cloud.kind[i] == PointKind::Wall && i > 3)
             .unwrap();
