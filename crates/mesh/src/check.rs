@@ -7,6 +7,10 @@ use crate::geometry::{self, moments};
 use crate::legacy::IndexProblem;
 use crate::{Cloud, PointKind, NO_POINT};
 
+/// The condition number above which a least-squares system is reported
+/// (a warning): half the digits of a double lost.
+pub const ILL_CONDITIONED: f64 = 1e8;
+
 /// How bad a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
@@ -54,6 +58,14 @@ pub enum Problem {
         /// `det / (saa sbb)`, the relative determinant.
         relative_det: f64,
     },
+    /// A least-squares system is solvable but ill-conditioned: its
+    /// derivatives lose digits to round-off (a warning).
+    IllConditionedLeastSquares {
+        /// `full`, `xpos`, `xneg`, `ypos` or `yneg`.
+        which: &'static str,
+        /// The condition number.
+        condition: f64,
+    },
     /// A wall or outer point lacks a usable left or right boundary neighbour.
     BadBoundaryNeighbours {
         /// What is wrong.
@@ -90,7 +102,9 @@ impl Finding {
     /// How bad it is.
     pub fn severity(&self) -> Severity {
         match self.problem {
-            Problem::RepeatedNeighbour { .. } => Severity::Warning,
+            Problem::RepeatedNeighbour { .. } | Problem::IllConditionedLeastSquares { .. } => {
+                Severity::Warning
+            }
             _ => Severity::Error,
         }
     }
@@ -121,6 +135,11 @@ impl fmt::Display for Finding {
             Problem::SingularLeastSquares { which, relative_det } => write!(
                 f,
                 "singular least-squares system on the {which} stencil (relative determinant {relative_det:.3e})"
+            ),
+            Problem::IllConditionedLeastSquares { which, condition } => write!(
+                f,
+                "ill-conditioned least-squares system on the {which} stencil (condition number \
+                 {condition:.2e}, above {ILL_CONDITIONED:.0e}): its derivatives lose digits"
             ),
             Problem::BadBoundaryNeighbours { what } => write!(f, "{what}"),
             Problem::BadMinDist { value } => write!(f, "min_dist is {value}, must be positive"),
@@ -282,6 +301,11 @@ pub fn check(cloud: &Cloud, index_problems: &[IndexProblem]) -> Report {
                     which: "full",
                     relative_det: rel(&m),
                 });
+            } else if m.condition() > ILL_CONDITIONED {
+                push(Problem::IllConditionedLeastSquares {
+                    which: "full",
+                    condition: m.condition(),
+                });
             }
         }
         if !(nx[i].is_finite() && ny[i].is_finite()) {
@@ -315,6 +339,11 @@ pub fn check(cloud: &Cloud, index_problems: &[IndexProblem]) -> Report {
                     push(Problem::SingularLeastSquares {
                         which,
                         relative_det: rel(&m),
+                    });
+                } else if m.condition() > ILL_CONDITIONED {
+                    push(Problem::IllConditionedLeastSquares {
+                        which,
+                        condition: m.condition(),
                     });
                 }
             }
@@ -503,6 +532,39 @@ mod boundary_tests {
                 _ => None,
             })
             .collect()
+    }
+
+    /// A cloud squashed a millionfold in y keeps its stencils solvable
+    /// (the relative determinant does not see scale) but their condition
+    /// numbers pass 1e8: warnings, no errors; the cloud as generated has
+    /// none. The condition number is that of the 2 x 2 matrix.
+    #[test]
+    fn squashed_stencils_are_ill_conditioned_warnings() {
+        let m = geometry::Moments {
+            saa: 1.0,
+            sbb: 1e-9,
+            sab: 0.0,
+        };
+        assert!((m.condition() / 1e9 - 1.0).abs() < 1e-12);
+        let cloud = cloud();
+        let ill = |r: &Report| {
+            r.findings
+                .iter()
+                .filter(|f| matches!(f.problem, Problem::IllConditionedLeastSquares { .. }))
+                .count()
+        };
+        assert_eq!(ill(&check(&cloud, &[])), 0);
+        let mut squashed = cloud.clone();
+        squashed.y.iter_mut().for_each(|y| *y *= 1e-6);
+        let r = check(&squashed, &[]);
+        assert!(ill(&r) > 100, "{} ill-conditioned", ill(&r));
+        let w = r
+            .findings
+            .iter()
+            .find(|f| matches!(f.problem, Problem::IllConditionedLeastSquares { .. }))
+            .unwrap();
+        assert_eq!(w.severity(), Severity::Warning);
+        assert!(w.to_string().contains("condition number"), "{w}");
     }
 
     /// A mirrored cloud and one with every left and right neighbour

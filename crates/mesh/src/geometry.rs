@@ -183,6 +183,23 @@ impl Moments {
         let d = self.det();
         !d.is_finite() || d <= 1e-12 * self.saa * self.sbb
     }
+
+    /// The condition number of the 2 x 2 least-squares matrix (the ratio
+    /// of its eigenvalues): large when the neighbours spread far more in
+    /// one direction than the other, or nearly lie on a line. Infinite
+    /// when singular.
+    pub fn condition(&self) -> f64 {
+        let tr = self.saa + self.sbb;
+        let disc = ((self.saa - self.sbb).powi(2) + 4.0 * self.sab * self.sab).sqrt();
+        // The small eigenvalue as det / large one (no cancellation).
+        let hi = 0.5 * (tr + disc);
+        let lo = self.det() / hi;
+        if lo > 0.0 {
+            hi / lo
+        } else {
+            f64::INFINITY
+        }
+    }
 }
 
 /// Least-squares moments of `stencil` around point `i`, in the point's s-n
