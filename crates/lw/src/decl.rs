@@ -1,0 +1,220 @@
+//! The Lax-Wendroff method's data and loops, declared once for the
+//! execution layer.
+//!
+//! | loop | reads | writes |
+//! |---|---|---|
+//! | `save_state` | `u` | `u0` |
+//! | `filter_{paper,conservative}_{x,y}` | `kind`, `u` at the sweep's neighbours | `w` |
+//! | `lw_{x,y}` | `kind`, `w` at the sweep's neighbours (and the ghosts' sources) | `u` |
+//! | `residue` | `kind`, `u0`, `u` | sums: `change`, `bad` |
+//! | `wave_speed` | `kind`, `u` | max: `speed` |
+//!
+//! The cells are one structured block of `(nx + 4) x (ny + 4)` cells (two
+//! ghost rows on each side, [`crate::kernels`]); neighbours are reached by
+//! offsets, so the layer derives the halos a distributed run exchanges.
+
+use qflow_par::{par_loop, DatDecl, GlobalDecl, LoopDecl, Reduction, Role, SetDecl, StencilDecl};
+
+use crate::kernels::{
+    filter_conservative_x, filter_conservative_y, filter_paper_x, filter_paper_y, lw_x, lw_y,
+    residue, save_state, wave_speed,
+};
+
+/// The grid's cells with their ghost rows.
+pub static CELLS: SetDecl = SetDecl { name: "cells" };
+
+/// The paper's filter along x: the cell and its x neighbours.
+pub static FILTER_PAPER_X_AT: StencilDecl = StencilDecl {
+    name: "filter_paper_x",
+    set: &CELLS,
+    offsets: &[[-1, 0, 0], [0, 0, 0], [1, 0, 0]],
+};
+/// The paper's filter along y.
+pub static FILTER_PAPER_Y_AT: StencilDecl = StencilDecl {
+    name: "filter_paper_y",
+    set: &CELLS,
+    offsets: &[[0, -1, 0], [0, 0, 0], [0, 1, 0]],
+};
+/// The conservative filter along x: two neighbours each side (the
+/// switches at the neighbours).
+pub static FILTER_CONSERVATIVE_X_AT: StencilDecl = StencilDecl {
+    name: "filter_conservative_x",
+    set: &CELLS,
+    offsets: &[[-2, 0, 0], [-1, 0, 0], [0, 0, 0], [1, 0, 0], [2, 0, 0]],
+};
+/// The conservative filter along y.
+pub static FILTER_CONSERVATIVE_Y_AT: StencilDecl = StencilDecl {
+    name: "filter_conservative_y",
+    set: &CELLS,
+    offsets: &[[0, -2, 0], [0, -1, 0], [0, 0, 0], [0, 1, 0], [0, 2, 0]],
+};
+/// The x update: the cell's x neighbours; a right ghost's source column
+/// (up to 3 left); a bottom ghost's source row (up to 3 up) and its x
+/// neighbours.
+pub static LW_X_AT: StencilDecl = StencilDecl {
+    name: "lw_x",
+    set: &CELLS,
+    offsets: &[
+        [-3, 0, 0],
+        [-2, 0, 0],
+        [-1, 0, 0],
+        [0, 0, 0],
+        [1, 0, 0],
+        [-1, 1, 0],
+        [0, 1, 0],
+        [1, 1, 0],
+        [-1, 2, 0],
+        [0, 2, 0],
+        [1, 2, 0],
+        [-1, 3, 0],
+        [0, 3, 0],
+        [1, 3, 0],
+    ],
+};
+/// The y update: the cell's y neighbours; a right ghost's source column
+/// and its y neighbours; a bottom ghost's source row (up to 3 up) and its
+/// y neighbours (up to 4 up).
+pub static LW_Y_AT: StencilDecl = StencilDecl {
+    name: "lw_y",
+    set: &CELLS,
+    offsets: &[
+        [0, -1, 0],
+        [0, 0, 0],
+        [0, 1, 0],
+        [0, 2, 0],
+        [0, 3, 0],
+        [0, 4, 0],
+        [-1, -1, 0],
+        [-1, 0, 0],
+        [-1, 1, 0],
+        [-2, -1, 0],
+        [-2, 0, 0],
+        [-2, 1, 0],
+    ],
+};
+
+/// Where a cell lies: `[kx, ky]`, 0 inside, -1/-2 and 1/2 for the ghost
+/// columns and rows ([`crate::kernels`]).
+pub static KIND: DatDecl = DatDecl::i32("kind", &CELLS, 2, Role::Input);
+/// The conserved state `[rho, rho u, rho v, rho E]`: the solution.
+pub static U: DatDecl = DatDecl::f64("u", &CELLS, 4, Role::State);
+/// The filtered state of a sweep.
+pub static W: DatDecl = DatDecl::f64("w", &CELLS, 4, Role::Scratch);
+/// The state at the start of the step (put back if the step fails).
+pub static U0: DatDecl = DatDecl::f64("u0", &CELLS, 4, Role::Scratch);
+
+/// `[gamma, gamma - 1]`.
+pub static GAS: GlobalDecl = GlobalDecl::f64("gas", 2);
+/// `[dt/2 / dx, dt/2 / dy, eta_x / 2, eta_y / 2]` of the step.
+pub static SWEEP: GlobalDecl = GlobalDecl::f64("sweep", 4);
+/// Region 1's state, region 2's state, the wall (1 mirror, 0 paper).
+pub static BC: GlobalDecl = GlobalDecl::f64("bc", 9);
+/// The largest `|q| + c`.
+pub static SPEED: GlobalDecl = GlobalDecl::reduce("speed", 1, Reduction::Max);
+/// The sum of squared density changes over a step.
+pub static CHANGE: GlobalDecl = GlobalDecl::reduce("change", 1, Reduction::Sum);
+/// Interior cells whose state is not physical.
+pub static BAD: GlobalDecl = GlobalDecl::reduce("bad", 1, Reduction::Sum);
+
+par_loop! {
+    /// Keeps the state at the start of the step.
+    pub static SAVE_STATE = save_state over CELLS {
+        u: read(U),
+        u0: write(U0),
+    }
+}
+par_loop! {
+    /// The paper's filter along x.
+    pub static FILTER_PAPER_X = filter_paper_x over CELLS {
+        sweep: global(SWEEP),
+        kind: read(KIND),
+        u: read(U at FILTER_PAPER_X_AT),
+        w: write(W),
+    }
+}
+par_loop! {
+    /// The paper's filter along y.
+    pub static FILTER_PAPER_Y = filter_paper_y over CELLS {
+        sweep: global(SWEEP),
+        kind: read(KIND),
+        u: read(U at FILTER_PAPER_Y_AT),
+        w: write(W),
+    }
+}
+par_loop! {
+    /// The conservative filter along x.
+    pub static FILTER_CONSERVATIVE_X = filter_conservative_x over CELLS {
+        sweep: global(SWEEP),
+        kind: read(KIND),
+        u: read(U at FILTER_CONSERVATIVE_X_AT),
+        w: write(W),
+    }
+}
+par_loop! {
+    /// The conservative filter along y.
+    pub static FILTER_CONSERVATIVE_Y = filter_conservative_y over CELLS {
+        sweep: global(SWEEP),
+        kind: read(KIND),
+        u: read(U at FILTER_CONSERVATIVE_Y_AT),
+        w: write(W),
+    }
+}
+par_loop! {
+    /// The Lax-Wendroff update along x.
+    pub static LW_X = lw_x over CELLS {
+        gas: global(GAS),
+        sweep: global(SWEEP),
+        bc: global(BC),
+        kind: read(KIND),
+        w: read(W at LW_X_AT),
+        u: write(U),
+    }
+}
+par_loop! {
+    /// The Lax-Wendroff update along y.
+    pub static LW_Y = lw_y over CELLS {
+        gas: global(GAS),
+        sweep: global(SWEEP),
+        bc: global(BC),
+        kind: read(KIND),
+        w: read(W at LW_Y_AT),
+        u: write(U),
+    }
+}
+par_loop! {
+    /// The largest wave speed inside.
+    pub static WAVE_SPEED = wave_speed over CELLS {
+        gas: global(GAS),
+        kind: read(KIND),
+        u: read(U),
+        speed: max(SPEED),
+    }
+}
+par_loop! {
+    /// The step's density change and the count of non-physical cells.
+    pub static RESIDUE = residue over CELLS {
+        gas: global(GAS),
+        kind: read(KIND),
+        u0: read(U0),
+        u: read(U),
+        change: sum(CHANGE),
+        bad: sum(BAD),
+    }
+}
+
+/// Every loop of the method.
+pub static LOOPS: [&LoopDecl; 9] = [
+    &SAVE_STATE,
+    &FILTER_PAPER_X,
+    &FILTER_PAPER_Y,
+    &FILTER_CONSERVATIVE_X,
+    &FILTER_CONSERVATIVE_Y,
+    &LW_X,
+    &LW_Y,
+    &WAVE_SPEED,
+    &RESIDUE,
+];
+/// Every dat of the method.
+pub static DATS: [&DatDecl; 4] = [&KIND, &U, &W, &U0];
+/// Every global of the method.
+pub static GLOBALS: [&GlobalDecl; 6] = [&GAS, &SWEEP, &BC, &SPEED, &CHANGE, &BAD];

@@ -1,0 +1,199 @@
+//! The Lax-Wendroff method for the run driver. A step of `dt` is the
+//! paper's split sequence of sweeps X(dt/2), Y(dt/2), Y(dt/2), X(dt/2), each
+//! the artificial viscosity filter and then the two-step update. The time
+//! step is fixed from the initial state, `dt = cfl min(dx, dy) / max(|q| +
+//! c)`; the last step is shortened to end at the final time. The history
+//! holds the time and the rms rate of change of density over the step
+//! (zero at the steady state).
+
+use qflow_par::driver::{Method, StepError};
+use qflow_par::{DatDecl, Exec, GlobalDecl, LoopDecl, SetDecl};
+
+use crate::decl::*;
+use crate::settings::{Grid, Settings, Setup, Viscosity};
+
+/// The kernels as OpenCL C, translated from [`crate::kernels`] at build
+/// time (`DEVICE_SOURCE`).
+mod device {
+    include!(concat!(env!("OUT_DIR"), "/lw.rs"));
+}
+pub use device::{DEVICE_FUNCTIONS, DEVICE_SOURCE};
+
+/// The columns of the method's history.
+pub const COLUMNS: [&str; 2] = ["time", "drho_dt"];
+
+/// The Lax-Wendroff method on one rank.
+pub struct Lw {
+    settings: Settings,
+    grid: Grid,
+    shock: crate::exact::ObliqueShock,
+    /// The fixed time step (from the initial state, by [`Method::start`]).
+    dt: f64,
+    /// The simulated time after the last step.
+    time: f64,
+}
+
+impl Lw {
+    /// The method for `settings` on `grid` (both validated).
+    pub fn new(settings: Settings, grid: Grid) -> Result<Self, String> {
+        grid.validate()?;
+        settings.validate()?;
+        let shock = crate::problem::shock(&settings)?;
+        Ok(Lw {
+            settings,
+            grid,
+            shock,
+            dt: 0.0,
+            time: 0.0,
+        })
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The grid.
+    pub fn grid(&self) -> &Grid {
+        &self.grid
+    }
+
+    /// The fixed time step (0 before [`Method::start`]).
+    pub fn dt(&self) -> f64 {
+        self.dt
+    }
+
+    /// The sweep constants for a step of `dt`:
+    /// `[dt/2 / dx, dt/2 / dy, eta_x / 2, eta_y / 2]` with
+    /// `eta = nu (1 - nu)`, `nu = 3 (dt/2) / h`.
+    pub fn sweep_constants(&self, dt: f64) -> [f64; 4] {
+        let [dx, dy] = self.grid.spacing();
+        let h = 0.5 * dt;
+        let eta = |d: f64| {
+            let nu = 3.0 * h / d;
+            nu * (1.0 - nu)
+        };
+        [h / dx, h / dy, 0.5 * eta(dx), 0.5 * eta(dy)]
+    }
+
+    /// One sweep along x or y: the filter, then the update.
+    fn sweep(&self, ex: &mut Exec, along_x: bool) -> Result<(), StepError> {
+        let filter = match (self.settings.viscosity, along_x) {
+            (Viscosity::Paper, true) => &FILTER_PAPER_X,
+            (Viscosity::Paper, false) => &FILTER_PAPER_Y,
+            (Viscosity::Conservative, true) => &FILTER_CONSERVATIVE_X,
+            (Viscosity::Conservative, false) => &FILTER_CONSERVATIVE_Y,
+        };
+        ex.run(filter)?;
+        ex.run(if along_x { &LW_X } else { &LW_Y })?;
+        Ok(())
+    }
+}
+
+impl Method for Lw {
+    fn name(&self) -> &'static str {
+        "lw"
+    }
+
+    fn loops(&self) -> &'static [&'static LoopDecl] {
+        &LOOPS
+    }
+
+    fn dats(&self) -> &'static [&'static DatDecl] {
+        &DATS
+    }
+
+    fn globals(&self) -> &'static [&'static GlobalDecl] {
+        &GLOBALS
+    }
+
+    fn device_source(&self) -> &'static str {
+        DEVICE_SOURCE
+    }
+
+    fn work_set(&self) -> &'static SetDecl {
+        &CELLS
+    }
+
+    fn columns(&self) -> &'static [&'static str] {
+        &COLUMNS
+    }
+
+    fn start(&mut self, ex: &mut Exec) -> Result<(), StepError> {
+        let g = self.settings.gamma;
+        ex.set_const(&GAS, &[g, g - 1.0]);
+        ex.set_const(&BC, &crate::problem::bc(&self.settings, &self.shock));
+        // The time step of the initial state (start runs before a resume
+        // puts the saved state back, so a resumed run gets the same dt).
+        ex.reset(&SPEED);
+        ex.run(&WAVE_SPEED)?;
+        let mut speed = [0.0];
+        ex.reduce(&[&SPEED], &mut speed)?;
+        let [dx, dy] = self.grid.spacing();
+        self.dt = self.settings.cfl * dx.min(dy) / speed[0];
+        ex.set_const(&SWEEP, &self.sweep_constants(self.dt));
+        Ok(())
+    }
+
+    fn step(&mut self, ex: &mut Exec, iteration: u64, row: &mut [f64]) -> Result<(), StepError> {
+        let end = self.settings.final_time;
+        // The last step ends at the final time (the paper's code runs
+        // whole steps while t < final_time).
+        let last = self.settings.setup == Setup::Exact && self.time + self.dt >= end * (1.0 - 1e-12);
+        let dt = if last { end - self.time } else { self.dt };
+        if last {
+            ex.set_const(&SWEEP, &self.sweep_constants(dt));
+        }
+        ex.run(&SAVE_STATE)?;
+        self.sweep(ex, true)?;
+        self.sweep(ex, false)?;
+        self.sweep(ex, false)?;
+        self.sweep(ex, true)?;
+        ex.reset(&CHANGE);
+        ex.reset(&BAD);
+        ex.run(&RESIDUE)?;
+        let mut sums = [0.0; 2];
+        ex.reduce(&[&CHANGE, &BAD], &mut sums)?;
+        if last {
+            ex.set_const(&SWEEP, &self.sweep_constants(self.dt));
+        }
+        let rate = (sums[0] / (self.grid.nx * self.grid.ny) as f64).sqrt() / dt;
+        if sums[1] > 0.0 || !rate.is_finite() {
+            ex.swap(&U, &U0);
+            return Err(StepError::NonPhysical(format!(
+                "step {iteration} (t = {:.6}): {} cells with a non-physical state \
+                 (density or pressure not above 0, or not finite); stopped with the state \
+                 after step {} kept",
+                self.time + dt,
+                sums[1],
+                iteration - 1
+            )));
+        }
+        self.time = if last { end } else { self.time + dt };
+        row[0] = self.time;
+        row[1] = rate;
+        Ok(())
+    }
+
+    fn time(&self) -> Option<f64> {
+        Some(self.time)
+    }
+
+    fn books(&self) -> Vec<(&'static str, f64)> {
+        vec![("time", self.time)]
+    }
+
+    fn restore_books(&mut self, books: &[(String, f64)]) -> Result<(), String> {
+        match books.iter().find(|(k, _)| k == "time") {
+            Some((_, t)) if t.is_finite() && *t >= 0.0 => {
+                self.time = *t;
+                Ok(())
+            }
+            _ => Err("the checkpoint holds no valid time".into()),
+        }
+    }
+
+    fn progress_label(&self, row: &[f64]) -> String {
+        format!("t {:.4}  drho/dt {:.3e}", row[0], row[1])
+    }
+}
