@@ -23,6 +23,8 @@ pub enum MethodName {
     Lskum,
     /// OP2's Airfoil: unstructured finite volumes on quadrilaterals.
     Fv,
+    /// The Lax-Wendroff oblique-shock solver on a structured grid.
+    Lw,
 }
 
 impl MethodName {
@@ -31,6 +33,7 @@ impl MethodName {
         match self {
             MethodName::Lskum => "lskum",
             MethodName::Fv => "fv",
+            MethodName::Lw => "lw",
         }
     }
 }
@@ -69,7 +72,7 @@ impl CaseFile {
                 anyhow::anyhow!(
                     "case file {}: method = {v}: expected one of {}",
                     path.display(),
-                    ["lskum", "fv"].join(", ")
+                    ["lskum", "fv", "lw"].join(", ")
                 )
             })?,
         };

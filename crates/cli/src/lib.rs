@@ -10,5 +10,8 @@ pub mod fv_outputs;
 pub mod fv_run;
 pub mod lskum_case;
 pub mod lskum_run;
+pub mod lw_case;
+pub mod lw_outputs;
+pub mod lw_run;
 pub mod partition_cmd;
 pub mod run;

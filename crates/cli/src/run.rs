@@ -154,6 +154,7 @@ fn run_on(comm: Box<dyn Comm>, path: &Path, opts: &RunOptions) -> Result<Finishe
     match case.method {
         MethodName::Lskum => crate::lskum_run::run(comm, &case, opts),
         MethodName::Fv => crate::fv_run::run(comm, &case, opts),
+        MethodName::Lw => crate::lw_run::run(comm, &case, opts),
     }
 }
 

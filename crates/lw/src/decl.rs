@@ -3,10 +3,10 @@
 //!
 //! | loop | reads | writes |
 //! |---|---|---|
-//! | `save_state` | `u` | `u0` |
 //! | `filter_{paper,conservative}_{x,y}` | `kind`, `u` at the sweep's neighbours | `w` |
+//! | `filter_{paper,conservative}_x_save` (a step's first sweep) | the same | `w`, `u0` (the step's start) |
 //! | `lw_{x,y}` | `kind`, `w` at the sweep's neighbours (and the ghosts' sources) | `u` |
-//! | `residue` | `kind`, `u0`, `u` | sums: `change`, `bad` |
+//! | `lw_x_residue` (a step's last sweep) | the same and `u0` | `u`; sums: `change`, `bad` |
 //! | `wave_speed` | `kind`, `u` | max: `speed` |
 //!
 //! The cells are one structured block of `(nx + 4) x (ny + 4)` cells (two
@@ -16,8 +16,8 @@
 use qflow_par::{par_loop, DatDecl, GlobalDecl, LoopDecl, Reduction, Role, SetDecl, StencilDecl};
 
 use crate::kernels::{
-    filter_conservative_x, filter_conservative_y, filter_paper_x, filter_paper_y, lw_x, lw_y,
-    residue, save_state, wave_speed,
+    filter_conservative_x, filter_conservative_x_save, filter_conservative_y, filter_paper_x,
+    filter_paper_x_save, filter_paper_y, lw_x, lw_x_residue, lw_y, wave_speed,
 };
 
 /// The grid's cells with their ghost rows.
@@ -117,19 +117,22 @@ pub static CHANGE: GlobalDecl = GlobalDecl::reduce("change", 1, Reduction::Sum);
 pub static BAD: GlobalDecl = GlobalDecl::reduce("bad", 1, Reduction::Sum);
 
 par_loop! {
-    /// Keeps the state at the start of the step.
-    pub static SAVE_STATE = save_state over CELLS {
-        u: read(U),
-        u0: write(U0),
-    }
-}
-par_loop! {
     /// The paper's filter along x.
     pub static FILTER_PAPER_X = filter_paper_x over CELLS {
         sweep: global(SWEEP),
         kind: read(KIND),
         u: read(U at FILTER_PAPER_X_AT),
         w: write(W),
+    }
+}
+par_loop! {
+    /// The paper's filter along x, keeping the step's start.
+    pub static FILTER_PAPER_X_SAVE = filter_paper_x_save over CELLS {
+        sweep: global(SWEEP),
+        kind: read(KIND),
+        u: read(U at FILTER_PAPER_X_AT),
+        w: write(W),
+        u0: write(U0),
     }
 }
 par_loop! {
@@ -148,6 +151,16 @@ par_loop! {
         kind: read(KIND),
         u: read(U at FILTER_CONSERVATIVE_X_AT),
         w: write(W),
+    }
+}
+par_loop! {
+    /// The conservative filter along x, keeping the step's start.
+    pub static FILTER_CONSERVATIVE_X_SAVE = filter_conservative_x_save over CELLS {
+        sweep: global(SWEEP),
+        kind: read(KIND),
+        u: read(U at FILTER_CONSERVATIVE_X_AT),
+        w: write(W),
+        u0: write(U0),
     }
 }
 par_loop! {
@@ -191,28 +204,33 @@ par_loop! {
     }
 }
 par_loop! {
-    /// The step's density change and the count of non-physical cells.
-    pub static RESIDUE = residue over CELLS {
+    /// The Lax-Wendroff update along x ending a step: the step's density
+    /// change and the count of non-physical cells.
+    pub static LW_X_RESIDUE = lw_x_residue over CELLS {
         gas: global(GAS),
+        sweep: global(SWEEP),
+        bc: global(BC),
         kind: read(KIND),
+        w: read(W at LW_X_AT),
         u0: read(U0),
-        u: read(U),
+        u: write(U),
         change: sum(CHANGE),
         bad: sum(BAD),
     }
 }
 
 /// Every loop of the method.
-pub static LOOPS: [&LoopDecl; 9] = [
-    &SAVE_STATE,
+pub static LOOPS: [&LoopDecl; 10] = [
+    &FILTER_PAPER_X_SAVE,
+    &FILTER_CONSERVATIVE_X_SAVE,
     &FILTER_PAPER_X,
     &FILTER_PAPER_Y,
     &FILTER_CONSERVATIVE_X,
     &FILTER_CONSERVATIVE_Y,
     &LW_X,
     &LW_Y,
+    &LW_X_RESIDUE,
     &WAVE_SPEED,
-    &RESIDUE,
 ];
 /// Every dat of the method.
 pub static DATS: [&DatDecl; 4] = [&KIND, &U, &W, &U0];

@@ -49,7 +49,12 @@ pub fn shock(settings: &Settings) -> Result<ObliqueShock, String> {
         Primitive { rho, u, v, p },
         settings.shock_angle,
     )
-    .map_err(|e| format!("lw: no regular shock reflection for these settings: {e}"))
+    .map_err(|e| {
+        format!(
+            "[lw] shock_angle = {} with inflow {:?}: no regular shock reflection: {e}",
+            settings.shock_angle, settings.inflow
+        )
+    })
 }
 
 /// The block's extent, ghosts included.
@@ -197,7 +202,12 @@ pub fn interior(grid: &Grid, block: &[f64]) -> Vec<[f64; 4]> {
     for j in 0..grid.ny {
         for i in 0..grid.nx {
             let e = index(grid, i, j);
-            out.push([block[4 * e], block[4 * e + 1], block[4 * e + 2], block[4 * e + 3]]);
+            out.push([
+                block[4 * e],
+                block[4 * e + 1],
+                block[4 * e + 2],
+                block[4 * e + 3],
+            ]);
         }
     }
     out

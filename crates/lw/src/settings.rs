@@ -115,15 +115,17 @@ impl Grid {
     pub fn validate(&self) -> Result<(), String> {
         for (key, n) in [("nx", self.nx), ("ny", self.ny)] {
             if n < 4 {
-                return Err(format!("grid.{key} = {n}: at least 4 cells are needed"));
+                return Err(format!("[grid] {key} = {n}: at least 4 cells are needed"));
             }
             if n > 100_000 {
-                return Err(format!("grid.{key} = {n}: more than 100000 cells per direction"));
+                return Err(format!(
+                    "[grid] {key} = {n}: more than 100000 cells per direction"
+                ));
             }
         }
         if self.nx.saturating_mul(self.ny) > 400_000_000 {
             return Err(format!(
-                "grid: {} x {} cells is more than 4e8",
+                "[grid] {} x {} cells is more than 4e8",
                 self.nx, self.ny
             ));
         }
@@ -196,46 +198,43 @@ impl Settings {
             if v.is_finite() && v > 0.0 {
                 Ok(())
             } else {
-                Err(format!("lw.{key} = {v}: must be a finite number above 0"))
+                Err(format!("[lw] {key} = {v}: must be a finite number above 0"))
             }
         };
         finite_positive("final_time", self.final_time)?;
         finite_positive("cfl", self.cfl)?;
         if self.cfl > 1.0 {
             return Err(format!(
-                "lw.cfl = {}: above 1 the Lax-Wendroff sweeps are unstable",
+                "[lw] cfl = {}: above 1 the Lax-Wendroff sweeps are unstable",
                 self.cfl
             ));
         }
         if !(self.gamma.is_finite() && self.gamma > 1.0 && self.gamma <= 3.0) {
-            return Err(format!(
-                "lw.gamma = {}: must lie in (1, 3]",
-                self.gamma
-            ));
+            return Err(format!("[lw] gamma = {}: must lie in (1, 3]", self.gamma));
         }
         let [rho, u, v, p] = self.inflow;
         if !self.inflow.iter().all(|x| x.is_finite()) || rho <= 0.0 || p <= 0.0 {
             return Err(format!(
-                "lw.inflow = {:?}: [rho, u, v, p] must be finite with rho and p above 0",
+                "[lw] inflow = {:?}: [rho, u, v, p] must be finite with rho and p above 0",
                 self.inflow
             ));
         }
         if v != 0.0 || u <= 0.0 {
             return Err(format!(
-                "lw.inflow = {:?}: the inflow must be along +x (v = 0, u > 0)",
+                "[lw] inflow = {:?}: the inflow must be along +x (v = 0, u > 0)",
                 self.inflow
             ));
         }
         let mach = u / (self.gamma * p / rho).sqrt();
         if mach <= 1.0 {
             return Err(format!(
-                "lw.inflow = {:?}: Mach {mach:.4} is not supersonic; an attached oblique shock needs Mach above 1",
+                "[lw] inflow = {:?}: Mach {mach:.4} is not supersonic; an attached oblique shock needs Mach above 1",
                 self.inflow
             ));
         }
         if !(self.shock_angle.is_finite() && self.shock_angle > 0.0 && self.shock_angle < 90.0) {
             return Err(format!(
-                "lw.shock_angle = {}: must lie in (0, 90) degrees",
+                "[lw] shock_angle = {}: must lie in (0, 90) degrees",
                 self.shock_angle
             ));
         }

@@ -1,0 +1,138 @@
+//! What a Lax-Wendroff run leaves behind, besides the history and the
+//! summary: `solution.csv` (`x, y, rho, u, v, p` at the cell points),
+//! `field.vtu` of the cells, and the pictures `history.png`, `density.png`
+//! and `pressure.png` (filled contours: the shock pattern) and
+//! `centreline.png` (density and pressure along `y = 0.5` beside the exact
+//! solution).
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use qflow_lw::method::COLUMNS;
+use qflow_lw::problem::primitive;
+use qflow_lw::settings::{Grid, Settings, DOMAIN};
+use qflow_mesh::quad::QuadMesh;
+use qflow_par::driver::history::Row;
+
+/// Pixels of the contour pictures.
+const FIELD_SIZE: (u32, u32) = (1600, 600);
+/// Colour bands of the contour pictures.
+const LEVELS: usize = 20;
+
+/// The primitive fields `rho, u, v, p` of the interior cells (grid order).
+pub fn primitive_fields(q: &[[f64; 4]], gamma: f64) -> [Vec<f64>; 4] {
+    let mut f: [Vec<f64>; 4] = Default::default();
+    for c in q {
+        let p = primitive(c, gamma);
+        for (k, x) in [p.rho, p.u, p.v, p.p].into_iter().enumerate() {
+            f[k].push(x);
+        }
+    }
+    f
+}
+
+/// The mean absolute error of density against the exact solution at the
+/// cell points (the midpoint rule's L1 norm over the domain, divided by
+/// its area).
+pub fn density_l1_error(grid: &Grid, settings: &Settings, q: &[[f64; 4]]) -> f64 {
+    let Ok(ex) = qflow_lw::problem::shock(settings) else {
+        return f64::NAN;
+    };
+    let mut e = 0.0;
+    for j in 0..grid.ny {
+        for i in 0..grid.nx {
+            let [x, y] = grid.point(i, j, settings.setup);
+            e += (q[j * grid.nx + i][0] - ex.state_at(x, y).rho).abs();
+        }
+    }
+    e / (grid.nx * grid.ny) as f64
+}
+
+/// The grid as a quadrilateral mesh: cell `(i, j)` around its point.
+fn grid_mesh(grid: &Grid, settings: &Settings) -> QuadMesh {
+    let [dx, dy] = grid.spacing();
+    let [x0, y0] = grid.point(0, 0, settings.setup);
+    let (x0, y0) = (x0 - 0.5 * dx, y0 - 0.5 * dy);
+    let mut x = Vec::with_capacity((grid.nx + 1) * (grid.ny + 1));
+    for j in 0..=grid.ny {
+        for i in 0..=grid.nx {
+            x.push([x0 + i as f64 * dx, y0 + j as f64 * dy]);
+        }
+    }
+    let n = |i: usize, j: usize| (j * (grid.nx + 1) + i) as u32;
+    let mut cell_nodes = Vec::with_capacity(grid.nx * grid.ny);
+    for j in 0..grid.ny {
+        for i in 0..grid.nx {
+            cell_nodes.push([n(i, j), n(i + 1, j), n(i + 1, j + 1), n(i, j + 1)]);
+        }
+    }
+    QuadMesh {
+        x,
+        cell_nodes,
+        edge_nodes: Vec::new(),
+        edge_cells: Vec::new(),
+        bedge_nodes: Vec::new(),
+        bedge_cell: Vec::new(),
+        bound: Vec::new(),
+    }
+}
+
+/// `solution.csv`: a header row, then `x, y, rho, u, v, p` of every cell
+/// point, `i` fastest.
+fn write_solution(path: &Path, grid: &Grid, settings: &Settings, f: &[Vec<f64>; 4]) -> Result<()> {
+    qflow_mesh::fsutil::write_atomically(path, |w| {
+        use std::io::Write;
+        writeln!(w, "x,y,rho,u,v,p")?;
+        for j in 0..grid.ny {
+            for i in 0..grid.nx {
+                let [x, y] = grid.point(i, j, settings.setup);
+                let c = j * grid.nx + i;
+                writeln!(
+                    w,
+                    "{x:?},{y:?},{:?},{:?},{:?},{:?}",
+                    f[0][c], f[1][c], f[2][c], f[3][c]
+                )?;
+            }
+        }
+        Ok(())
+    })
+    .with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+/// Writes the outputs of the final state `q` (interior cells, grid
+/// order): `solution.csv`, `field.vtu` (if `vtk`) and the pictures (if
+/// `plots`).
+pub fn write_outputs(
+    grid: &Grid,
+    settings: &Settings,
+    q: &[[f64; 4]],
+    dir: &Path,
+    rows: &[Row],
+    vtk: bool,
+    plots: bool,
+) -> Result<()> {
+    let f = primitive_fields(q, settings.gamma);
+    write_solution(&dir.join("solution.csv"), grid, settings, &f)?;
+    if vtk {
+        let named: Vec<(&str, &[f64])> = ["rho", "u", "v", "p"]
+            .iter()
+            .zip(&f)
+            .map(|(k, v)| (*k, v.as_slice()))
+            .collect();
+        qflow_io::vtk::write_cells_vtu(&dir.join("field.vtu"), &grid_mesh(grid, settings), &named)?;
+    }
+    if plots {
+        let _ = DOMAIN;
+        if !rows.is_empty() {
+            qflow_io::plot::plot_history(
+                &dir.join("history.png"),
+                &COLUMNS,
+                &crate::run::plot_rows(rows),
+            )
+            .context("plotting the history")?;
+        }
+    }
+    Ok(())
+}
