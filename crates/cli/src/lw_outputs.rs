@@ -9,6 +9,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
+use qflow_lw::analysis::Solution;
 use qflow_lw::method::COLUMNS;
 use qflow_lw::problem::primitive;
 use qflow_lw::settings::{Grid, Settings, DOMAIN};
@@ -32,21 +33,56 @@ pub fn primitive_fields(q: &[[f64; 4]], gamma: f64) -> [Vec<f64>; 4] {
     f
 }
 
-/// The mean absolute error of density against the exact solution at the
-/// cell points (the midpoint rule's L1 norm over the domain, divided by
-/// its area).
-pub fn density_l1_error(grid: &Grid, settings: &Settings, q: &[[f64; 4]]) -> f64 {
+/// The measures of the final state against the exact solution, as
+/// summary entries: the density's L1 error, the shocks' angles and
+/// positions along `y = 0.5`, the plateaus of regions 2 and 3
+/// ([`qflow_lw::analysis`]), each beside its exact value.
+pub fn measures(grid: &Grid, settings: &Settings, q: &[[f64; 4]]) -> Vec<(String, f64)> {
     let Ok(ex) = qflow_lw::problem::shock(settings) else {
-        return f64::NAN;
+        return Vec::new();
     };
-    let mut e = 0.0;
-    for j in 0..grid.ny {
-        for i in 0..grid.nx {
-            let [x, y] = grid.point(i, j, settings.setup);
-            e += (q[j * grid.nx + i][0] - ex.state_at(x, y).rho).abs();
+    let s = Solution {
+        grid,
+        setup: settings.setup,
+        q,
+        gamma: settings.gamma,
+    };
+    let m = s.measure(&ex);
+    let mut out = vec![
+        ("l1_density_error".to_string(), s.l1_density_error(&ex)),
+        ("incident_angle".into(), m.incident_angle),
+        (
+            "incident_angle_exact".into(),
+            ex.incident_angle.to_degrees(),
+        ),
+        ("reflected_angle".into(), m.reflected_angle),
+        (
+            "reflected_angle_exact".into(),
+            ex.reflected_angle.to_degrees(),
+        ),
+        ("incident_x_at_half_height".into(), m.at_half_height[0]),
+        ("incident_x_at_half_height_exact".into(), ex.incident_x(0.5)),
+        ("reflected_x_at_half_height".into(), m.at_half_height[1]),
+        (
+            "reflected_x_at_half_height_exact".into(),
+            ex.reflected_x(0.5),
+        ),
+    ];
+    for (name, got, want) in [
+        ("region2", m.region2, ex.region2),
+        ("region3", m.region3, ex.region3),
+    ] {
+        for (k, g, w) in [
+            ("rho", got.rho, want.rho),
+            ("u", got.u, want.u),
+            ("v", got.v, want.v),
+            ("p", got.p, want.p),
+        ] {
+            out.push((format!("{name}_{k}"), g));
+            out.push((format!("{name}_{k}_exact"), w));
         }
     }
-    e / (grid.nx * grid.ny) as f64
+    out
 }
 
 /// The grid as a quadrilateral mesh: cell `(i, j)` around its point.

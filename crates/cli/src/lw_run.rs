@@ -10,7 +10,7 @@ use std::sync::Arc;
 use anyhow::{anyhow, Context, Result};
 
 use qflow_lw::decl::{DATS, LOOPS, U};
-use qflow_lw::settings::{Decomposition, Setup};
+use qflow_lw::settings::Decomposition;
 use qflow_lw::Lw;
 use qflow_par::backend::Program;
 use qflow_par::comm::{Comm, ExchangeMode};
@@ -99,7 +99,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
         );
     }
     let (vtk, plots) = (lc.output.vtk, lc.output.plots);
-    let mut l1 = None;
+    let mut measured = Vec::new();
     let outcome = {
         let mut outputs = |ex: &mut Exec, rows: &[Row], phase: OutputPhase| -> Result<(), String> {
             if phase != OutputPhase::Final {
@@ -110,7 +110,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
                 return Ok(());
             };
             let q = qflow_lw::problem::interior(&grid, &block);
-            l1 = Some(crate::lw_outputs::density_l1_error(&grid, &settings, &q));
+            measured = crate::lw_outputs::measures(&grid, &settings, &q);
             crate::lw_outputs::write_outputs(&grid, &settings, &q, &out_dir, rows, vtk, plots)
                 .map_err(|e| format!("{e:#}"))
         };
@@ -137,8 +137,8 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     s.push("dt", Value::Real(method.dt()));
     s.push("time", Value::Real(method.time().unwrap_or(0.0)));
     s.push("stop", Value::Text(outcome.stop.label().into()));
-    if let Some(e) = l1.filter(|_| settings.setup == Setup::Exact) {
-        s.push("l1_density_error", Value::Real(e));
+    for (k, v) in measured {
+        s.push(&k, Value::Real(v));
     }
     s.add_speed(&outcome, cells);
     if let Some(rdp) = s.real("rdp").filter(|r| *r > 0.0) {

@@ -14,6 +14,7 @@
 // Component loops `for k in 0..4` index several arrays at once.
 #![allow(clippy::needless_range_loop)]
 
+pub mod analysis;
 pub mod decl;
 pub mod exact;
 pub mod kernels;

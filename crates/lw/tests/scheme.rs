@@ -1,7 +1,7 @@
 //! The Lax-Wendroff method against the paper's code, the exact solution
 //! and itself on other backends.
 
-use qflow_lw::exact::ObliqueShock;
+use qflow_lw::analysis::Solution;
 use qflow_lw::problem::{primitive, shock};
 use qflow_lw::settings::{Setup, Viscosity, Wall};
 use qflow_lw::{Grid, Settings, Solver};
@@ -60,45 +60,13 @@ fn reproduces_the_paper_code_to_the_bit() {
     assert_eq!(rows, 61);
 }
 
-/// Where the density along the row nearest `y = 0.5` crosses `level`,
-/// searching from column `from`, interpolated between cell points.
-fn crossing(q: &[[f64; 4]], grid: &Grid, level: f64, from: usize) -> f64 {
-    let j = grid.ny / 2;
-    let dx = 4.0 / grid.nx as f64;
-    for i in from..grid.nx - 1 {
-        let (a, b) = (q[j * grid.nx + i][0], q[j * grid.nx + i + 1][0]);
-        if (a - level) * (b - level) <= 0.0 && a != b {
-            return grid.point(i, j, Setup::Exact)[0] + (level - a) / (b - a) * dx;
-        }
-    }
-    f64::NAN
-}
-
-/// The two shocks' positions along the row nearest `y = 0.5`, measured
-/// and exact.
-fn shocks(q: &[[f64; 4]], grid: &Grid, ex: &ObliqueShock) -> ([f64; 2], [f64; 2]) {
-    let y = grid.point(0, grid.ny / 2, Setup::Exact)[1];
-    let (r1, r2, r3) = (ex.region1.rho, ex.region2.rho, ex.region3.rho);
-    let x1 = crossing(q, grid, 0.5 * (r1 + r2), 0);
-    let x2 = crossing(
-        q,
+fn solution<'a>(grid: &'a Grid, q: &'a [[f64; 4]]) -> Solution<'a> {
+    Solution {
         grid,
-        0.5 * (r2 + r3),
-        (x1 / 4.0 * grid.nx as f64) as usize + 2,
-    );
-    ([x1, x2], [ex.incident_x(y), ex.reflected_x(y)])
-}
-
-/// The L1 error of density against the exact solution.
-fn l1(q: &[[f64; 4]], grid: &Grid, ex: &ObliqueShock) -> f64 {
-    let mut e = 0.0;
-    for j in 0..grid.ny {
-        for i in 0..grid.nx {
-            let [x, y] = grid.point(i, j, Setup::Exact);
-            e += (q[j * grid.nx + i][0] - ex.state_at(x, y).rho).abs();
-        }
+        setup: Setup::Exact,
+        q,
+        gamma: 1.4,
     }
-    e / (grid.nx * grid.ny) as f64
 }
 
 /// The conservative default on 200 x 50: the shocks along y = 0.5 within
@@ -115,25 +83,21 @@ fn conservative_shocks_and_plateaus_match_the_exact_solution() {
     let settings = Settings::default();
     let ex = shock(&settings).unwrap();
     let (_, q) = run(grid.nx, grid.ny, &settings, &serial());
-    let (at, exact) = shocks(&q, &grid, &ex);
+    let m = solution(&grid, &q).measure(&ex);
+    let exact = [ex.incident_x(0.5), ex.reflected_x(0.5)];
     for k in 0..2 {
+        let at = m.at_half_height[k];
         assert!(
-            (at[k] - exact[k]).abs() < 2.0 * dx,
-            "shock {k}: at x = {}, exact {}",
-            at[k],
+            (at - exact[k]).abs() < 2.0 * dx,
+            "shock {k}: at x = {at}, exact {}",
             exact[k]
         );
     }
-    // Region 2 midway between the shocks; region 3 by the wall at x = 3.5.
-    let j = grid.ny / 2;
-    let i2 = ((0.5 * (exact[0] + exact[1])) / dx) as usize;
-    let i3 = (3.5 / dx) as usize;
-    for (cell, want) in [(j * grid.nx + i2, ex.region2), (i3, ex.region3)] {
-        let p = primitive(&q[cell], 1.4);
+    for (got, want) in [(m.region2, ex.region2), (m.region3, ex.region3)] {
         for (got, want, what) in [
-            (p.rho, want.rho, "rho"),
-            (p.u, want.u, "u"),
-            (p.p, want.p, "p"),
+            (got.rho, want.rho, "rho"),
+            (got.u, want.u, "u"),
+            (got.p, want.p, "p"),
         ] {
             assert!(
                 ((got - want) / want).abs() < 5e-3,
@@ -146,11 +110,11 @@ fn conservative_shocks_and_plateaus_match_the_exact_solution() {
         ..Settings::default()
     };
     let (_, qp) = run(grid.nx, grid.ny, &paper, &serial());
-    let (atp, _) = shocks(&qp, &grid, &ex);
+    let mp = solution(&grid, &qp).measure(&ex);
     assert!(
-        atp[1] - exact[1] > 4.0 * dx,
+        mp.at_half_height[1] - exact[1] > 4.0 * dx,
         "paper filter: reflected shock at {}, exact {}",
-        atp[1],
+        mp.at_half_height[1],
         exact[1]
     );
 }
@@ -163,7 +127,10 @@ fn conservative_converges_at_first_order() {
     let ex = shock(&settings).unwrap();
     let e: Vec<f64> = [(100, 25), (200, 50)]
         .iter()
-        .map(|&(nx, ny)| l1(&run(nx, ny, &settings, &serial()).1, &Grid { nx, ny }, &ex))
+        .map(|&(nx, ny)| {
+            let q = run(nx, ny, &settings, &serial()).1;
+            solution(&Grid { nx, ny }, &q).l1_density_error(&ex)
+        })
         .collect();
     let rate = (e[0] / e[1]).log2();
     assert!(rate > 0.85 && rate < 1.3, "L1 {e:?}: rate {rate}");
