@@ -9,6 +9,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
+use qflow_io::plot::{GridField, LinePlot, Series, Style};
 use qflow_lw::analysis::Solution;
 use qflow_lw::method::COLUMNS;
 use qflow_lw::problem::primitive;
@@ -20,6 +21,8 @@ use qflow_par::driver::history::Row;
 const FIELD_SIZE: (u32, u32) = (1600, 600);
 /// Colour bands of the contour pictures.
 const LEVELS: usize = 20;
+/// Pixels of the centre-line plot.
+const LINE_SIZE: (u32, u32) = (1200, 700);
 
 /// The primitive fields `rho, u, v, p` of the interior cells (grid order).
 pub fn primitive_fields(q: &[[f64; 4]], gamma: f64) -> [Vec<f64>; 4] {
@@ -137,6 +140,73 @@ fn write_solution(path: &Path, grid: &Grid, settings: &Settings, f: &[Vec<f64>; 
     Ok(())
 }
 
+/// `centreline.png`: density and pressure along the row nearest `y =
+/// 0.5`, computed (points) and exact (lines, at the row's height).
+fn plot_centreline(path: &Path, grid: &Grid, settings: &Settings, f: &[Vec<f64>; 4]) -> Result<()> {
+    let j = grid.ny / 2;
+    let y = grid.point(0, j, settings.setup)[1];
+    let xs: Vec<f64> = (0..grid.nx)
+        .map(|i| grid.point(i, j, settings.setup)[0])
+        .collect();
+    let at = |k: usize| -> Vec<(f64, f64)> {
+        xs.iter()
+            .enumerate()
+            .map(|(i, &x)| (x, f[k][j * grid.nx + i]))
+            .collect()
+    };
+    let (rho, p) = (at(0), at(3));
+    let mut exact_rho = Vec::new();
+    let mut exact_p = Vec::new();
+    if let Ok(ex) = qflow_lw::problem::shock(settings) {
+        // Fine enough to draw the jumps as steep lines.
+        let n = 4000;
+        for k in 0..=n {
+            let x = DOMAIN[0] * k as f64 / n as f64;
+            let s = ex.state_at(x, y);
+            exact_rho.push((x, s.rho));
+            exact_p.push((x, s.p));
+        }
+    }
+    let series = [
+        Series {
+            label: "density",
+            points: &rho,
+            style: Style::Points,
+        },
+        Series {
+            label: "density, exact",
+            points: &exact_rho,
+            style: Style::Line,
+        },
+        Series {
+            label: "pressure",
+            points: &p,
+            style: Style::Points,
+        },
+        Series {
+            label: "pressure, exact",
+            points: &exact_p,
+            style: Style::Line,
+        },
+    ];
+    let title = format!(
+        "{} x {}, {} viscosity: along y = {y:.4}",
+        grid.nx,
+        grid.ny,
+        settings.viscosity.name()
+    );
+    let plot = LinePlot {
+        title: &title,
+        x_label: "x",
+        y_label: "density, pressure",
+        series: &series,
+        log_x: false,
+        log_y: false,
+    };
+    qflow_io::plot::plot_lines(path, &plot, LINE_SIZE).context("plotting the centre line")?;
+    Ok(())
+}
+
 /// Writes the outputs of the final state `q` (interior cells, grid
 /// order): `solution.csv`, `field.vtu` (if `vtk`) and the pictures (if
 /// `plots`).
@@ -160,7 +230,22 @@ pub fn write_outputs(
         qflow_io::vtk::write_cells_vtu(&dir.join("field.vtu"), &grid_mesh(grid, settings), &named)?;
     }
     if plots {
-        let _ = DOMAIN;
+        for (k, name, file) in [
+            (0, "density", "density.png"),
+            (3, "pressure", "pressure.png"),
+        ] {
+            let field = GridField {
+                nx: grid.nx,
+                ny: grid.ny,
+                x: (0.0, DOMAIN[0]),
+                y: (0.0, DOMAIN[1]),
+                values: &f[k],
+                name,
+            };
+            qflow_io::plot::plot_grid_field(&dir.join(file), &field, LEVELS, FIELD_SIZE)
+                .with_context(|| format!("plotting the {name}"))?;
+        }
+        plot_centreline(&dir.join("centreline.png"), grid, settings, &f)?;
         if !rows.is_empty() {
             qflow_io::plot::plot_history(
                 &dir.join("history.png"),

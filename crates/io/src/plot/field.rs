@@ -11,7 +11,7 @@ use qflow_mesh::Cloud;
 
 use super::nearest::NearestPoints;
 use super::text::PlotBackend;
-use super::{invalid, tick_label, Area, Image, PlotError, FONT, MAX_PIXELS, MIN_SIZE};
+use super::{check_size, invalid, text_scale, tick_label, Area, Image, PlotError, FONT};
 use crate::surface::body_outlines;
 
 /// The region of the flow shown by [`plot_mach_field`], in the cloud's
@@ -181,16 +181,7 @@ fn render_points(
     size: (u32, u32),
 ) -> Result<(Image, FieldFrame), PlotError> {
     let window = window.unwrap_or_default();
-    let (w, h) = size;
-    if w < MIN_SIZE.0 || h < MIN_SIZE.1 || u64::from(w) * u64::from(h) > MAX_PIXELS {
-        return Err(invalid(
-            path,
-            format!(
-                "image size {w} x {h}: must be at least {} x {} and at most {MAX_PIXELS} pixels",
-                MIN_SIZE.0, MIN_SIZE.1
-            ),
-        ));
-    }
+    check_size(path, size)?;
     let Window {
         x_min,
         x_max,
@@ -209,9 +200,7 @@ fn render_points(
         ));
     }
     // Sizes scale with the image, so labels stay readable on large images.
-    let s = (f64::from(w) / 1000.0)
-        .min(f64::from(h) / 750.0)
-        .clamp(0.5, 4.0);
+    let s = text_scale(size);
     let px = |v: f64| (v * s).round() as u32;
     let layout = MachLayout {
         title: px(34.0),
@@ -264,7 +253,7 @@ fn render_points(
 
     // The field, row by row from the top, at the pixel centres.
     let inside = body_mask(&points.bodies, &frame);
-    let (width, x0, ncols) = (w as usize, frame.cols.start as usize, frame.cols.len());
+    let (width, x0, ncols) = (size.0 as usize, frame.cols.start as usize, frame.cols.len());
     for (r, py) in frame.rows.clone().enumerate() {
         let line = &mut image.buffer[3 * (py as usize * width + x0)..][..3 * ncols];
         for (c, pixel) in line.chunks_exact_mut(3).enumerate() {
@@ -371,7 +360,7 @@ impl MachLayout {
 
 /// The viridis colour map (matplotlib's default; public domain) at `t` in
 /// `[0, 1]`, interpolated linearly between its colours at steps of 0.1.
-fn viridis(t: f64) -> [u8; 3] {
+pub(super) fn viridis(t: f64) -> [u8; 3] {
     const STOPS: [[f64; 3]; 11] = [
         [68.0, 1.0, 84.0],
         [72.0, 36.0, 117.0],
@@ -436,6 +425,7 @@ fn body_mask(bodies: &[Vec<(f64, f64)>], frame: &FieldFrame) -> Vec<bool> {
 mod tests {
     use super::*;
     use crate::plot::testutil::*;
+    use crate::plot::MIN_SIZE;
     use crate::surface::test_case;
 
     /// Points of a mesh's cells: a 4 x 4 grid of centres, Mach = x, with

@@ -1,5 +1,6 @@
-//! PNG plots: the convergence history, the surface pressure and a picture of
-//! the Mach number field near the body.
+//! PNG plots: the convergence history, the surface pressure, a picture of
+//! the Mach number field near the body, filled contours of a field on a
+//! structured grid and line plots of several series.
 //!
 //! Plots are drawn with `plotters` into an RGB buffer in memory and encoded
 //! as PNG into the final file atomically, like every other output. Text uses
@@ -12,7 +13,9 @@
 //! or non-finite window, an image too small for its labels or too large.
 
 mod field;
+mod grid;
 mod history;
+mod lines;
 mod nearest;
 mod surface;
 #[cfg(test)]
@@ -23,6 +26,7 @@ use std::error::Error;
 use std::path::{Path, PathBuf};
 
 use ab_glyph::FontRef;
+use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint};
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -31,7 +35,9 @@ use crate::OutputError;
 use text::{font, PlotBackend, FONT};
 
 pub use field::{plot_mach_field, plot_mach_points, MachPoints, Window};
+pub use grid::{plot_grid_field, GridField};
 pub use history::{plot_history, HistoryRow};
+pub use lines::{plot_lines, LinePlot, Series, Style};
 pub use surface::{plot_cp_rows, plot_surface_cp};
 
 /// Size in pixels of [`plot_history`]'s image.
@@ -40,12 +46,12 @@ pub const HISTORY_SIZE: (u32, u32) = (1000, 800);
 /// Size in pixels of [`plot_surface_cp`]'s image.
 pub const SURFACE_CP_SIZE: (u32, u32) = (1000, 700);
 
-/// The smallest image [`plot_mach_field`] draws: below it the labels do not
-/// fit.
+/// The smallest image [`plot_mach_field`], [`plot_grid_field`] and
+/// [`plot_lines`] draw: below it the labels do not fit.
 pub const MIN_SIZE: (u32, u32) = (320, 240);
 
-/// The most pixels [`plot_mach_field`] draws (a 16k x 8k image; 400 MB of
-/// RGB buffer).
+/// The most pixels [`plot_mach_field`], [`plot_grid_field`] and
+/// [`plot_lines`] draw (a 16k x 8k image; 400 MB of RGB buffer).
 pub const MAX_PIXELS: u64 = 1 << 27;
 
 /// An error making a plot.
@@ -100,6 +106,45 @@ fn draw_curve<X: Ranged<ValueType = XV>, XV: Clone + 'static>(
         }
     }
     Ok(())
+}
+
+/// A linear axis with its ticks at given values. (Plotters' own
+/// `with_key_points` gives an f64 axis that `configure_mesh` refuses.)
+struct Ticked {
+    axis: RangedCoordf64,
+    ticks: Vec<f64>,
+}
+
+impl Ticked {
+    /// The axis from `lo` to `hi` with ticks at `ticks`.
+    fn new((lo, hi): (f64, f64), ticks: Vec<f64>) -> Self {
+        Ticked {
+            axis: (lo..hi).into(),
+            ticks,
+        }
+    }
+}
+
+impl Ranged for Ticked {
+    type FormatOption = DefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        self.axis.map(value, limit)
+    }
+
+    /// The ticks, and no light mesh lines.
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            Vec::new()
+        } else {
+            self.ticks.clone()
+        }
+    }
+
+    fn range(&self) -> std::ops::Range<f64> {
+        self.axis.range()
+    }
 }
 
 /// A plot being drawn: its file and its RGB pixels, white to start with.
@@ -168,6 +213,29 @@ fn invalid(path: &Path, message: impl Into<String>) -> PlotError {
     }
 }
 
+/// The error for an image smaller than [`MIN_SIZE`] or larger than
+/// [`MAX_PIXELS`].
+fn check_size(path: &Path, (w, h): (u32, u32)) -> Result<(), PlotError> {
+    if w < MIN_SIZE.0 || h < MIN_SIZE.1 || u64::from(w) * u64::from(h) > MAX_PIXELS {
+        return Err(invalid(
+            path,
+            format!(
+                "image size {w} x {h}: must be at least {} x {} and at most {MAX_PIXELS} pixels",
+                MIN_SIZE.0, MIN_SIZE.1
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// How much text grows with an image of `size` pixels: 1 at 1000 x 750,
+/// between 0.5 and 4, so labels stay readable on large images.
+fn text_scale((w, h): (u32, u32)) -> f64 {
+    (f64::from(w) / 1000.0)
+        .min(f64::from(h) / 750.0)
+        .clamp(0.5, 4.0)
+}
+
 /// The least and greatest finite value, if any.
 fn finite_range(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
     values.filter(|v| v.is_finite()).fold(None, |r, v| match r {
@@ -186,6 +254,47 @@ fn padded((lo, hi): (f64, f64)) -> (f64, f64) {
         (0.05 * lo.abs()).max(0.5)
     };
     (lo - pad, hi + pad)
+}
+
+/// `v` to the digit of `resolution` (the smallest difference the label must
+/// show), without trailing zeros and with no negative zero; in scientific
+/// notation (`1.5e-5`) when `|v|` is at least a million or below 0.001.
+fn number_label(v: f64, resolution: f64) -> String {
+    if !v.is_finite() {
+        return v.to_string();
+    }
+    let digit = |x: f64| x.abs().log10().floor() as i32;
+    let unit = if resolution.is_finite() && resolution > 0.0 {
+        digit(resolution)
+    } else if v != 0.0 {
+        digit(v) - 3
+    } else {
+        0
+    };
+    if v.abs() < 0.5 * 10f64.powi(unit) {
+        return "0".to_string();
+    }
+    let trim = |s: &str| s.trim_end_matches('0').trim_end_matches('.').to_string();
+    let magnitude = digit(v);
+    if !(-3..6).contains(&magnitude) {
+        let precision = (magnitude - unit).clamp(0, 15) as usize;
+        let s = format!("{v:.precision$e}");
+        let (mantissa, exponent) = s.split_once('e').unwrap_or((&s, "0"));
+        let mantissa = if precision > 0 {
+            trim(mantissa)
+        } else {
+            mantissa.to_string()
+        };
+        return format!("{mantissa}e{exponent}");
+    }
+    let decimals = (-unit).clamp(0, 15) as usize;
+    let s = format!("{v:.decimals$}");
+    let s = if decimals > 0 { trim(&s) } else { s };
+    if s == "-0" {
+        "0".to_string()
+    } else {
+        s
+    }
 }
 
 /// A tick label: at most four decimals, without trailing zeros, and no
