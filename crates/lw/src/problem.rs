@@ -13,6 +13,8 @@ use crate::settings::{Grid, Settings, Setup, Wall};
 /// The paper's code's region 2 `[rho, u, v, p]` (five digits).
 pub const PAPER_REGION2: [f64; 4] = [1.69997, 2.61934, -0.50632, 1.52819];
 /// The paper's code's value of pi (its initial shock line).
+// Deliberately not `std::f64::consts::PI`: the paper's code truncates it.
+#[allow(clippy::approx_constant)]
 pub const PAPER_PI: f64 = 3.141592654;
 
 /// Ghost rows on each side of the grid.
