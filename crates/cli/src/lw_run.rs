@@ -83,7 +83,8 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
         resume: opts.resume,
         quiet: opts.quiet,
         problem_key: key.clone(),
-        fingerprint: qflow_mesh::fsutil::crc32(key.as_bytes()) as u64,
+        // The grid is the geometry; the settings are in the key.
+        fingerprint: ((grid.nx as u64) << 32) | grid.ny as u64,
         user_numbering: Vec::new(),
     };
     if !opts.quiet && rank0 {

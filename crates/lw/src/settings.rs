@@ -241,10 +241,13 @@ impl Settings {
         Ok(())
     }
 
-    /// The settings that change the numbers, for a checkpoint's key.
+    /// The settings that change the numbers, one `key = value` line each,
+    /// for a checkpoint's key (a resume with any of them changed is
+    /// refused, naming it). The final time, step limit, decomposition and
+    /// outputs may change on resume.
     pub fn key(&self, grid: &Grid) -> String {
         format!(
-            "lw {}x{} viscosity={} wall={} setup={} gamma={:e} inflow={:?} angle={:e} cfl={:e}",
+            "grid = {} x {}\nviscosity = {}\nwall = {}\nsetup = {}\ngamma = {:?}\ninflow = {:?}\nshock_angle = {:?}\ncfl = {:?}\n",
             grid.nx,
             grid.ny,
             self.viscosity.name(),
