@@ -13,23 +13,9 @@ use qflow_fv::{Settings, Solver};
 use qflow_mesh::quad::naca0012::Op2Naca0012;
 use qflow_par::backend::{opencl, BackendKind, BackendSpec};
 
-fn device_available() -> bool {
-    match opencl::devices() {
-        Ok(list) if list.iter().any(|d| d.fp64) => true,
-        other => {
-            assert!(
-                std::env::var_os("QFLOW_REQUIRE_OPENCL").is_none(),
-                "QFLOW_REQUIRE_OPENCL is set but there is no OpenCL device with fp64: {other:?}"
-            );
-            eprintln!("SKIPPED: no OpenCL device with double precision");
-            false
-        }
-    }
-}
-
 #[test]
 fn the_device_agrees_with_the_cpu() {
-    if !device_available() {
+    if !opencl::device_for_tests() {
         return;
     }
     let mesh = Op2Naca0012 { i: 40, j: 60 }.generate().unwrap();
@@ -73,7 +59,7 @@ fn the_device_agrees_with_the_cpu() {
 /// the same stated tolerance (measured: to the bit on PoCL).
 #[test]
 fn the_device_runs_the_global_colouring() {
-    if !device_available() {
+    if !opencl::device_for_tests() {
         return;
     }
     use qflow_par::plan::Increments;
@@ -131,7 +117,7 @@ fn worst_difference(a: &(Vec<f64>, Vec<[f64; 4]>), b: &(Vec<f64>, Vec<[f64; 4]>)
 /// every parallel strategy), and not its bits (the plan really ran).
 #[test]
 fn the_device_runs_the_two_level_colouring() {
-    if !device_available() {
+    if !opencl::device_for_tests() {
         return;
     }
     use qflow_par::plan::Increments;
@@ -160,7 +146,7 @@ fn the_device_runs_the_two_level_colouring() {
 /// within 1e-10 of the sequential answer.
 #[test]
 fn the_device_runs_atomic_increments() {
-    if !device_available() {
+    if !opencl::device_for_tests() {
         return;
     }
     use qflow_par::plan::Increments;
@@ -175,7 +161,7 @@ fn the_device_runs_atomic_increments() {
 /// arithmetic is unchanged), with the global colouring and with atomics.
 #[test]
 fn the_device_gives_the_same_bits_in_either_layout() {
-    if !device_available() {
+    if !opencl::device_for_tests() {
         return;
     }
     use qflow_par::plan::Increments;

@@ -27,20 +27,6 @@ use qflow_par::backend::{opencl, BackendKind, BackendSpec};
 
 const TOL: f64 = 1e-11;
 
-fn device_available() -> bool {
-    match opencl::devices() {
-        Ok(list) if list.iter().any(|d| d.fp64) => true,
-        other => {
-            assert!(
-                std::env::var_os("QFLOW_REQUIRE_OPENCL").is_none(),
-                "QFLOW_REQUIRE_OPENCL is set but there is no OpenCL device with fp64: {other:?}"
-            );
-            eprintln!("SKIPPED: no OpenCL device with double precision");
-            false
-        }
-    }
-}
-
 fn device_spec(work_group: Option<usize>) -> BackendSpec {
     BackendSpec {
         kind: BackendKind::OpenCl,
@@ -90,7 +76,7 @@ fn agree(what: &str, cloud: &Cloud, settings: &Settings, iters: u64) {
 
 #[test]
 fn ssprk43_agrees_with_the_cpu_after_100_iterations() {
-    if !device_available() {
+    if !opencl::device_for_tests() {
         return;
     }
     agree(
@@ -106,7 +92,7 @@ fn ssprk43_agrees_with_the_cpu_after_100_iterations() {
 
 #[test]
 fn forward_euler_without_limiter_agrees_with_the_cpu() {
-    if !device_available() {
+    if !opencl::device_for_tests() {
         return;
     }
     let settings = Settings {
@@ -121,7 +107,7 @@ fn forward_euler_without_limiter_agrees_with_the_cpu() {
 
 #[test]
 fn the_work_group_size_does_not_change_the_fields() {
-    if !device_available() {
+    if !opencl::device_for_tests() {
         return;
     }
     let cloud = small_naca("naca2412");
@@ -142,7 +128,7 @@ fn the_work_group_size_does_not_change_the_fields() {
 
 #[test]
 fn a_non_physical_state_stops_at_the_cpus_point() {
-    if !device_available() {
+    if !opencl::device_for_tests() {
         return;
     }
     let cloud = small_naca("naca2412");
@@ -175,7 +161,7 @@ fn a_non_physical_state_stops_at_the_cpus_point() {
 
 #[test]
 fn a_device_that_is_not_there_is_named() {
-    if !device_available() {
+    if !opencl::device_for_tests() {
         return;
     }
     let spec = BackendSpec {

@@ -3,9 +3,9 @@
 //!
 //! | loop | reads | writes |
 //! |---|---|---|
-//! | `filter_{paper,conservative}_{x,y}` | `kind`, `u` at the sweep's neighbours | `w` |
-//! | `filter_{paper,conservative}_x_save` (a step's first sweep) | the same | `w`, `u0` (the step's start) |
-//! | `lw_{x,y}` | `kind`, `w` at the sweep's neighbours (and the ghosts' sources) | `u` |
+//! | `filter_{paper,conservative}_{x,y}` | `kind`, `u` at the sweep's neighbours | `w` and its flux `fw` |
+//! | `filter_{paper,conservative}_x_save` (a step's first sweep) | the same | `w`, `fw`, `u0` (the step's start) |
+//! | `lw_{x,y}` | `kind`, `w` and `fw` at the sweep's neighbours (and the ghosts' sources) | `u` |
 //! | `lw_x_residue` (a step's last sweep) | the same and `u0` | `u`; sums: `change`, `bad` |
 //! | `wave_speed` | `kind`, `u` | max: `speed` |
 //!
@@ -100,6 +100,9 @@ pub static KIND: DatDecl = DatDecl::i32("kind", &CELLS, 2, Role::Input);
 pub static U: DatDecl = DatDecl::f64("u", &CELLS, 4, Role::State);
 /// The filtered state of a sweep.
 pub static W: DatDecl = DatDecl::f64("w", &CELLS, 4, Role::Scratch);
+/// The fluxes of the filtered states along the sweep (computed once per
+/// cell).
+pub static FW: DatDecl = DatDecl::f64("fw", &CELLS, 4, Role::Scratch);
 /// The state at the start of the step (put back if the step fails).
 pub static U0: DatDecl = DatDecl::f64("u0", &CELLS, 4, Role::Scratch);
 
@@ -119,57 +122,69 @@ pub static BAD: GlobalDecl = GlobalDecl::reduce("bad", 1, Reduction::Sum);
 par_loop! {
     /// The paper's filter along x.
     pub static FILTER_PAPER_X = filter_paper_x over CELLS {
+        gas: global(GAS),
         sweep: global(SWEEP),
         kind: read(KIND),
         u: read(U at FILTER_PAPER_X_AT),
         w: write(W),
+        fw: write(FW),
     }
 }
 par_loop! {
     /// The paper's filter along x, keeping the step's start.
     pub static FILTER_PAPER_X_SAVE = filter_paper_x_save over CELLS {
+        gas: global(GAS),
         sweep: global(SWEEP),
         kind: read(KIND),
         u: read(U at FILTER_PAPER_X_AT),
         w: write(W),
+        fw: write(FW),
         u0: write(U0),
     }
 }
 par_loop! {
     /// The paper's filter along y.
     pub static FILTER_PAPER_Y = filter_paper_y over CELLS {
+        gas: global(GAS),
         sweep: global(SWEEP),
         kind: read(KIND),
         u: read(U at FILTER_PAPER_Y_AT),
         w: write(W),
+        fw: write(FW),
     }
 }
 par_loop! {
     /// The conservative filter along x.
     pub static FILTER_CONSERVATIVE_X = filter_conservative_x over CELLS {
+        gas: global(GAS),
         sweep: global(SWEEP),
         kind: read(KIND),
         u: read(U at FILTER_CONSERVATIVE_X_AT),
         w: write(W),
+        fw: write(FW),
     }
 }
 par_loop! {
     /// The conservative filter along x, keeping the step's start.
     pub static FILTER_CONSERVATIVE_X_SAVE = filter_conservative_x_save over CELLS {
+        gas: global(GAS),
         sweep: global(SWEEP),
         kind: read(KIND),
         u: read(U at FILTER_CONSERVATIVE_X_AT),
         w: write(W),
+        fw: write(FW),
         u0: write(U0),
     }
 }
 par_loop! {
     /// The conservative filter along y.
     pub static FILTER_CONSERVATIVE_Y = filter_conservative_y over CELLS {
+        gas: global(GAS),
         sweep: global(SWEEP),
         kind: read(KIND),
         u: read(U at FILTER_CONSERVATIVE_Y_AT),
         w: write(W),
+        fw: write(FW),
     }
 }
 par_loop! {
@@ -180,6 +195,7 @@ par_loop! {
         bc: global(BC),
         kind: read(KIND),
         w: read(W at LW_X_AT),
+        fw: read(FW at LW_X_AT),
         u: write(U),
     }
 }
@@ -191,6 +207,7 @@ par_loop! {
         bc: global(BC),
         kind: read(KIND),
         w: read(W at LW_Y_AT),
+        fw: read(FW at LW_Y_AT),
         u: write(U),
     }
 }
@@ -212,6 +229,7 @@ par_loop! {
         bc: global(BC),
         kind: read(KIND),
         w: read(W at LW_X_AT),
+        fw: read(FW at LW_X_AT),
         u0: read(U0),
         u: write(U),
         change: sum(CHANGE),
@@ -233,6 +251,6 @@ pub static LOOPS: [&LoopDecl; 10] = [
     &WAVE_SPEED,
 ];
 /// Every dat of the method.
-pub static DATS: [&DatDecl; 4] = [&KIND, &U, &W, &U0];
+pub static DATS: [&DatDecl; 5] = [&KIND, &U, &W, &FW, &U0];
 /// Every global of the method.
 pub static GLOBALS: [&GlobalDecl; 6] = [&GAS, &SWEEP, &BC, &SPEED, &CHANGE, &BAD];

@@ -91,7 +91,9 @@ pub fn flux(q: &State, n: usize, gm1: f64) -> State {
 }
 
 /// The Richtmyer two-step update along `(a, b)` (normal axis `n`) of the
-/// cell at offset `(ox, oy)`, with `r = dt / dx` of the sweep:
+/// cell at offset `(ox, oy)`, from the filtered states `w` and their
+/// fluxes `fw` (computed once per cell by the filter), with `r = dt / dx`
+/// of the sweep:
 /// half-point states `w_{i+1/2} = (w_i + w_{i+1})/2 - r/2 (F_{i+1} - F_i)`,
 /// then `w_i - r (F(w_{i+1/2}) - F(w_{i-1/2}))`.
 #[device]
@@ -99,6 +101,7 @@ pub fn flux(q: &State, n: usize, gm1: f64) -> State {
 #[allow(clippy::too_many_arguments)]
 pub fn richtmyer(
     w: Offsets<'_, State>,
+    fw: Offsets<'_, State>,
     ox: i32,
     oy: i32,
     a: i32,
@@ -110,9 +113,9 @@ pub fn richtmyer(
     let wm = w.at(ox - a, oy - b, 0);
     let w0 = w.at(ox, oy, 0);
     let wp = w.at(ox + a, oy + b, 0);
-    let fm = flux(&wm, n, gm1);
-    let f0 = flux(&w0, n, gm1);
-    let fp = flux(&wp, n, gm1);
+    let fm = fw.at(ox - a, oy - b, 0);
+    let f0 = fw.at(ox, oy, 0);
+    let fp = fw.at(ox + a, oy + b, 0);
     let mut hm = [0.0; 4];
     let mut hp = [0.0; 4];
     for k in 0..4 {
@@ -138,6 +141,7 @@ pub fn richtmyer(
 pub fn sweep_cell(
     kind: &[i32; 2],
     w: Offsets<'_, State>,
+    fw: Offsets<'_, State>,
     a: i32,
     b: i32,
     n: usize,
@@ -148,7 +152,7 @@ pub fn sweep_cell(
     let kx = kind[0];
     let ky = kind[1];
     if kx == 0 && ky == 0 {
-        richtmyer(w, 0, 0, a, b, n, r, gm1)
+        richtmyer(w, fw, 0, 0, a, b, n, r, gm1)
     } else if kx != 0 && ky != 0 {
         // A corner: no sweep reads it.
         w.at(0, 0, 0)
@@ -158,94 +162,129 @@ pub fn sweep_cell(
         [bc[4], bc[5], bc[6], bc[7]]
     } else if kx > 0 {
         // Zero gradient: the last column's new value.
-        richtmyer(w, -kx, 0, a, b, n, r, gm1)
+        richtmyer(w, fw, -kx, 0, a, b, n, r, gm1)
     } else {
         // The wall: ghost row -1 reflects row 0; ghost row -2 reflects
         // row 1 (mirror) or copies row 0 (the paper).
         let mirror = bc[8] > 0.5;
         let src = if mirror { -2 * ky - 1 } else { -ky };
-        let mut s = richtmyer(w, 0, src, a, b, n, r, gm1);
+        let mut s = richtmyer(w, fw, 0, src, a, b, n, r, gm1);
         s[2] = if mirror { -s[2] } else { 0.0 };
         s
     }
 }
 
-/// The paper's filter along x (`sweep[2] = eta_x / 2`).
+/// A sweep's filter at the cell of `kind` along `(a, b)` with `c = eta /
+/// 2`: `w` the filtered state inside (the copy of `u` at ghost cells) and
+/// `fw` its flux across the sweep's faces.
 #[device]
-pub fn filter_paper_x(sweep: [f64; 4], kind: &[i32; 2], u: Offsets<'_, State>, w: &mut State) {
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn filter_cell(
+    kind: &[i32; 2],
+    u: Offsets<'_, State>,
+    a: i32,
+    b: i32,
+    c: f64,
+    conservative: bool,
+    gm1: f64,
+    w: &mut State,
+    fw: &mut State,
+) {
     *w = if kind[0] == 0 && kind[1] == 0 {
-        filter_paper(u, 1, 0, sweep[2])
+        if conservative {
+            filter_conservative(u, a, b, c)
+        } else {
+            filter_paper(u, a, b, c)
+        }
     } else {
         u.at(0, 0, 0)
     };
+    *fw = flux(w, (1 + b) as usize, gm1);
+}
+
+/// The paper's filter along x (`sweep[2] = eta_x / 2`).
+#[device]
+pub fn filter_paper_x(
+    gas: [f64; 2],
+    sweep: [f64; 4],
+    kind: &[i32; 2],
+    u: Offsets<'_, State>,
+    w: &mut State,
+    fw: &mut State,
+) {
+    filter_cell(kind, u, 1, 0, sweep[2], false, gas[1], w, fw);
 }
 
 /// The paper's filter along y (`sweep[3] = eta_y / 2`).
 #[device]
-pub fn filter_paper_y(sweep: [f64; 4], kind: &[i32; 2], u: Offsets<'_, State>, w: &mut State) {
-    *w = if kind[0] == 0 && kind[1] == 0 {
-        filter_paper(u, 0, 1, sweep[3])
-    } else {
-        u.at(0, 0, 0)
-    };
+pub fn filter_paper_y(
+    gas: [f64; 2],
+    sweep: [f64; 4],
+    kind: &[i32; 2],
+    u: Offsets<'_, State>,
+    w: &mut State,
+    fw: &mut State,
+) {
+    filter_cell(kind, u, 0, 1, sweep[3], false, gas[1], w, fw);
 }
 
 /// The conservative filter along x.
 #[device]
 pub fn filter_conservative_x(
+    gas: [f64; 2],
     sweep: [f64; 4],
     kind: &[i32; 2],
     u: Offsets<'_, State>,
     w: &mut State,
+    fw: &mut State,
 ) {
-    *w = if kind[0] == 0 && kind[1] == 0 {
-        filter_conservative(u, 1, 0, sweep[2])
-    } else {
-        u.at(0, 0, 0)
-    };
+    filter_cell(kind, u, 1, 0, sweep[2], true, gas[1], w, fw);
 }
 
 /// The conservative filter along y.
 #[device]
 pub fn filter_conservative_y(
+    gas: [f64; 2],
     sweep: [f64; 4],
     kind: &[i32; 2],
     u: Offsets<'_, State>,
     w: &mut State,
+    fw: &mut State,
 ) {
-    *w = if kind[0] == 0 && kind[1] == 0 {
-        filter_conservative(u, 0, 1, sweep[3])
-    } else {
-        u.at(0, 0, 0)
-    };
+    filter_cell(kind, u, 0, 1, sweep[3], true, gas[1], w, fw);
 }
 
 /// The paper's filter along x for the step's first sweep, which also
 /// keeps the step's starting state.
 #[device]
 pub fn filter_paper_x_save(
+    gas: [f64; 2],
     sweep: [f64; 4],
     kind: &[i32; 2],
     u: Offsets<'_, State>,
     w: &mut State,
+    fw: &mut State,
     u0: &mut State,
 ) {
     *u0 = u.at(0, 0, 0);
-    filter_paper_x(sweep, kind, u, w);
+    filter_paper_x(gas, sweep, kind, u, w, fw);
 }
 
 /// The conservative filter along x for the step's first sweep, which
 /// also keeps the step's starting state.
 #[device]
 pub fn filter_conservative_x_save(
+    gas: [f64; 2],
     sweep: [f64; 4],
     kind: &[i32; 2],
     u: Offsets<'_, State>,
     w: &mut State,
+    fw: &mut State,
     u0: &mut State,
 ) {
     *u0 = u.at(0, 0, 0);
-    filter_conservative_x(sweep, kind, u, w);
+    filter_conservative_x(gas, sweep, kind, u, w, fw);
 }
 
 /// The Lax-Wendroff update along x (`sweep[0] = dt/2 / dx`; `gas[1] =
@@ -257,9 +296,10 @@ pub fn lw_x(
     bc: [f64; 9],
     kind: &[i32; 2],
     w: Offsets<'_, State>,
+    fw: Offsets<'_, State>,
     u: &mut State,
 ) {
-    *u = sweep_cell(kind, w, 1, 0, 1, sweep[0], gas[1], &bc);
+    *u = sweep_cell(kind, w, fw, 1, 0, 1, sweep[0], gas[1], &bc);
 }
 
 /// The Lax-Wendroff update along y (`sweep[1] = dt/2 / dy`).
@@ -270,9 +310,10 @@ pub fn lw_y(
     bc: [f64; 9],
     kind: &[i32; 2],
     w: Offsets<'_, State>,
+    fw: Offsets<'_, State>,
     u: &mut State,
 ) {
-    *u = sweep_cell(kind, w, 0, 1, 2, sweep[1], gas[1], &bc);
+    *u = sweep_cell(kind, w, fw, 0, 1, 2, sweep[1], gas[1], &bc);
 }
 
 /// The Lax-Wendroff update along x for the step's last sweep, which also
@@ -285,12 +326,13 @@ pub fn lw_x_residue(
     bc: [f64; 9],
     kind: &[i32; 2],
     w: Offsets<'_, State>,
+    fw: Offsets<'_, State>,
     u0: &State,
     u: &mut State,
     change: &mut f64,
     bad: &mut f64,
 ) {
-    *u = sweep_cell(kind, w, 1, 0, 1, sweep[0], gas[1], &bc);
+    *u = sweep_cell(kind, w, fw, 1, 0, 1, sweep[0], gas[1], &bc);
     residue(kind, u0, u, change, bad);
 }
 

@@ -12,23 +12,9 @@ use qflow_lw::settings::{Setup, Viscosity, Wall};
 use qflow_lw::{Grid, Settings, Solver};
 use qflow_par::backend::{opencl, BackendKind, BackendSpec};
 
-fn device_available() -> bool {
-    match opencl::devices() {
-        Ok(list) if list.iter().any(|d| d.fp64) => true,
-        other => {
-            assert!(
-                std::env::var_os("QFLOW_REQUIRE_OPENCL").is_none(),
-                "QFLOW_REQUIRE_OPENCL is set but there is no OpenCL device with fp64: {other:?}"
-            );
-            eprintln!("SKIPPED: no OpenCL device with double precision");
-            false
-        }
-    }
-}
-
 #[test]
 fn the_device_agrees_with_the_cpu() {
-    if !device_available() {
+    if !opencl::device_for_tests() {
         return;
     }
     let paper = Settings {

@@ -149,6 +149,24 @@ pub(crate) fn enumerate() -> Result<Vec<Found>, String> {
     Ok(out)
 }
 
+/// Whether a test of an OpenCL backend can run here: a device with double
+/// precision exists. Without one the test should skip (this prints why),
+/// unless `QFLOW_REQUIRE_OPENCL` is set (CI, which installs PoCL): then a
+/// missing device panics, failing the test.
+pub fn device_for_tests() -> bool {
+    match devices() {
+        Ok(list) if list.iter().any(|d| d.fp64) => true,
+        other => {
+            assert!(
+                std::env::var_os("QFLOW_REQUIRE_OPENCL").is_none(),
+                "QFLOW_REQUIRE_OPENCL is set but there is no OpenCL device with fp64: {other:?}"
+            );
+            eprintln!("SKIPPED: no OpenCL device with double precision");
+            false
+        }
+    }
+}
+
 /// The OpenCL devices of this machine, in listing order (`qflow devices`).
 /// An error only when the OpenCL runtime itself cannot be used; a machine
 /// with the loader but no driver has no devices.

@@ -24,8 +24,8 @@ use opencl3::types::cl_device_id;
 
 pub use backend::{memory_needs, OpenClBackend};
 pub use device::{
-    check_fp64, check_memory, devices, select_device, select_rank_device, DeviceInfo, MemoryNeeds,
-    RankDevice, NO_RUNTIME,
+    check_fp64, check_memory, device_for_tests, devices, select_device, select_rank_device,
+    DeviceInfo, MemoryNeeds, RankDevice, NO_RUNTIME,
 };
 
 use super::{BackendSpec, LocalBackend, Program as MethodProgram};
