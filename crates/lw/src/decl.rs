@@ -4,7 +4,6 @@
 //! | loop | reads | writes |
 //! |---|---|---|
 //! | `filter_{paper,conservative}_{x,y}` | `kind`, `u` at the sweep's neighbours | `w` and its flux `fw` |
-//! | `filter_{paper,conservative}_x_save` (a step's first sweep) | the same | `w`, `fw`, `u0` (the step's start) |
 //! | `lw_{x,y}` | `kind`, `w` and `fw` at the sweep's neighbours (and the ghosts' sources) | `u` |
 //! | `lw_x_residue` (a step's last sweep) | the same and `u0` | `u`; sums: `change`, `bad` |
 //! | `wave_speed` | `kind`, `u` | max: `speed` |
@@ -16,8 +15,8 @@
 use qflow_par::{par_loop, DatDecl, GlobalDecl, LoopDecl, Reduction, Role, SetDecl, StencilDecl};
 
 use crate::kernels::{
-    filter_conservative_x, filter_conservative_x_save, filter_conservative_y, filter_paper_x,
-    filter_paper_x_save, filter_paper_y, lw_x, lw_x_residue, lw_y, wave_speed,
+    filter_conservative_x, filter_conservative_y, filter_paper_x, filter_paper_y, lw_x,
+    lw_x_residue, lw_y, wave_speed,
 };
 
 /// The grid's cells with their ghost rows.
@@ -103,7 +102,10 @@ pub static W: DatDecl = DatDecl::f64("w", &CELLS, 4, Role::Scratch);
 /// The fluxes of the filtered states along the sweep (computed once per
 /// cell).
 pub static FW: DatDecl = DatDecl::f64("fw", &CELLS, 4, Role::Scratch);
-/// The state at the start of the step (put back if the step fails).
+/// The state at the start of the step (put back if the step fails): the
+/// method swaps `u` and `u0` after the step's first filter, so the first
+/// update writes the new state into what was `u0`'s memory and no copy is
+/// made.
 pub static U0: DatDecl = DatDecl::f64("u0", &CELLS, 4, Role::Scratch);
 
 /// `[gamma, gamma - 1]`.
@@ -131,18 +133,6 @@ par_loop! {
     }
 }
 par_loop! {
-    /// The paper's filter along x, keeping the step's start.
-    pub static FILTER_PAPER_X_SAVE = filter_paper_x_save over CELLS {
-        gas: global(GAS),
-        sweep: global(SWEEP),
-        kind: read(KIND),
-        u: read(U at FILTER_PAPER_X_AT),
-        w: write(W),
-        fw: write(FW),
-        u0: write(U0),
-    }
-}
-par_loop! {
     /// The paper's filter along y.
     pub static FILTER_PAPER_Y = filter_paper_y over CELLS {
         gas: global(GAS),
@@ -162,18 +152,6 @@ par_loop! {
         u: read(U at FILTER_CONSERVATIVE_X_AT),
         w: write(W),
         fw: write(FW),
-    }
-}
-par_loop! {
-    /// The conservative filter along x, keeping the step's start.
-    pub static FILTER_CONSERVATIVE_X_SAVE = filter_conservative_x_save over CELLS {
-        gas: global(GAS),
-        sweep: global(SWEEP),
-        kind: read(KIND),
-        u: read(U at FILTER_CONSERVATIVE_X_AT),
-        w: write(W),
-        fw: write(FW),
-        u0: write(U0),
     }
 }
 par_loop! {
@@ -238,9 +216,7 @@ par_loop! {
 }
 
 /// Every loop of the method.
-pub static LOOPS: [&LoopDecl; 10] = [
-    &FILTER_PAPER_X_SAVE,
-    &FILTER_CONSERVATIVE_X_SAVE,
+pub static LOOPS: [&LoopDecl; 8] = [
     &FILTER_PAPER_X,
     &FILTER_PAPER_Y,
     &FILTER_CONSERVATIVE_X,

@@ -205,6 +205,7 @@ pub fn filter_cell(
 
 /// The paper's filter along x (`sweep[2] = eta_x / 2`).
 #[device]
+#[inline(always)]
 pub fn filter_paper_x(
     gas: [f64; 2],
     sweep: [f64; 4],
@@ -218,6 +219,7 @@ pub fn filter_paper_x(
 
 /// The paper's filter along y (`sweep[3] = eta_y / 2`).
 #[device]
+#[inline(always)]
 pub fn filter_paper_y(
     gas: [f64; 2],
     sweep: [f64; 4],
@@ -231,6 +233,7 @@ pub fn filter_paper_y(
 
 /// The conservative filter along x.
 #[device]
+#[inline(always)]
 pub fn filter_conservative_x(
     gas: [f64; 2],
     sweep: [f64; 4],
@@ -244,6 +247,7 @@ pub fn filter_conservative_x(
 
 /// The conservative filter along y.
 #[device]
+#[inline(always)]
 pub fn filter_conservative_y(
     gas: [f64; 2],
     sweep: [f64; 4],
@@ -255,41 +259,10 @@ pub fn filter_conservative_y(
     filter_cell(kind, u, 0, 1, sweep[3], true, gas[1], w, fw);
 }
 
-/// The paper's filter along x for the step's first sweep, which also
-/// keeps the step's starting state.
-#[device]
-pub fn filter_paper_x_save(
-    gas: [f64; 2],
-    sweep: [f64; 4],
-    kind: &[i32; 2],
-    u: Offsets<'_, State>,
-    w: &mut State,
-    fw: &mut State,
-    u0: &mut State,
-) {
-    *u0 = u.at(0, 0, 0);
-    filter_paper_x(gas, sweep, kind, u, w, fw);
-}
-
-/// The conservative filter along x for the step's first sweep, which
-/// also keeps the step's starting state.
-#[device]
-pub fn filter_conservative_x_save(
-    gas: [f64; 2],
-    sweep: [f64; 4],
-    kind: &[i32; 2],
-    u: Offsets<'_, State>,
-    w: &mut State,
-    fw: &mut State,
-    u0: &mut State,
-) {
-    *u0 = u.at(0, 0, 0);
-    filter_conservative_x(gas, sweep, kind, u, w, fw);
-}
-
 /// The Lax-Wendroff update along x (`sweep[0] = dt/2 / dx`; `gas[1] =
 /// gamma - 1`).
 #[device]
+#[inline(always)]
 pub fn lw_x(
     gas: [f64; 2],
     sweep: [f64; 4],
@@ -304,6 +277,7 @@ pub fn lw_x(
 
 /// The Lax-Wendroff update along y (`sweep[1] = dt/2 / dy`).
 #[device]
+#[inline(always)]
 pub fn lw_y(
     gas: [f64; 2],
     sweep: [f64; 4],
@@ -338,6 +312,7 @@ pub fn lw_x_residue(
 
 /// The largest `|q| + c` inside the grid (the time step's wave speed).
 #[device]
+#[inline(always)]
 pub fn wave_speed(gas: [f64; 2], kind: &[i32; 2], u: &State, speed: &mut f64) {
     if kind[0] == 0 && kind[1] == 0 {
         let vx = u[1] / u[0];

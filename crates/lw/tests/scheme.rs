@@ -9,7 +9,10 @@ use qflow_par::backend::{BackendKind, BackendSpec};
 use qflow_par::driver::{Method, StepError};
 
 fn serial() -> BackendSpec {
-    BackendSpec::default()
+    BackendSpec {
+        kind: BackendKind::Serial,
+        ..BackendSpec::default()
+    }
 }
 
 fn threads(n: usize) -> BackendSpec {
