@@ -177,7 +177,12 @@ impl Method for Lw {
         if last {
             ex.set_const(&SWEEP, &self.sweep_constants(self.dt));
         }
-        let rate = (sums[0] / (self.grid.nx * self.grid.ny) as f64).sqrt() / dt;
+        // A step at the final time (dt = 0) changes nothing.
+        let rate = if dt > 0.0 {
+            (sums[0] / (self.grid.nx * self.grid.ny) as f64).sqrt() / dt
+        } else {
+            0.0
+        };
         if sums[1] > 0.0 || !rate.is_finite() {
             ex.swap(&U, &U0);
             return Err(StepError::NonPhysical(format!(
