@@ -9,8 +9,9 @@
 //! | `wave_speed` | `kind`, `u` | max: `speed` |
 //!
 //! The cells are one structured block of `(nx + 4) x (ny + 4)` cells (two
-//! ghost rows on each side, [`crate::kernels`]); neighbours are reached by
-//! offsets, so the layer derives the halos a distributed run exchanges.
+//! ghost rows on each side), held as `(nx + 4) / 4 x (ny + 4)` elements of
+//! 4 cells along x ([`crate::kernels`]); neighbours are reached by offsets,
+//! so the layer derives the halos a distributed run exchanges.
 
 use qflow_par::{par_loop, DatDecl, GlobalDecl, LoopDecl, Reduction, Role, SetDecl, StencilDecl};
 
@@ -19,12 +20,14 @@ use crate::kernels::{
     lw_x_residue, lw_y, wave_speed,
 };
 
-/// The grid's cells with their ghost rows.
+/// The grid's cells with their ghost rows, in elements of 4 cells along x
+/// ([`crate::kernels::LANES`]).
 pub static CELLS: SetDecl = SetDecl { name: "cells" };
 
-/// The paper's filter along x: the cell and its x neighbours.
-pub static FILTER_PAPER_X_AT: StencilDecl = StencilDecl {
-    name: "filter_paper_x",
+/// A filter along x: the element and its neighbours along x (the two
+/// cells each side of its cells lie in them).
+pub static FILTER_X_AT: StencilDecl = StencilDecl {
+    name: "filter_x",
     set: &CELLS,
     offsets: &[[-1, 0, 0], [0, 0, 0], [1, 0, 0]],
 };
@@ -34,28 +37,19 @@ pub static FILTER_PAPER_Y_AT: StencilDecl = StencilDecl {
     set: &CELLS,
     offsets: &[[0, -1, 0], [0, 0, 0], [0, 1, 0]],
 };
-/// The conservative filter along x: two neighbours each side (the
-/// switches at the neighbours).
-pub static FILTER_CONSERVATIVE_X_AT: StencilDecl = StencilDecl {
-    name: "filter_conservative_x",
-    set: &CELLS,
-    offsets: &[[-2, 0, 0], [-1, 0, 0], [0, 0, 0], [1, 0, 0], [2, 0, 0]],
-};
-/// The conservative filter along y.
+/// The conservative filter along y: two rows each side (the switches at
+/// the neighbours).
 pub static FILTER_CONSERVATIVE_Y_AT: StencilDecl = StencilDecl {
     name: "filter_conservative_y",
     set: &CELLS,
     offsets: &[[0, -2, 0], [0, -1, 0], [0, 0, 0], [0, 1, 0], [0, 2, 0]],
 };
-/// The x update: the cell's x neighbours; a right ghost's source column
-/// (up to 3 left); a bottom ghost's source row (up to 3 up) and its x
-/// neighbours.
+/// The x update: the element's x neighbours; a bottom ghost row's source
+/// row (up to 3 up) and its x neighbours.
 pub static LW_X_AT: StencilDecl = StencilDecl {
     name: "lw_x",
     set: &CELLS,
     offsets: &[
-        [-3, 0, 0],
-        [-2, 0, 0],
         [-1, 0, 0],
         [0, 0, 0],
         [1, 0, 0],
@@ -70,9 +64,8 @@ pub static LW_X_AT: StencilDecl = StencilDecl {
         [1, 3, 0],
     ],
 };
-/// The y update: the cell's y neighbours; a right ghost's source column
-/// and its y neighbours; a bottom ghost's source row (up to 3 up) and its
-/// y neighbours (up to 4 up).
+/// The y update: the element's y neighbours; a bottom ghost row's source
+/// row (up to 3 up) and its y neighbours (up to 4 up).
 pub static LW_Y_AT: StencilDecl = StencilDecl {
     name: "lw_y",
     set: &CELLS,
@@ -83,30 +76,24 @@ pub static LW_Y_AT: StencilDecl = StencilDecl {
         [0, 2, 0],
         [0, 3, 0],
         [0, 4, 0],
-        [-1, -1, 0],
-        [-1, 0, 0],
-        [-1, 1, 0],
-        [-2, -1, 0],
-        [-2, 0, 0],
-        [-2, 1, 0],
     ],
 };
 
-/// Where a cell lies: `[kx, ky]`, 0 inside, -1/-2 and 1/2 for the ghost
-/// columns and rows ([`crate::kernels`]).
+/// Where an element lies: `[ex, ky]` ([`crate::kernels`]).
 pub static KIND: DatDecl = DatDecl::i32("kind", &CELLS, 2, Role::Input);
-/// The conserved state `[rho, rho u, rho v, rho E]`: the solution.
-pub static U: DatDecl = DatDecl::f64("u", &CELLS, 4, Role::State);
-/// The filtered state of a sweep.
-pub static W: DatDecl = DatDecl::f64("w", &CELLS, 4, Role::Scratch);
+/// The conserved states `[rho, rho u, rho v, rho E]` of the element's 4
+/// cells, component by component: the solution.
+pub static U: DatDecl = DatDecl::f64("u", &CELLS, 16, Role::State);
+/// The filtered states of a sweep.
+pub static W: DatDecl = DatDecl::f64("w", &CELLS, 16, Role::Scratch);
 /// The fluxes of the filtered states along the sweep (computed once per
 /// cell).
-pub static FW: DatDecl = DatDecl::f64("fw", &CELLS, 4, Role::Scratch);
+pub static FW: DatDecl = DatDecl::f64("fw", &CELLS, 16, Role::Scratch);
 /// The state at the start of the step (put back if the step fails): the
 /// method swaps `u` and `u0` after the step's first filter, so the first
 /// update writes the new state into what was `u0`'s memory and no copy is
 /// made.
-pub static U0: DatDecl = DatDecl::f64("u0", &CELLS, 4, Role::Scratch);
+pub static U0: DatDecl = DatDecl::f64("u0", &CELLS, 16, Role::Scratch);
 
 /// `[gamma, gamma - 1]`.
 pub static GAS: GlobalDecl = GlobalDecl::f64("gas", 2);
@@ -127,7 +114,7 @@ par_loop! {
         gas: global(GAS),
         sweep: global(SWEEP),
         kind: read(KIND),
-        u: read(U at FILTER_PAPER_X_AT),
+        u: read(U at FILTER_X_AT),
         w: write(W),
         fw: write(FW),
     }
@@ -149,7 +136,7 @@ par_loop! {
         gas: global(GAS),
         sweep: global(SWEEP),
         kind: read(KIND),
-        u: read(U at FILTER_CONSERVATIVE_X_AT),
+        u: read(U at FILTER_X_AT),
         w: write(W),
         fw: write(FW),
     }

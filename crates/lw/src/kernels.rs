@@ -1,15 +1,23 @@
-//! The kernels of the Lax-Wendroff oblique-shock method, each a function of
-//! one cell of the grid's block (written once: the CPU backends run them as
-//! they are, the OpenCL backend runs their translation).
+//! The kernels of the Lax-Wendroff oblique-shock method (written once: the
+//! CPU backends run them as they are, the OpenCL backend runs their
+//! translation).
 //!
-//! The block holds the `nx x ny` cells and two rows of ghost cells on each
-//! side; a cell's `kind` `[kx, ky]` is `0, 0` inside, `-1`/`-2` for the first
-//! and second ghost column (row) left of (below) the grid, `1`/`2` right of
-//! (above) it. A sweep along `(a, b)` (`(1, 0)` for x, `(0, 1)` for y) is two
-//! loops:
+//! An **element** of the block is a run of [`LANES`] = 4 cells along x, its
+//! states stored component by component ([`Cells`]): every kernel updates
+//! its 4 cells with the same operations lane by lane, which the compiler
+//! turns into vector instructions (4 divisions at once). Each cell gets
+//! the arithmetic of a cell-by-cell kernel, in the same order, so the
+//! results do not depend on the grouping.
 //!
-//! 1. `filter_*`: the artificial viscosity, `w = u + eta/2 (...)` inside;
-//!    ghost cells copy `u`;
+//! The block holds the `nx x ny` cells and two ghost cells on each side;
+//! an element's `kind` is `[ex, ky]`: `ex` -1 for the first element of a
+//! row (its lanes 0 and 1 are the ghost columns left of the grid), 1 for
+//! the last (lanes 2 and 3 the ghost columns right of it), 0 otherwise;
+//! `ky` 0 for the grid's rows, -1/-2 for the ghost rows below it, 1/2 for
+//! those above. A sweep along x or y is two loops:
+//!
+//! 1. `filter_*`: the artificial viscosity, `w = u + eta/2 (...)` inside,
+//!    and the flux `fw` of `w` (once per cell); ghost cells copy `u`;
 //! 2. `lw_*`: the Richtmyer two-step update of `w` into `u` inside; ghost
 //!    cells take their boundary value from the *new* interior values, which
 //!    they compute themselves (the left and top ghosts are fixed states,
@@ -21,8 +29,15 @@
 use qflow_par::Offsets;
 use qflow_par_macros::device;
 
+/// Cells per element.
+pub const LANES: usize = 4;
+
 /// A conserved state `[rho, rho u, rho v, rho E]`.
 pub type State = [f64; 4];
+
+/// The states of an element's 4 cells, component by component: value `c`
+/// of lane `l` at `4 c + l`.
+pub type Cells = [f64; 16];
 
 /// The shock switch `theta_i` from three densities along the sweep:
 /// `| |r_{i+1} - r_i| - |r_i - r_{i-1}| | / (|r_{i+1} - r_i| + |r_i - r_{i-1}| + 1e-100)`.
@@ -34,41 +49,33 @@ pub fn switch(rm: f64, r0: f64, rp: f64) -> f64 {
     (a - b).abs() / (a + b + 1e-100)
 }
 
-/// The paper's filter at the cell along `(a, b)`:
-/// `u_i + c theta_i (u_{i+1} - 2 u_i + u_{i-1})` with `c = eta / 2`.
+/// The paper's filter of one cell `z` between `m` and `p` along the sweep:
+/// `z + c theta (p - 2 z + m)` with `c = eta / 2`.
 #[device]
 #[inline(always)]
-pub fn filter_paper(u: Offsets<'_, State>, a: i32, b: i32, c: f64) -> State {
-    let um = u.at(-a, -b, 0);
-    let u0 = u.at(0, 0, 0);
-    let up = u.at(a, b, 0);
-    let ct = c * switch(um[0], u0[0], up[0]);
+pub fn filter_paper(m: &State, z: &State, p: &State, c: f64) -> State {
+    let ct = c * switch(m[0], z[0], p[0]);
     let mut w = [0.0; 4];
     for k in 0..4 {
-        w[k] = u0[k] + ct * (up[k] - 2.0 * u0[k] + um[k]);
+        w[k] = z[k] + ct * (p[k] - 2.0 * z[k] + m[k]);
     }
     w
 }
 
-/// The conservative filter at the cell along `(a, b)`:
-/// `u_i + c (theta_{i+1/2} (u_{i+1} - u_i) - theta_{i-1/2} (u_i - u_{i-1}))`
-/// with `theta_{i+1/2} = max(theta_i, theta_{i+1})`, `c = eta / 2`.
+/// The conservative filter of one cell `z` between `m` and `p` (densities
+/// `rmm`, `rpp` one further out): `z + c (theta_{i+1/2} (p - z) -
+/// theta_{i-1/2} (z - m))` with `theta_{i+1/2} = max(theta_i, theta_{i+1})`.
 #[device]
 #[inline(always)]
-pub fn filter_conservative(u: Offsets<'_, State>, a: i32, b: i32, c: f64) -> State {
-    let umm = u.at(-2 * a, -2 * b, 0)[0];
-    let um = u.at(-a, -b, 0);
-    let u0 = u.at(0, 0, 0);
-    let up = u.at(a, b, 0);
-    let upp = u.at(2 * a, 2 * b, 0)[0];
-    let tm = switch(umm, um[0], u0[0]);
-    let t0 = switch(um[0], u0[0], up[0]);
-    let tp = switch(u0[0], up[0], upp);
+pub fn filter_conservative(rmm: f64, m: &State, z: &State, p: &State, rpp: f64, c: f64) -> State {
+    let tm = switch(rmm, m[0], z[0]);
+    let t0 = switch(m[0], z[0], p[0]);
+    let tp = switch(z[0], p[0], rpp);
     let cp = c * t0.max(tp);
     let cm = c * tm.max(t0);
     let mut w = [0.0; 4];
     for k in 0..4 {
-        w[k] = u0[k] + (cp * (up[k] - u0[k]) - cm * (u0[k] - um[k]));
+        w[k] = z[k] + (cp * (p[k] - z[k]) - cm * (z[k] - m[k]));
     }
     w
 }
@@ -90,32 +97,24 @@ pub fn flux(q: &State, n: usize, gm1: f64) -> State {
     }
 }
 
-/// The Richtmyer two-step update along `(a, b)` (normal axis `n`) of the
-/// cell at offset `(ox, oy)`, from the filtered states `w` and their
-/// fluxes `fw` (computed once per cell by the filter), with `r = dt / dx`
-/// of the sweep:
-/// half-point states `w_{i+1/2} = (w_i + w_{i+1})/2 - r/2 (F_{i+1} - F_i)`,
-/// then `w_i - r (F(w_{i+1/2}) - F(w_{i-1/2}))`.
+/// The Richtmyer two-step update of cell `w0` between `wm` and `wp` along
+/// axis `n`, from the three cells' fluxes, with `r = (dt/2) / h` of the
+/// sweep: half-point states `w_{i+1/2} = (w_i + w_{i+1})/2 - r/2 (F_{i+1} -
+/// F_i)`, then `w_i - r (F(w_{i+1/2}) - F(w_{i-1/2}))`.
 #[device]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn richtmyer(
-    w: Offsets<'_, State>,
-    fw: Offsets<'_, State>,
-    ox: i32,
-    oy: i32,
-    a: i32,
-    b: i32,
+    wm: &State,
+    w0: &State,
+    wp: &State,
+    fm: &State,
+    f0: &State,
+    fp: &State,
     n: usize,
     r: f64,
     gm1: f64,
 ) -> State {
-    let wm = w.at(ox - a, oy - b, 0);
-    let w0 = w.at(ox, oy, 0);
-    let wp = w.at(ox + a, oy + b, 0);
-    let fm = fw.at(ox - a, oy - b, 0);
-    let f0 = fw.at(ox, oy, 0);
-    let fp = fw.at(ox + a, oy + b, 0);
     let mut hm = [0.0; 4];
     let mut hp = [0.0; 4];
     for k in 0..4 {
@@ -131,90 +130,290 @@ pub fn richtmyer(
     out
 }
 
-/// A sweep's new value of the cell of `kind` (see the module's header):
-/// the update inside; at ghost cells the boundary value of the new
-/// interior. `bc` is region 1's state, region 2's state and the wall
-/// (`bc[8]`: 1 mirror, 0 the paper's copy with zero normal momentum).
+/// Lane `l` of `q` as a state.
 #[device]
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub fn sweep_cell(
-    kind: &[i32; 2],
-    w: Offsets<'_, State>,
-    fw: Offsets<'_, State>,
-    a: i32,
-    b: i32,
-    n: usize,
-    r: f64,
-    gm1: f64,
-    bc: &[f64; 9],
-) -> State {
-    let kx = kind[0];
-    let ky = kind[1];
-    if kx == 0 && ky == 0 {
-        richtmyer(w, fw, 0, 0, a, b, n, r, gm1)
-    } else if kx != 0 && ky != 0 {
-        // A corner: no sweep reads it.
-        w.at(0, 0, 0)
-    } else if kx < 0 {
-        [bc[0], bc[1], bc[2], bc[3]]
-    } else if ky > 0 {
-        [bc[4], bc[5], bc[6], bc[7]]
-    } else if kx > 0 {
-        // Zero gradient: the last column's new value.
-        richtmyer(w, fw, -kx, 0, a, b, n, r, gm1)
-    } else {
-        // The wall: ghost row -1 reflects row 0; ghost row -2 reflects
-        // row 1 (mirror) or copies row 0 (the paper).
-        let mirror = bc[8] > 0.5;
-        let src = if mirror { -2 * ky - 1 } else { -ky };
-        let mut s = richtmyer(w, fw, 0, src, a, b, n, r, gm1);
-        s[2] = if mirror { -s[2] } else { 0.0 };
-        s
+pub fn lane(q: &Cells, l: usize) -> State {
+    [q[l], q[4 + l], q[8 + l], q[12 + l]]
+}
+
+/// Sets lane `l` of `q` to `s`.
+#[device]
+#[inline(always)]
+pub fn set_lane(q: &mut Cells, l: usize, s: &State) {
+    for c in 0..4 {
+        q[4 * c + l] = s[c];
     }
 }
 
-/// A sweep's filter at the cell of `kind` along `(a, b)` with `c = eta /
-/// 2`: `w` the filtered state inside (the copy of `u` at ghost cells) and
-/// `fw` its flux across the sweep's faces.
+/// The cells `d` places along x from the element `own`'s (`d` in
+/// `-4..=4`), taken from it and its neighbours `prev` and `next`: a shift
+/// of the lanes the compiler makes of register shuffles.
+#[device]
+#[inline(always)]
+pub fn shifted(prev: &Cells, own: &Cells, next: &Cells, d: i32) -> Cells {
+    let mut s = [0.0; 16];
+    for c in 0..4 {
+        for l in 0..4 {
+            let k = l as i32 + d;
+            s[4 * c + l] = if k < 0 {
+                prev[4 * c + (k + 4) as usize]
+            } else if k >= 4 {
+                next[4 * c + (k - 4) as usize]
+            } else {
+                own[4 * c + k as usize]
+            };
+        }
+    }
+    s
+}
+
+/// The fluxes of an element's cells across faces normal to axis `n`.
+#[device]
+#[inline(always)]
+pub fn flux_cells(q: &Cells, n: usize, gm1: f64) -> Cells {
+    let mut f = [0.0; 16];
+    for l in 0..4 {
+        let s = lane(q, l);
+        let g = flux(&s, n, gm1);
+        set_lane(&mut f, l, &g);
+    }
+    f
+}
+
+/// A filter's result with the ghost cells of `kind` copying `own` (the
+/// filter leaves boundary values as they are).
+#[device]
+#[inline(always)]
+pub fn keep_ghosts(kind: &[i32; 2], own: &Cells, filtered: &Cells) -> Cells {
+    let mut w = *filtered;
+    for c in 0..4 {
+        for l in 0..4 {
+            let ghost = kind[1] != 0 || (kind[0] < 0 && l < 2) || (kind[0] > 0 && l >= 2);
+            if ghost {
+                w[4 * c + l] = own[4 * c + l];
+            }
+        }
+    }
+    w
+}
+
+/// A sweep's filter of the element `own` between its neighbours along
+/// the sweep (`m`, `p`; `mm`, `pp` one further) with `c = eta / 2`, the
+/// fluxes across faces normal to axis `n` in `fw`; ghost cells copy `own`.
 #[device]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub fn filter_cell(
+pub fn filter_cells(
     kind: &[i32; 2],
-    u: Offsets<'_, State>,
-    a: i32,
-    b: i32,
+    mm: &Cells,
+    m: &Cells,
+    own: &Cells,
+    p: &Cells,
+    pp: &Cells,
+    c: f64,
+    conservative: bool,
+    n: usize,
+    gm1: f64,
+    w: &mut Cells,
+    fw: &mut Cells,
+) {
+    let mut f = [0.0; 16];
+    for l in 0..4 {
+        let s = if conservative {
+            filter_conservative(mm[l], &lane(m, l), &lane(own, l), &lane(p, l), pp[l], c)
+        } else {
+            filter_paper(&lane(m, l), &lane(own, l), &lane(p, l), c)
+        };
+        set_lane(&mut f, l, &s);
+    }
+    *w = keep_ghosts(kind, own, &f);
+    *fw = flux_cells(w, n, gm1);
+}
+
+/// The filter along x of an element (`c = eta_x / 2`).
+#[device]
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn filter_x(
+    kind: &[i32; 2],
+    u: Offsets<'_, Cells>,
     c: f64,
     conservative: bool,
     gm1: f64,
-    w: &mut State,
-    fw: &mut State,
+    w: &mut Cells,
+    fw: &mut Cells,
 ) {
-    *w = if kind[0] == 0 && kind[1] == 0 {
-        if conservative {
-            filter_conservative(u, a, b, c)
-        } else {
-            filter_paper(u, a, b, c)
-        }
-    } else {
-        u.at(0, 0, 0)
-    };
-    *fw = flux(w, (1 + b) as usize, gm1);
+    let (prev, own, next) = (u.at(-1, 0, 0), u.at(0, 0, 0), u.at(1, 0, 0));
+    let mm = shifted(&prev, &own, &next, -2);
+    let m = shifted(&prev, &own, &next, -1);
+    let p = shifted(&prev, &own, &next, 1);
+    let pp = shifted(&prev, &own, &next, 2);
+    filter_cells(kind, &mm, &m, &own, &p, &pp, c, conservative, 1, gm1, w, fw);
 }
 
-/// The paper's filter along x (`sweep[2] = eta_x / 2`).
+/// The filter along y of an element (`c = eta_y / 2`).
+#[device]
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn filter_y(
+    kind: &[i32; 2],
+    u: Offsets<'_, Cells>,
+    c: f64,
+    conservative: bool,
+    gm1: f64,
+    w: &mut Cells,
+    fw: &mut Cells,
+) {
+    let (m, own, p) = (u.at(0, -1, 0), u.at(0, 0, 0), u.at(0, 1, 0));
+    // The paper's filter reads one row each side only.
+    let (mut mm, mut pp) = (m, p);
+    if conservative {
+        mm = u.at(0, -2, 0);
+        pp = u.at(0, 2, 0);
+    }
+    filter_cells(kind, &mm, &m, &own, &p, &pp, c, conservative, 2, gm1, w, fw);
+}
+
+/// The Richtmyer update of the element `w0` between its neighbours along
+/// the sweep, from the cells' fluxes (axis `n`).
+#[device]
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn update_cells(
+    wm: &Cells,
+    w0: &Cells,
+    wp: &Cells,
+    fm: &Cells,
+    f0: &Cells,
+    fp: &Cells,
+    n: usize,
+    r: f64,
+    gm1: f64,
+) -> Cells {
+    let mut out = [0.0; 16];
+    for l in 0..4 {
+        let s = richtmyer(
+            &lane(wm, l),
+            &lane(w0, l),
+            &lane(wp, l),
+            &lane(fm, l),
+            &lane(f0, l),
+            &lane(fp, l),
+            n,
+            r,
+            gm1,
+        );
+        set_lane(&mut out, l, &s);
+    }
+    out
+}
+
+/// The Richtmyer update along x of the element `row` rows away.
+#[device]
+#[inline(always)]
+pub fn update_x(w: Offsets<'_, Cells>, fw: Offsets<'_, Cells>, row: i32, r: f64, gm1: f64) -> Cells {
+    let (wa, w0, wb) = (w.at(-1, row, 0), w.at(0, row, 0), w.at(1, row, 0));
+    let (fa, f0, fb) = (fw.at(-1, row, 0), fw.at(0, row, 0), fw.at(1, row, 0));
+    update_cells(
+        &shifted(&wa, &w0, &wb, -1),
+        &w0,
+        &shifted(&wa, &w0, &wb, 1),
+        &shifted(&fa, &f0, &fb, -1),
+        &f0,
+        &shifted(&fa, &f0, &fb, 1),
+        1,
+        r,
+        gm1,
+    )
+}
+
+/// The Richtmyer update along y of the element `row` rows away.
+#[device]
+#[inline(always)]
+pub fn update_y(w: Offsets<'_, Cells>, fw: Offsets<'_, Cells>, row: i32, r: f64, gm1: f64) -> Cells {
+    update_cells(
+        &w.at(0, row - 1, 0),
+        &w.at(0, row, 0),
+        &w.at(0, row + 1, 0),
+        &fw.at(0, row - 1, 0),
+        &fw.at(0, row, 0),
+        &fw.at(0, row + 1, 0),
+        2,
+        r,
+        gm1,
+    )
+}
+
+/// A sweep's new values of the element of `kind`: the update inside; at
+/// ghost cells the boundary value of the new interior. `bc` is region 1's
+/// state, region 2's state and the wall (`bc[8]`: 1 mirror, 0 the paper's
+/// copy with zero normal momentum).
+#[device]
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub fn sweep_element(
+    kind: &[i32; 2],
+    w: Offsets<'_, Cells>,
+    fw: Offsets<'_, Cells>,
+    along_x: bool,
+    r: f64,
+    gm1: f64,
+    bc: &[f64; 9],
+) -> Cells {
+    let ky = kind[1];
+    let mut out = [0.0; 16];
+    if ky > 0 {
+        for l in 0..4 {
+            let s = [bc[4], bc[5], bc[6], bc[7]];
+            set_lane(&mut out, l, &s);
+        }
+    } else {
+        // The wall: ghost row -1 reflects row 0; ghost row -2 reflects row
+        // 1 (mirror) or copies row 0 (the paper).
+        let mirror = bc[8] > 0.5;
+        let mut row = 0;
+        if ky < 0 {
+            row = if mirror { -2 * ky - 1 } else { -ky };
+        }
+        out = if along_x {
+            update_x(w, fw, row, r, gm1)
+        } else {
+            update_y(w, fw, row, r, gm1)
+        };
+        if ky < 0 {
+            for l in 0..4 {
+                out[8 + l] = if mirror { -out[8 + l] } else { 0.0 };
+            }
+        }
+    }
+    // The ghost columns: region 1 on the left; on the right the last
+    // column's new value (zero gradient; lane 1 of the last element).
+    if kind[0] < 0 {
+        let s = [bc[0], bc[1], bc[2], bc[3]];
+        set_lane(&mut out, 0, &s);
+        set_lane(&mut out, 1, &s);
+    } else if kind[0] > 0 {
+        let s = lane(&out, 1);
+        set_lane(&mut out, 2, &s);
+        set_lane(&mut out, 3, &s);
+    }
+    out
+}
+
+/// The paper's filter along x (`sweep[2] = eta_x / 2`; `gas[1] = gamma -
+/// 1`).
 #[device]
 #[inline(always)]
 pub fn filter_paper_x(
     gas: [f64; 2],
     sweep: [f64; 4],
     kind: &[i32; 2],
-    u: Offsets<'_, State>,
-    w: &mut State,
-    fw: &mut State,
+    u: Offsets<'_, Cells>,
+    w: &mut Cells,
+    fw: &mut Cells,
 ) {
-    filter_cell(kind, u, 1, 0, sweep[2], false, gas[1], w, fw);
+    filter_x(kind, u, sweep[2], false, gas[1], w, fw);
 }
 
 /// The paper's filter along y (`sweep[3] = eta_y / 2`).
@@ -224,11 +423,11 @@ pub fn filter_paper_y(
     gas: [f64; 2],
     sweep: [f64; 4],
     kind: &[i32; 2],
-    u: Offsets<'_, State>,
-    w: &mut State,
-    fw: &mut State,
+    u: Offsets<'_, Cells>,
+    w: &mut Cells,
+    fw: &mut Cells,
 ) {
-    filter_cell(kind, u, 0, 1, sweep[3], false, gas[1], w, fw);
+    filter_y(kind, u, sweep[3], false, gas[1], w, fw);
 }
 
 /// The conservative filter along x.
@@ -238,11 +437,11 @@ pub fn filter_conservative_x(
     gas: [f64; 2],
     sweep: [f64; 4],
     kind: &[i32; 2],
-    u: Offsets<'_, State>,
-    w: &mut State,
-    fw: &mut State,
+    u: Offsets<'_, Cells>,
+    w: &mut Cells,
+    fw: &mut Cells,
 ) {
-    filter_cell(kind, u, 1, 0, sweep[2], true, gas[1], w, fw);
+    filter_x(kind, u, sweep[2], true, gas[1], w, fw);
 }
 
 /// The conservative filter along y.
@@ -252,15 +451,14 @@ pub fn filter_conservative_y(
     gas: [f64; 2],
     sweep: [f64; 4],
     kind: &[i32; 2],
-    u: Offsets<'_, State>,
-    w: &mut State,
-    fw: &mut State,
+    u: Offsets<'_, Cells>,
+    w: &mut Cells,
+    fw: &mut Cells,
 ) {
-    filter_cell(kind, u, 0, 1, sweep[3], true, gas[1], w, fw);
+    filter_y(kind, u, sweep[3], true, gas[1], w, fw);
 }
 
-/// The Lax-Wendroff update along x (`sweep[0] = dt/2 / dx`; `gas[1] =
-/// gamma - 1`).
+/// The Lax-Wendroff update along x (`sweep[0] = dt/2 / dx`).
 #[device]
 #[inline(always)]
 pub fn lw_x(
@@ -268,11 +466,11 @@ pub fn lw_x(
     sweep: [f64; 4],
     bc: [f64; 9],
     kind: &[i32; 2],
-    w: Offsets<'_, State>,
-    fw: Offsets<'_, State>,
-    u: &mut State,
+    w: Offsets<'_, Cells>,
+    fw: Offsets<'_, Cells>,
+    u: &mut Cells,
 ) {
-    *u = sweep_cell(kind, w, fw, 1, 0, 1, sweep[0], gas[1], &bc);
+    *u = sweep_element(kind, w, fw, true, sweep[0], gas[1], &bc);
 }
 
 /// The Lax-Wendroff update along y (`sweep[1] = dt/2 / dy`).
@@ -283,44 +481,55 @@ pub fn lw_y(
     sweep: [f64; 4],
     bc: [f64; 9],
     kind: &[i32; 2],
-    w: Offsets<'_, State>,
-    fw: Offsets<'_, State>,
-    u: &mut State,
+    w: Offsets<'_, Cells>,
+    fw: Offsets<'_, Cells>,
+    u: &mut Cells,
 ) {
-    *u = sweep_cell(kind, w, fw, 0, 1, 2, sweep[1], gas[1], &bc);
+    *u = sweep_element(kind, w, fw, false, sweep[1], gas[1], &bc);
 }
 
 /// The Lax-Wendroff update along x for the step's last sweep, which also
 /// measures the step ([`residue`]).
 #[device]
+#[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn lw_x_residue(
     gas: [f64; 2],
     sweep: [f64; 4],
     bc: [f64; 9],
     kind: &[i32; 2],
-    w: Offsets<'_, State>,
-    fw: Offsets<'_, State>,
-    u0: &State,
-    u: &mut State,
+    w: Offsets<'_, Cells>,
+    fw: Offsets<'_, Cells>,
+    u0: &Cells,
+    u: &mut Cells,
     change: &mut f64,
     bad: &mut f64,
 ) {
-    *u = sweep_cell(kind, w, fw, 1, 0, 1, sweep[0], gas[1], &bc);
+    *u = sweep_element(kind, w, fw, true, sweep[0], gas[1], &bc);
     residue(kind, u0, u, change, bad);
+}
+
+/// Whether lane `l` of the element of `kind` is a cell of the grid.
+#[device]
+#[inline(always)]
+pub fn inside(kind: &[i32; 2], l: usize) -> bool {
+    kind[1] == 0 && !(kind[0] < 0 && l < 2) && !(kind[0] > 0 && l >= 2)
 }
 
 /// The largest `|q| + c` inside the grid (the time step's wave speed).
 #[device]
 #[inline(always)]
-pub fn wave_speed(gas: [f64; 2], kind: &[i32; 2], u: &State, speed: &mut f64) {
-    if kind[0] == 0 && kind[1] == 0 {
-        let vx = u[1] / u[0];
-        let vy = u[2] / u[0];
-        let p = gas[1] * (u[3] - 0.5 * u[0] * (vx * vx + vy * vy));
-        let s = (vx * vx + vy * vy).sqrt() + (gas[0] * p / u[0]).sqrt();
-        if s > *speed {
-            *speed = s;
+pub fn wave_speed(gas: [f64; 2], kind: &[i32; 2], u: &Cells, speed: &mut f64) {
+    for l in 0..4 {
+        if inside(kind, l) {
+            let q = lane(u, l);
+            let vx = q[1] / q[0];
+            let vy = q[2] / q[0];
+            let p = gas[1] * (q[3] - 0.5 * q[0] * (vx * vx + vy * vy));
+            let s = (vx * vx + vy * vy).sqrt() + (gas[0] * p / q[0]).sqrt();
+            if s > *speed {
+                *speed = s;
+            }
         }
     }
 }
@@ -330,18 +539,23 @@ pub fn wave_speed(gas: [f64; 2], kind: &[i32; 2], u: &State, speed: &mut f64) {
 /// not: non-finite, or density or pressure not above 0).
 #[device]
 #[inline(always)]
-pub fn residue(kind: &[i32; 2], u0: &State, u: &State, change: &mut f64, bad: &mut f64) {
-    if kind[0] == 0 && kind[1] == 0 {
-        let d = u[0] - u0[0];
-        *change += d * d;
+pub fn residue(kind: &[i32; 2], u0: &Cells, u: &Cells, change: &mut f64, bad: &mut f64) {
+    // Selects, not branches, so that the lanes run together.
+    let mut sum = 0.0;
+    let mut count = 0.0;
+    for l in 0..4 {
+        let q = lane(u, l);
+        let d = q[0] - u0[l];
         // p > 0 is 2 rho E > |rho v|^2 (rho > 0): no division. A NaN fails
         // every comparison; an infinite density makes d infinite.
-        let fine = u[0] > 0.0
-            && 2.0 * u[0] * u[3] > u[1] * u[1] + u[2] * u[2]
+        let fine = q[0] > 0.0
+            && 2.0 * q[0] * q[3] > q[1] * q[1] + q[2] * q[2]
             && d.is_finite()
-            && u[3].is_finite();
-        if !fine {
-            *bad += 1.0;
-        }
+            && q[3].is_finite();
+        let counted = inside(kind, l);
+        sum += if counted { d * d } else { 0.0 };
+        count += if counted && !fine { 1.0 } else { 0.0 };
     }
+    *change += sum;
+    *bad += count;
 }

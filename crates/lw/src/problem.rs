@@ -7,6 +7,7 @@
 use qflow_par::{DatData, PartitionHints, Problem, SetData, Shape, Values};
 
 use crate::decl::{CELLS, FW, KIND, U, U0, W};
+use crate::kernels::LANES;
 use crate::exact::{ObliqueShock, Primitive};
 use crate::settings::{Grid, Settings, Setup, Wall};
 
@@ -64,7 +65,8 @@ pub fn extent(grid: &Grid) -> [usize; 2] {
     [grid.nx + 2 * GHOSTS, grid.ny + 2 * GHOSTS]
 }
 
-/// The block index of grid cell `(i, j)`.
+/// The index of grid cell `(i, j)` among the block's cells (before they
+/// are grouped into elements).
 pub fn index(grid: &Grid, i: usize, j: usize) -> usize {
     (j + GHOSTS) * extent(grid)[0] + i + GHOSTS
 }
@@ -113,15 +115,7 @@ pub fn build(grid: &Grid, settings: &Settings) -> Result<Problem, String> {
         Setup::Exact => settings.shock_angle.to_radians().tan(),
         Setup::PaperCode => (settings.shock_angle * PAPER_PI / 180.0).tan(),
     };
-    let mut kind = vec![0i32; ex * ey * 2];
     let mut u = vec![0.0; ex * ey * 4];
-    for jj in 0..ey {
-        for ii in 0..ex {
-            let e = jj * ex + ii;
-            kind[2 * e] = kind_of(ii, nx);
-            kind[2 * e + 1] = kind_of(jj, ny);
-        }
-    }
     // The interior: region 1 left of the shock's line.
     for j in 0..ny {
         for i in 0..nx {
@@ -160,11 +154,35 @@ pub fn build(grid: &Grid, settings: &Settings) -> Result<Problem, String> {
             u[4 * e..4 * e + 4].copy_from_slice(&q);
         }
     }
+    // Elements of LANES cells along x, states component by component.
+    let ne = ex / LANES;
+    let mut kind = vec![0i32; ne * ey * 2];
+    let mut elements = vec![0.0; ex * ey * 4];
+    for jj in 0..ey {
+        for ie in 0..ne {
+            let e = jj * ne + ie;
+            kind[2 * e] = if ie == 0 {
+                -1
+            } else if ie == ne - 1 {
+                1
+            } else {
+                0
+            };
+            kind[2 * e + 1] = kind_of(jj, ny);
+            for l in 0..LANES {
+                let cell = jj * ex + ie * LANES + l;
+                for c in 0..4 {
+                    elements[16 * e + 4 * c + l] = u[4 * cell + c];
+                }
+            }
+        }
+    }
+    let values = ex * ey * 4;
     Ok(Problem {
         sets: vec![SetData {
             decl: &CELLS,
             shape: Shape::Block {
-                dims: [ex, ey, 1],
+                dims: [ne, ey, 1],
                 periodic: [false; 3],
             },
             blocks: Vec::new(),
@@ -177,19 +195,19 @@ pub fn build(grid: &Grid, settings: &Settings) -> Result<Problem, String> {
             },
             DatData {
                 decl: &U,
-                values: Values::F64(u),
+                values: Values::F64(elements),
             },
             DatData {
                 decl: &W,
-                values: Values::F64(vec![0.0; ex * ey * 4]),
+                values: Values::F64(vec![0.0; values]),
             },
             DatData {
                 decl: &FW,
-                values: Values::F64(vec![0.0; ex * ey * 4]),
+                values: Values::F64(vec![0.0; values]),
             },
             DatData {
                 decl: &U0,
-                values: Values::F64(vec![0.0; ex * ey * 4]),
+                values: Values::F64(vec![0.0; values]),
             },
         ],
         hints: PartitionHints {
@@ -202,18 +220,16 @@ pub fn build(grid: &Grid, settings: &Settings) -> Result<Problem, String> {
 }
 
 /// The interior cells' states `[rho, rho u, rho v, rho E]` in grid order
-/// (`i` fastest) from the block's values (ghosts included).
+/// (`i` fastest) from the block's element values (ghosts included).
 pub fn interior(grid: &Grid, block: &[f64]) -> Vec<[f64; 4]> {
+    let ne = extent(grid)[0] / LANES;
     let mut out = Vec::with_capacity(grid.nx * grid.ny);
     for j in 0..grid.ny {
         for i in 0..grid.nx {
-            let e = index(grid, i, j);
-            out.push([
-                block[4 * e],
-                block[4 * e + 1],
-                block[4 * e + 2],
-                block[4 * e + 3],
-            ]);
+            let (ii, jj) = (i + GHOSTS, j + GHOSTS);
+            let (e, l) = (jj * ne + ii / LANES, ii % LANES);
+            let v = &block[16 * e..16 * e + 16];
+            out.push([v[l], v[4 + l], v[8 + l], v[12 + l]]);
         }
     }
     out

@@ -123,6 +123,12 @@ impl Grid {
                 ));
             }
         }
+        if self.nx % 4 != 0 {
+            return Err(format!(
+                "[grid] nx = {}: must be a multiple of 4 (the cells are updated 4 at a time along x)",
+                self.nx
+            ));
+        }
         if self.nx.saturating_mul(self.ny) > 400_000_000 {
             return Err(format!(
                 "[grid] {} x {} cells is more than 4e8",
