@@ -86,9 +86,6 @@ pub static KIND: DatDecl = DatDecl::i32("kind", &CELLS, 2, Role::Input);
 pub static U: DatDecl = DatDecl::f64("u", &CELLS, 16, Role::State);
 /// The filtered states of a sweep.
 pub static W: DatDecl = DatDecl::f64("w", &CELLS, 16, Role::Scratch);
-/// The fluxes of the filtered states along the sweep (computed once per
-/// cell).
-pub static FW: DatDecl = DatDecl::f64("fw", &CELLS, 16, Role::Scratch);
 /// The state at the start of the step (put back if the step fails): the
 /// method swaps `u` and `u0` after the step's first filter, so the first
 /// update writes the new state into what was `u0`'s memory and no copy is
@@ -111,45 +108,37 @@ pub static BAD: GlobalDecl = GlobalDecl::reduce("bad", 1, Reduction::Sum);
 par_loop! {
     /// The paper's filter along x.
     pub static FILTER_PAPER_X = filter_paper_x over CELLS {
-        gas: global(GAS),
         sweep: global(SWEEP),
         kind: read(KIND),
         u: read(U at FILTER_X_AT),
         w: write(W),
-        fw: write(FW),
     }
 }
 par_loop! {
     /// The paper's filter along y.
     pub static FILTER_PAPER_Y = filter_paper_y over CELLS {
-        gas: global(GAS),
         sweep: global(SWEEP),
         kind: read(KIND),
         u: read(U at FILTER_PAPER_Y_AT),
         w: write(W),
-        fw: write(FW),
     }
 }
 par_loop! {
     /// The conservative filter along x.
     pub static FILTER_CONSERVATIVE_X = filter_conservative_x over CELLS {
-        gas: global(GAS),
         sweep: global(SWEEP),
         kind: read(KIND),
         u: read(U at FILTER_X_AT),
         w: write(W),
-        fw: write(FW),
     }
 }
 par_loop! {
     /// The conservative filter along y.
     pub static FILTER_CONSERVATIVE_Y = filter_conservative_y over CELLS {
-        gas: global(GAS),
         sweep: global(SWEEP),
         kind: read(KIND),
         u: read(U at FILTER_CONSERVATIVE_Y_AT),
         w: write(W),
-        fw: write(FW),
     }
 }
 par_loop! {
@@ -160,7 +149,6 @@ par_loop! {
         bc: global(BC),
         kind: read(KIND),
         w: read(W at LW_X_AT),
-        fw: read(FW at LW_X_AT),
         u: write(U),
     }
 }
@@ -172,7 +160,6 @@ par_loop! {
         bc: global(BC),
         kind: read(KIND),
         w: read(W at LW_Y_AT),
-        fw: read(FW at LW_Y_AT),
         u: write(U),
     }
 }
@@ -194,7 +181,6 @@ par_loop! {
         bc: global(BC),
         kind: read(KIND),
         w: read(W at LW_X_AT),
-        fw: read(FW at LW_X_AT),
         u0: read(U0),
         u: write(U),
         change: sum(CHANGE),
@@ -214,6 +200,6 @@ pub static LOOPS: [&LoopDecl; 8] = [
     &WAVE_SPEED,
 ];
 /// Every dat of the method.
-pub static DATS: [&DatDecl; 5] = [&KIND, &U, &W, &FW, &U0];
+pub static DATS: [&DatDecl; 4] = [&KIND, &U, &W, &U0];
 /// Every global of the method.
 pub static GLOBALS: [&GlobalDecl; 6] = [&GAS, &SWEEP, &BC, &SPEED, &CHANGE, &BAD];

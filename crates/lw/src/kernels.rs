@@ -213,10 +213,7 @@ pub fn filter_cells(
     pp: &Cells,
     c: f64,
     conservative: bool,
-    n: usize,
-    gm1: f64,
     w: &mut Cells,
-    fw: &mut Cells,
 ) {
     let mut f = [0.0; 16];
     for l in 0..4 {
@@ -228,7 +225,6 @@ pub fn filter_cells(
         set_lane(&mut f, l, &s);
     }
     *w = keep_ghosts(kind, own, &f);
-    *fw = flux_cells(w, n, gm1);
 }
 
 /// The filter along x of an element (`c = eta_x / 2`).
@@ -240,16 +236,14 @@ pub fn filter_x(
     u: Offsets<'_, Cells>,
     c: f64,
     conservative: bool,
-    gm1: f64,
     w: &mut Cells,
-    fw: &mut Cells,
 ) {
     let (prev, own, next) = (u.at(-1, 0, 0), u.at(0, 0, 0), u.at(1, 0, 0));
     let mm = shifted(&prev, &own, &next, -2);
     let m = shifted(&prev, &own, &next, -1);
     let p = shifted(&prev, &own, &next, 1);
     let pp = shifted(&prev, &own, &next, 2);
-    filter_cells(kind, &mm, &m, &own, &p, &pp, c, conservative, 1, gm1, w, fw);
+    filter_cells(kind, &mm, &m, &own, &p, &pp, c, conservative, w);
 }
 
 /// The filter along y of an element (`c = eta_y / 2`).
@@ -261,9 +255,7 @@ pub fn filter_y(
     u: Offsets<'_, Cells>,
     c: f64,
     conservative: bool,
-    gm1: f64,
     w: &mut Cells,
-    fw: &mut Cells,
 ) {
     let (m, own, p) = (u.at(0, -1, 0), u.at(0, 0, 0), u.at(0, 1, 0));
     // The paper's filter reads one row each side only.
@@ -272,7 +264,7 @@ pub fn filter_y(
         mm = u.at(0, -2, 0);
         pp = u.at(0, 2, 0);
     }
-    filter_cells(kind, &mm, &m, &own, &p, &pp, c, conservative, 2, gm1, w, fw);
+    filter_cells(kind, &mm, &m, &own, &p, &pp, c, conservative, w);
 }
 
 /// The Richtmyer update of the element `w0` between its neighbours along
@@ -312,9 +304,11 @@ pub fn update_cells(
 /// The Richtmyer update along x of the element `row` rows away.
 #[device]
 #[inline(always)]
-pub fn update_x(w: Offsets<'_, Cells>, fw: Offsets<'_, Cells>, row: i32, r: f64, gm1: f64) -> Cells {
+pub fn update_x(w: Offsets<'_, Cells>, row: i32, r: f64, gm1: f64) -> Cells {
     let (wa, w0, wb) = (w.at(-1, row, 0), w.at(0, row, 0), w.at(1, row, 0));
-    let (fa, f0, fb) = (fw.at(-1, row, 0), fw.at(0, row, 0), fw.at(1, row, 0));
+    let fa = flux_cells(&wa, 1, gm1);
+    let f0 = flux_cells(&w0, 1, gm1);
+    let fb = flux_cells(&wb, 1, gm1);
     update_cells(
         &shifted(&wa, &w0, &wb, -1),
         &w0,
@@ -331,14 +325,15 @@ pub fn update_x(w: Offsets<'_, Cells>, fw: Offsets<'_, Cells>, row: i32, r: f64,
 /// The Richtmyer update along y of the element `row` rows away.
 #[device]
 #[inline(always)]
-pub fn update_y(w: Offsets<'_, Cells>, fw: Offsets<'_, Cells>, row: i32, r: f64, gm1: f64) -> Cells {
+pub fn update_y(w: Offsets<'_, Cells>, row: i32, r: f64, gm1: f64) -> Cells {
+    let (wm, w0, wp) = (w.at(0, row - 1, 0), w.at(0, row, 0), w.at(0, row + 1, 0));
     update_cells(
-        &w.at(0, row - 1, 0),
-        &w.at(0, row, 0),
-        &w.at(0, row + 1, 0),
-        &fw.at(0, row - 1, 0),
-        &fw.at(0, row, 0),
-        &fw.at(0, row + 1, 0),
+        &wm,
+        &w0,
+        &wp,
+        &flux_cells(&wm, 2, gm1),
+        &flux_cells(&w0, 2, gm1),
+        &flux_cells(&wp, 2, gm1),
         2,
         r,
         gm1,
@@ -355,7 +350,6 @@ pub fn update_y(w: Offsets<'_, Cells>, fw: Offsets<'_, Cells>, row: i32, r: f64,
 pub fn sweep_element(
     kind: &[i32; 2],
     w: Offsets<'_, Cells>,
-    fw: Offsets<'_, Cells>,
     along_x: bool,
     r: f64,
     gm1: f64,
@@ -377,9 +371,9 @@ pub fn sweep_element(
             row = if mirror { -2 * ky - 1 } else { -ky };
         }
         out = if along_x {
-            update_x(w, fw, row, r, gm1)
+            update_x(w, row, r, gm1)
         } else {
-            update_y(w, fw, row, r, gm1)
+            update_y(w, row, r, gm1)
         };
         if ky < 0 {
             for l in 0..4 {
@@ -406,56 +400,48 @@ pub fn sweep_element(
 #[device]
 #[inline(always)]
 pub fn filter_paper_x(
-    gas: [f64; 2],
     sweep: [f64; 4],
     kind: &[i32; 2],
     u: Offsets<'_, Cells>,
     w: &mut Cells,
-    fw: &mut Cells,
 ) {
-    filter_x(kind, u, sweep[2], false, gas[1], w, fw);
+    filter_x(kind, u, sweep[2], false, w);
 }
 
 /// The paper's filter along y (`sweep[3] = eta_y / 2`).
 #[device]
 #[inline(always)]
 pub fn filter_paper_y(
-    gas: [f64; 2],
     sweep: [f64; 4],
     kind: &[i32; 2],
     u: Offsets<'_, Cells>,
     w: &mut Cells,
-    fw: &mut Cells,
 ) {
-    filter_y(kind, u, sweep[3], false, gas[1], w, fw);
+    filter_y(kind, u, sweep[3], false, w);
 }
 
 /// The conservative filter along x.
 #[device]
 #[inline(always)]
 pub fn filter_conservative_x(
-    gas: [f64; 2],
     sweep: [f64; 4],
     kind: &[i32; 2],
     u: Offsets<'_, Cells>,
     w: &mut Cells,
-    fw: &mut Cells,
 ) {
-    filter_x(kind, u, sweep[2], true, gas[1], w, fw);
+    filter_x(kind, u, sweep[2], true, w);
 }
 
 /// The conservative filter along y.
 #[device]
 #[inline(always)]
 pub fn filter_conservative_y(
-    gas: [f64; 2],
     sweep: [f64; 4],
     kind: &[i32; 2],
     u: Offsets<'_, Cells>,
     w: &mut Cells,
-    fw: &mut Cells,
 ) {
-    filter_y(kind, u, sweep[3], true, gas[1], w, fw);
+    filter_y(kind, u, sweep[3], true, w);
 }
 
 /// The Lax-Wendroff update along x (`sweep[0] = dt/2 / dx`).
@@ -467,10 +453,9 @@ pub fn lw_x(
     bc: [f64; 9],
     kind: &[i32; 2],
     w: Offsets<'_, Cells>,
-    fw: Offsets<'_, Cells>,
     u: &mut Cells,
 ) {
-    *u = sweep_element(kind, w, fw, true, sweep[0], gas[1], &bc);
+    *u = sweep_element(kind, w, true, sweep[0], gas[1], &bc);
 }
 
 /// The Lax-Wendroff update along y (`sweep[1] = dt/2 / dy`).
@@ -482,10 +467,9 @@ pub fn lw_y(
     bc: [f64; 9],
     kind: &[i32; 2],
     w: Offsets<'_, Cells>,
-    fw: Offsets<'_, Cells>,
     u: &mut Cells,
 ) {
-    *u = sweep_element(kind, w, fw, false, sweep[1], gas[1], &bc);
+    *u = sweep_element(kind, w, false, sweep[1], gas[1], &bc);
 }
 
 /// The Lax-Wendroff update along x for the step's last sweep, which also
@@ -499,13 +483,12 @@ pub fn lw_x_residue(
     bc: [f64; 9],
     kind: &[i32; 2],
     w: Offsets<'_, Cells>,
-    fw: Offsets<'_, Cells>,
     u0: &Cells,
     u: &mut Cells,
     change: &mut f64,
     bad: &mut f64,
 ) {
-    *u = sweep_element(kind, w, fw, true, sweep[0], gas[1], &bc);
+    *u = sweep_element(kind, w, true, sweep[0], gas[1], &bc);
     residue(kind, u0, u, change, bad);
 }
 

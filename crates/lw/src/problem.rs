@@ -6,7 +6,7 @@
 
 use qflow_par::{DatData, PartitionHints, Problem, SetData, Shape, Values};
 
-use crate::decl::{CELLS, FW, KIND, U, U0, W};
+use crate::decl::{CELLS, KIND, U, U0, W};
 use crate::kernels::LANES;
 use crate::exact::{ObliqueShock, Primitive};
 use crate::settings::{Grid, Settings, Setup, Wall};
@@ -199,10 +199,6 @@ pub fn build(grid: &Grid, settings: &Settings) -> Result<Problem, String> {
             },
             DatData {
                 decl: &W,
-                values: Values::F64(vec![0.0; values]),
-            },
-            DatData {
-                decl: &FW,
                 values: Values::F64(vec![0.0; values]),
             },
             DatData {
