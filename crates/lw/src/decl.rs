@@ -5,7 +5,7 @@
 //! |---|---|---|
 //! | `filter_{paper,conservative}_{x,y}` | `kind`, `u` at the sweep's neighbours | `w` and its flux `fw` |
 //! | `lw_{x,y}` | `kind`, `w` and `fw` at the sweep's neighbours (and the ghosts' sources) | `u` |
-//! | `lw_x_residue` (a step's last sweep) | the same and `u0` | `u`; sums: `change`, `bad` |
+//! | `lw_x_residue` (a step's last sweep) | the same and `u0` | `u`; maxima: `change`, `bad` |
 //! | `wave_speed` | `kind`, `u` | max: `speed` |
 //!
 //! The cells are one structured block of `(nx + 4) x (ny + 4)` cells (two
@@ -100,10 +100,10 @@ pub static SWEEP: GlobalDecl = GlobalDecl::f64("sweep", 4);
 pub static BC: GlobalDecl = GlobalDecl::f64("bc", 9);
 /// The largest `|q| + c`.
 pub static SPEED: GlobalDecl = GlobalDecl::reduce("speed", 1, Reduction::Max);
-/// The sum of squared density changes over a step.
-pub static CHANGE: GlobalDecl = GlobalDecl::reduce("change", 1, Reduction::Sum);
-/// Interior cells whose state is not physical.
-pub static BAD: GlobalDecl = GlobalDecl::reduce("bad", 1, Reduction::Sum);
+/// The largest change of density over a step.
+pub static CHANGE: GlobalDecl = GlobalDecl::reduce("change", 1, Reduction::Max);
+/// 1 if an interior cell's state is not physical.
+pub static BAD: GlobalDecl = GlobalDecl::reduce("bad", 1, Reduction::Max);
 
 par_loop! {
     /// The paper's filter along x.
@@ -183,8 +183,8 @@ par_loop! {
         w: read(W at LW_X_AT),
         u0: read(U0),
         u: write(U),
-        change: sum(CHANGE),
-        bad: sum(BAD),
+        change: max(CHANGE),
+        bad: max(BAD),
     }
 }
 

@@ -517,18 +517,18 @@ pub fn wave_speed(gas: [f64; 2], kind: &[i32; 2], u: &Cells, speed: &mut f64) {
     }
 }
 
-/// The squared change of density over the step inside the grid, and
-/// whether every interior state is physical (`bad` counts those that are
-/// not: non-finite, or density or pressure not above 0).
+/// The largest change of density over the step inside the grid, and
+/// whether an interior state is not physical (`bad` 1: non-finite, or
+/// density or pressure not above 0).
 #[device]
 #[inline(always)]
 pub fn residue(kind: &[i32; 2], u0: &Cells, u: &Cells, change: &mut f64, bad: &mut f64) {
     // Selects, not branches, so that the lanes run together.
-    let mut sum = 0.0;
-    let mut count = 0.0;
+    let mut most = 0.0;
+    let mut worst = 0.0;
     for l in 0..4 {
         let q = lane(u, l);
-        let d = q[0] - u0[l];
+        let d = (q[0] - u0[l]).abs();
         // p > 0 is 2 rho E > |rho v|^2 (rho > 0): no division. A NaN fails
         // every comparison; an infinite density makes d infinite.
         let fine = q[0] > 0.0
@@ -536,9 +536,13 @@ pub fn residue(kind: &[i32; 2], u0: &Cells, u: &Cells, change: &mut f64, bad: &m
             && d.is_finite()
             && q[3].is_finite();
         let counted = inside(kind, l);
-        sum += if counted { d * d } else { 0.0 };
-        count += if counted && !fine { 1.0 } else { 0.0 };
+        most = if counted && d > most { d } else { most };
+        worst = if counted && !fine { 1.0 } else { worst };
     }
-    *change += sum;
-    *bad += count;
+    if most > *change {
+        *change = most;
+    }
+    if worst > *bad {
+        *bad = worst;
+    }
 }

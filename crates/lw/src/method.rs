@@ -3,8 +3,9 @@
 //! the artificial viscosity filter and then the two-step update. The time
 //! step is fixed from the initial state, `dt = cfl min(dx, dy) / max(|q| +
 //! c)`; the last step is shortened to end at the final time. The history
-//! holds the time and the rms rate of change of density over the step
-//! (zero at the steady state).
+//! holds the time and the largest rate of change of density over the step
+//! (`max |rho_new - rho_old| / dt` over the cells; it falls as the flow
+//! settles).
 
 use qflow_par::driver::{Method, StepError};
 use qflow_par::{DatDecl, Exec, GlobalDecl, LoopDecl, SetDecl};
@@ -179,18 +180,16 @@ impl Method for Lw {
         }
         // A step at the final time (dt = 0) changes nothing.
         let rate = if dt > 0.0 {
-            (sums[0] / (self.grid.nx * self.grid.ny) as f64).sqrt() / dt
+            sums[0] / dt
         } else {
             0.0
         };
         if sums[1] > 0.0 || !rate.is_finite() {
             ex.swap(&U, &U0);
             return Err(StepError::NonPhysical(format!(
-                "step {iteration} (t = {:.6}): {} cells with a non-physical state \
-                 (density or pressure not above 0, or not finite); stopped with the state \
-                 after step {} kept",
+                "step {iteration} (t = {:.6}): a non-physical state (density or pressure \
+                 not above 0, or not finite); stopped with the state after step {} kept",
                 self.time + dt,
-                sums[1],
                 iteration - 1
             )));
         }
