@@ -377,6 +377,19 @@ fn run(cli: Cli) -> Result<u8> {
             let (cloud, name, settings) = match case {
                 Some(path) => {
                     let c = qflow::case::CaseFile::load(&path, &sets)?;
+                    if c.method != qflow::case::MethodName::Lskum {
+                        anyhow::bail!(
+                            "case file {}: qflow bench times q-LSKUM cases; method = \"{}\" is timed by \
+                             `qflow run` (its summary has seconds per step per element for every loop) \
+                             and by {}",
+                            path.display(),
+                            c.method.name(),
+                            match c.method {
+                                qflow::case::MethodName::Fv => "cargo bench -p qflow-fv --bench bandwidth",
+                                _ => "scripts/bench-lw.py",
+                            }
+                        );
+                    }
                     let lc: qflow::lskum_case::LskumCase = c.get()?;
                     lc.validate()?;
                     let (cloud, name) = qflow::lskum_case::load_cloud(&lc, &c.dir)?;
