@@ -212,6 +212,15 @@ impl Output {
     }
 }
 
+/// The memory this machine can still give a process (Linux
+/// `MemAvailable`), bytes; `None` where it cannot be read.
+pub fn available_memory() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
 /// Makes sure `dir` exists and a file can be written in it, takes it for
 /// this run (refused while another live run holds it) and removes the
 /// temporary files of runs that were killed. Keep the lock until the run

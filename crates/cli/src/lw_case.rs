@@ -61,7 +61,27 @@ impl LwCase {
         self.grid.validate().map_err(anyhow::Error::msg)?;
         self.lw.validate().map_err(anyhow::Error::msg)?;
         qflow_lw::problem::shock(&self.lw).map_err(anyhow::Error::msg)?;
+        let need = self.bytes_needed();
+        if let Some(have) = crate::case::available_memory() {
+            if need > have {
+                bail!(
+                    "[grid] {} x {} cells: a run needs about {:.1} GiB, this machine has {:.1} GiB available",
+                    self.grid.nx,
+                    self.grid.ny,
+                    need as f64 / f64::from(1 << 30),
+                    have as f64 / f64::from(1 << 30)
+                );
+            }
+        }
         Ok(())
+    }
+
+    /// About the bytes rank 0 holds: the problem it builds (the state and
+    /// the kinds), the three state dats of its part, and the gathered
+    /// state and fields of the outputs: about 250 bytes per cell.
+    pub fn bytes_needed(&self) -> u64 {
+        let cells = (self.grid.nx as u64 + 4) * (self.grid.ny as u64 + 4);
+        cells * 250
     }
 
     /// The step limit: the case's, else none.
@@ -115,5 +135,19 @@ mod tests {
         assert!(e.contains("mach"), "{e}");
         let e = err("method = \"lw\"\n");
         assert!(e.contains("grid"), "{e}");
+        let e = err("method = \"lw\"\n[grid]\nnx = 102\nny = 25\n");
+        assert!(
+            e.contains("[grid] nx = 102: must be a multiple of 4"),
+            "{e}"
+        );
+        // 4e8 cells: more memory than this machine has (where it has less
+        // than the 100 GB that needs).
+        let big = "method = \"lw\"\n[grid]\nnx = 100000\nny = 4000\n";
+        let c = CaseFile::parse(big, Path::new("c.toml"), &[]).unwrap();
+        let f: LwCase = c.get().unwrap();
+        if crate::case::available_memory().is_some_and(|m| m < f.bytes_needed()) {
+            let e = err(big);
+            assert!(e.contains("GiB available"), "{e}");
+        }
     }
 }

@@ -233,6 +233,9 @@ fn damaged_case_files_and_checkpoints_never_panic() {
                 if let Ok(l) = c.get::<qflow::lskum_case::LskumCase>() {
                     let _ = l.validate().map_err(|e| assert!(!e.to_string().is_empty()));
                 }
+                if let Ok(l) = c.get::<qflow::lw_case::LwCase>() {
+                    let _ = l.validate().map_err(|e| assert!(!e.to_string().is_empty()));
+                }
             }));
             if r.is_err() {
                 panicked += 1;
@@ -263,5 +266,56 @@ fn damaged_case_files_and_checkpoints_never_panic() {
     }
     eprintln!("{copies} damaged case files, 120 damaged checkpoints ({read} still read)");
     assert_eq!(panicked, 0, "damaged inputs panicked (see above)");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Damaged copies of the small oblique-shock case *run*, end to end, a few
+/// steps each: every one either runs (exit 0, its outputs written) or
+/// stops with one `error:` line and exit 1 before any work; none panics
+/// (exit 101) or hangs.
+#[test]
+fn damaged_lw_cases_run_or_are_refused() {
+    let d = scratch("damaged-lw");
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases/oblique-shock-small.toml");
+    let good = std::fs::read(&case).unwrap();
+    let (mut ran, mut refused) = (0, 0);
+    for (k, b) in damaged(&good, 120, 7).iter().enumerate() {
+        let file = d.join(format!("case{k}.toml"));
+        std::fs::write(&file, b).unwrap();
+        let out = d.join(format!("out{k}"));
+        let o = Command::new(env!("CARGO_BIN_EXE_qflow"))
+            .args([
+                "run",
+                file.to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+                "-q",
+                "--max-iters",
+                "3",
+                "--set",
+                "output.plots=false",
+                "--set",
+                "output.vtk=false",
+            ])
+            .output()
+            .unwrap();
+        let e = String::from_utf8_lossy(&o.stderr);
+        match o.status.code() {
+            Some(0) => {
+                ran += 1;
+                assert!(out.join("summary.toml").exists(), "copy {k}: no summary");
+            }
+            Some(1) => {
+                refused += 1;
+                assert!(e.starts_with("error:"), "copy {k}: {e}");
+            }
+            other => panic!(
+                "damaged copy {k}: exit {other:?}\n{e}\n{}",
+                String::from_utf8_lossy(b)
+            ),
+        }
+    }
+    eprintln!("120 damaged oblique-shock cases: {ran} ran, {refused} refused");
+    assert!(ran > 0 && refused > 0, "{ran} ran, {refused} refused");
     let _ = std::fs::remove_dir_all(&d);
 }
