@@ -230,14 +230,7 @@ pub fn filter_cells(
 /// The filter along x of an element (`c = eta_x / 2`).
 #[device]
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub fn filter_x(
-    kind: &[i32; 2],
-    u: Offsets<'_, Cells>,
-    c: f64,
-    conservative: bool,
-    w: &mut Cells,
-) {
+pub fn filter_x(kind: &[i32; 2], u: Offsets<'_, Cells>, c: f64, conservative: bool, w: &mut Cells) {
     let (prev, own, next) = (u.at(-1, 0, 0), u.at(0, 0, 0), u.at(1, 0, 0));
     let mm = shifted(&prev, &own, &next, -2);
     let m = shifted(&prev, &own, &next, -1);
@@ -249,14 +242,7 @@ pub fn filter_x(
 /// The filter along y of an element (`c = eta_y / 2`).
 #[device]
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub fn filter_y(
-    kind: &[i32; 2],
-    u: Offsets<'_, Cells>,
-    c: f64,
-    conservative: bool,
-    w: &mut Cells,
-) {
+pub fn filter_y(kind: &[i32; 2], u: Offsets<'_, Cells>, c: f64, conservative: bool, w: &mut Cells) {
     let (m, own, p) = (u.at(0, -1, 0), u.at(0, 0, 0), u.at(0, 1, 0));
     // The paper's filter reads one row each side only.
     let (mut mm, mut pp) = (m, p);
@@ -399,24 +385,14 @@ pub fn sweep_element(
 /// 1`).
 #[device]
 #[inline(always)]
-pub fn filter_paper_x(
-    sweep: [f64; 4],
-    kind: &[i32; 2],
-    u: Offsets<'_, Cells>,
-    w: &mut Cells,
-) {
+pub fn filter_paper_x(sweep: [f64; 4], kind: &[i32; 2], u: Offsets<'_, Cells>, w: &mut Cells) {
     filter_x(kind, u, sweep[2], false, w);
 }
 
 /// The paper's filter along y (`sweep[3] = eta_y / 2`).
 #[device]
 #[inline(always)]
-pub fn filter_paper_y(
-    sweep: [f64; 4],
-    kind: &[i32; 2],
-    u: Offsets<'_, Cells>,
-    w: &mut Cells,
-) {
+pub fn filter_paper_y(sweep: [f64; 4], kind: &[i32; 2], u: Offsets<'_, Cells>, w: &mut Cells) {
     filter_y(kind, u, sweep[3], false, w);
 }
 

@@ -179,11 +179,7 @@ impl Method for Lw {
             ex.set_const(&SWEEP, &self.sweep_constants(self.dt));
         }
         // A step at the final time (dt = 0) changes nothing.
-        let rate = if dt > 0.0 {
-            sums[0] / dt
-        } else {
-            0.0
-        };
+        let rate = if dt > 0.0 { sums[0] / dt } else { 0.0 };
         if sums[1] > 0.0 || !rate.is_finite() {
             ex.swap(&U, &U0);
             return Err(StepError::NonPhysical(format!(

@@ -7,8 +7,8 @@
 use qflow_par::{DatData, PartitionHints, Problem, SetData, Shape, Values};
 
 use crate::decl::{CELLS, KIND, U, U0, W};
-use crate::kernels::LANES;
 use crate::exact::{ObliqueShock, Primitive};
+use crate::kernels::LANES;
 use crate::settings::{Grid, Settings, Setup, Wall};
 
 /// The paper's code's region 2 `[rho, u, v, p]` (five digits).
