@@ -319,3 +319,106 @@ fn damaged_lw_cases_run_or_are_refused() {
     assert!(ran > 0 && refused > 0, "{ran} ran, {refused} refused");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Runs `qflow run` on `case` (a few steps, no pictures): exit 0 with a
+/// summary, or exit 1 with one `error:` line; anything else (a panic's
+/// 101, a signal) fails the test. True when it ran.
+fn runs_or_is_refused(case: &Path, out: &Path, what: &str) -> bool {
+    let o = Command::new(QFLOW)
+        .args(["run", case.to_str().unwrap(), "-o", out.to_str().unwrap()])
+        .args(["-q", "--max-iters", "2", "--set", "output.plots=false"])
+        .args(["--set", "output.vtk=false"])
+        .output()
+        .unwrap();
+    let e = stderr(&o);
+    match o.status.code() {
+        Some(0) => {
+            assert!(out.join("summary.toml").exists(), "{what}: no summary");
+            true
+        }
+        Some(1) => {
+            assert!(
+                e.lines().any(|l| l.starts_with("error:")) && !e.contains("panicked"),
+                "{what}: {e}"
+            );
+            false
+        }
+        other => panic!("{what}: exit {other:?}\n{e}"),
+    }
+}
+
+/// Damaged clouds (legacy text and native) and meshes (OP2's text and
+/// native), 120 copies of each, *run* end to end, two iterations each:
+/// every run either goes through or stops with one error line (a read
+/// error, a check that fails, or a non-physical state after the first
+/// steps); none panics or hangs.
+#[test]
+fn damaged_clouds_and_meshes_run_or_are_refused() {
+    let d = scratch("damaged-runs");
+    let make = |args: &[&str]| {
+        let o = Command::new(QFLOW)
+            .arg("generate")
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", stderr(&o));
+    };
+    let inputs = [
+        ("cloud.txt", "[cloud]\nfile = \"{}\"\n"),
+        ("cloud.qfc", "[cloud]\nfile = \"{}\"\n"),
+        ("mesh.dat", "method = \"fv\"\n[mesh]\nfile = \"{}\"\n"),
+        ("mesh.qfm", "method = \"fv\"\n[mesh]\nfile = \"{}\"\n"),
+    ];
+    for (name, _) in &inputs[..2] {
+        let out = d.join(name);
+        make(&[
+            "naca0012",
+            "--wall-points",
+            "40",
+            "--rings",
+            "10",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+    }
+    for (name, _) in &inputs[2..] {
+        let out = d.join(name);
+        make(&[
+            "op2-naca0012",
+            "--i",
+            "8",
+            "--j",
+            "12",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+    }
+    for (seed, (name, template)) in inputs.iter().enumerate() {
+        let good = std::fs::read(d.join(name)).unwrap();
+        // The undamaged input runs.
+        let case = d.join(format!("good-{name}.toml"));
+        let path = d.join(name);
+        std::fs::write(&case, template.replace("{}", path.to_str().unwrap())).unwrap();
+        assert!(runs_or_is_refused(
+            &case,
+            &d.join(format!("out-good-{name}")),
+            name
+        ));
+        let (mut ran, mut refused) = (0, 0);
+        for (k, b) in damaged(&good, 120, 1000 + seed as u64).iter().enumerate() {
+            let file = d.join(format!("{k}-{name}"));
+            std::fs::write(&file, b).unwrap();
+            let case = d.join(format!("{k}-{name}.toml"));
+            std::fs::write(&case, template.replace("{}", file.to_str().unwrap())).unwrap();
+            let what = format!("damaged {name} copy {k}");
+            if runs_or_is_refused(&case, &d.join(format!("out-{k}-{name}")), &what) {
+                ran += 1;
+            } else {
+                refused += 1;
+            }
+        }
+        eprintln!("120 damaged {name}: {ran} ran, {refused} refused");
+        assert!(refused > 0, "{name}: no damaged copy was refused");
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
