@@ -4,12 +4,14 @@
 //! dimension-split two-step (Richtmyer) Lax-Wendroff scheme with an
 //! artificial viscosity filter, as a method of qflow's execution layer.
 //!
-//! [`kernels`] holds the kernels, each a function of one cell translated
-//! to OpenCL C at build time; [`decl`] declares the block, its stencils,
-//! dats and loops; [`problem`] builds the initial state; [`method`] runs a
-//! step for the run driver; [`exact`] is the exact solution (oblique-shock
-//! relations) the runs are checked against; [`solver`] runs the method
-//! without the driver. Nothing here knows of threads, ranks or devices.
+//! [`kernels`] holds the kernels, each a function of one element (4 cells
+//! along x, updated lane by lane) translated to OpenCL C at build time;
+//! [`decl`] declares the block, its stencils, dats and loops; [`problem`]
+//! builds the initial state; [`method`] runs a step for the run driver;
+//! [`exact`] is the exact solution (oblique-shock relations) the runs are
+//! checked against, [`analysis`] measures a solution against it;
+//! [`solver`] runs the method without the driver. Nothing here knows of
+//! threads, ranks or devices.
 #![deny(missing_docs)]
 // Component loops `for k in 0..4` index several arrays at once.
 #![allow(clippy::needless_range_loop)]
