@@ -3,8 +3,8 @@
 //!
 //! | loop | reads | writes |
 //! |---|---|---|
-//! | `filter_{paper,conservative}_{x,y}` | `kind`, `u` at the sweep's neighbours | `w` and its flux `fw` |
-//! | `lw_{x,y}` | `kind`, `w` and `fw` at the sweep's neighbours (and the ghosts' sources) | `u` |
+//! | `filter_{paper,conservative}_{x,y}` | `kind`, `u` at the sweep's neighbours | `w` |
+//! | `lw_{x,y}` | `kind`, `w` at the sweep's neighbours (and the ghosts' sources) | `u` |
 //! | `lw_x_residue` (a step's last sweep) | the same and `u0` | `u`; maxima: `change`, `bad` |
 //! | `wave_speed` | `kind`, `u` | max: `speed` |
 //!

@@ -16,9 +16,11 @@
 //! `ky` 0 for the grid's rows, -1/-2 for the ghost rows below it, 1/2 for
 //! those above. A sweep along x or y is two loops:
 //!
-//! 1. `filter_*`: the artificial viscosity, `w = u + eta/2 (...)` inside,
-//!    and the flux `fw` of `w` (once per cell); ghost cells copy `u`;
-//! 2. `lw_*`: the Richtmyer two-step update of `w` into `u` inside; ghost
+//! 1. `filter_*`: the artificial viscosity, `w = u + eta/2 (...)` inside;
+//!    ghost cells copy `u`;
+//! 2. `lw_*`: the Richtmyer two-step update of `w` into `u` inside (the
+//!    fluxes of the three cells it reads and of the two half-point states
+//!    computed on the spot); ghost
 //!    cells take their boundary value from the *new* interior values, which
 //!    they compute themselves (the left and top ghosts are fixed states,
 //!    the right ones copy the last column, the bottom ones reflect the
@@ -199,8 +201,8 @@ pub fn keep_ghosts(kind: &[i32; 2], own: &Cells, filtered: &Cells) -> Cells {
 }
 
 /// A sweep's filter of the element `own` between its neighbours along
-/// the sweep (`m`, `p`; `mm`, `pp` one further) with `c = eta / 2`, the
-/// fluxes across faces normal to axis `n` in `fw`; ghost cells copy `own`.
+/// the sweep (`m`, `p`; `mm`, `pp` one further) with `c = eta / 2`; ghost
+/// cells copy `own`.
 #[device]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
