@@ -20,11 +20,11 @@
 //!    ghost cells copy `u`;
 //! 2. `lw_*`: the Richtmyer two-step update of `w` into `u` inside (the
 //!    fluxes of the three cells it reads and of the two half-point states
-//!    computed on the spot); ghost
-//!    cells take their boundary value from the *new* interior values, which
-//!    they compute themselves (the left and top ghosts are fixed states,
-//!    the right ones copy the last column, the bottom ones reflect the
-//!    first rows), so every `u` the next sweep reads is current.
+//!    computed on the spot); ghost cells take their boundary value from the
+//!    *new* interior values, which they compute themselves (the left and
+//!    top ghosts are fixed states, the right ones copy the last column, the
+//!    bottom ones reflect the first rows), so every `u` the next sweep
+//!    reads is current.
 //!
 //! States are conserved `[rho, rho u, rho v, rho E]`.
 
