@@ -11,7 +11,6 @@ use anyhow::{Context, Result};
 
 use qflow_io::plot::{GridField, LinePlot, Series, Style};
 use qflow_lw::analysis::Solution;
-use qflow_lw::method::COLUMNS;
 use qflow_lw::problem::primitive;
 use qflow_lw::settings::{Grid, Settings, DOMAIN};
 use qflow_mesh::quad::QuadMesh;
@@ -247,12 +246,24 @@ pub fn write_outputs(
         }
         plot_centreline(&dir.join("centreline.png"), grid, settings, &f)?;
         if !rows.is_empty() {
-            qflow_io::plot::plot_history(
-                &dir.join("history.png"),
-                &COLUMNS,
-                &crate::run::plot_rows(rows),
-            )
-            .context("plotting the history")?;
+            // The rate of change against time, on a log scale: how the
+            // flow settles.
+            let rate: Vec<(f64, f64)> = rows.iter().map(|r| (r.values[0], r.values[1])).collect();
+            let series = [Series {
+                label: "",
+                points: &rate,
+                style: Style::Line,
+            }];
+            let plot = LinePlot {
+                title: "History: the largest change of density per unit time",
+                x_label: "time",
+                y_label: "max |d rho / dt|",
+                series: &series,
+                log_x: false,
+                log_y: true,
+            };
+            qflow_io::plot::plot_lines(&dir.join("history.png"), &plot, LINE_SIZE)
+                .context("plotting the history")?;
         }
     }
     Ok(())
