@@ -1,0 +1,6 @@
+//! Translates the `#[device]` kernels into OpenCL C (`$OUT_DIR/dg.rs`,
+//! included as `DEVICE_SOURCE`).
+
+fn main() {
+    qflow_par_codegen::build_script(&["src/kernels.rs", "src/tables.rs"], "dg");
+}

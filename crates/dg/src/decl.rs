@@ -1,0 +1,200 @@
+//! The DG method's data and loops, declared once for the execution layer.
+//!
+//! A run uses one family: the 1D dats and loops (`*_1`, elements of
+//! [`crate::kernels::Cell1`]) or the 2D ones (`*_2`, elements of
+//! [`crate::kernels::Cell2`]), on the same set [`CELLS`]: a periodic
+//! structured block of DG cells.
+//!
+//! | loop | reads | writes |
+//! |---|---|---|
+//! | `rhs_{1d,2d}` | `u` at the cell and its face neighbours; `p` | `r` |
+//! | `save_*` | `u` | `u0` |
+//! | `restore_*` | `u0` | `u` |
+//! | `axpy_*` | `x` (a stage's `k_j` swapped in), `coef` | `u` (read and written) |
+//! | `lserk_*` | `r`, `stage` | `k_1`, `u` (read and written) |
+//!
+//! An explicit tableau's step keeps its start in `u0`, sets each stage's
+//! input into `u` (`restore`, then one `axpy` per nonzero `a_sj`), runs
+//! `rhs` into `r` and swaps `r` with the stage's `k_s` (no copy); the
+//! step's end is `u0 + dt sum_j b_j k_j` the same way. The low-storage
+//! scheme needs `u`, `r` and one register (`k_1`).
+
+use qflow_par::{par_loop, DatDecl, GlobalDecl, LoopDecl, Role, SetDecl, StencilDecl};
+
+use crate::kernels::{
+    axpy_1d, axpy_2d, lserk_1d, lserk_2d, restore_1d, restore_2d, rhs_1d, rhs_2d, save_1d, save_2d,
+};
+
+/// The most Runge-Kutta stages an explicit tableau may have (Luther's RK6).
+pub const MAX_STAGES: usize = 7;
+
+/// The DG cells: one periodic structured block.
+pub static CELLS: SetDecl = SetDecl { name: "cells" };
+
+/// A 1D cell and its neighbours across its two faces.
+pub static FACES_1D: StencilDecl = StencilDecl {
+    name: "faces_1d",
+    set: &CELLS,
+    offsets: &[[-1, 0, 0], [0, 0, 0], [1, 0, 0]],
+};
+/// A 2D cell and its neighbours across its four faces.
+pub static FACES_2D: StencilDecl = StencilDecl {
+    name: "faces_2d",
+    set: &CELLS,
+    offsets: &[[-1, 0, 0], [0, -1, 0], [0, 0, 0], [0, 1, 0], [1, 0, 0]],
+};
+
+/// `[n, ax, ay, 2/hx, 2/hy]`: nodes per direction, velocity, inverse
+/// half-widths.
+pub static PARAMS: GlobalDecl = GlobalDecl::f64("params", 5);
+/// The coefficient of an `axpy` (`dt a_sj` or `dt b_j`).
+pub static COEF: GlobalDecl = GlobalDecl::f64("coef", 1);
+/// A low-storage stage's `[A, B, dt]`.
+pub static STAGE: GlobalDecl = GlobalDecl::f64("stage", 3);
+
+/// The solution (1D).
+pub static U_1: DatDecl = DatDecl::f64("u_1", &CELLS, 8, Role::State);
+/// The state at the start of a step (1D).
+pub static U0_1: DatDecl = DatDecl::f64("u0_1", &CELLS, 8, Role::Scratch);
+/// The right-hand side just computed (1D).
+pub static R_1: DatDecl = DatDecl::f64("r_1", &CELLS, 8, Role::Scratch);
+/// The operand of `axpy` (a stage's right-hand side swapped in) (1D).
+pub static X_1: DatDecl = DatDecl::f64("x_1", &CELLS, 8, Role::Scratch);
+/// Stage 1's right-hand side (1D) (the low-storage register).
+pub static K1_1: DatDecl = DatDecl::f64("k1_1", &CELLS, 8, Role::Scratch);
+/// Stage 2's right-hand side (1D).
+pub static K2_1: DatDecl = DatDecl::f64("k2_1", &CELLS, 8, Role::Scratch);
+/// Stage 3's right-hand side (1D).
+pub static K3_1: DatDecl = DatDecl::f64("k3_1", &CELLS, 8, Role::Scratch);
+/// Stage 4's right-hand side (1D).
+pub static K4_1: DatDecl = DatDecl::f64("k4_1", &CELLS, 8, Role::Scratch);
+/// Stage 5's right-hand side (1D).
+pub static K5_1: DatDecl = DatDecl::f64("k5_1", &CELLS, 8, Role::Scratch);
+/// Stage 6's right-hand side (1D).
+pub static K6_1: DatDecl = DatDecl::f64("k6_1", &CELLS, 8, Role::Scratch);
+/// Stage 7's right-hand side (1D).
+pub static K7_1: DatDecl = DatDecl::f64("k7_1", &CELLS, 8, Role::Scratch);
+
+par_loop! {
+    /// The right-hand side (1D).
+    pub static RHS_1 = rhs_1d over CELLS {
+        p: global(PARAMS),
+        u: read(U_1 at FACES_1D),
+        r: write(R_1),
+    }
+}
+par_loop! {
+    /// Keeps the step's start (1D).
+    pub static SAVE_1 = save_1d over CELLS {
+        u: read(U_1),
+        u0: write(U0_1),
+    }
+}
+par_loop! {
+    /// Puts the step's start back (1D).
+    pub static RESTORE_1 = restore_1d over CELLS {
+        u0: read(U0_1),
+        u: write(U_1),
+    }
+}
+par_loop! {
+    /// `u += coef x` (1D).
+    pub static AXPY_1 = axpy_1d over CELLS {
+        c: global(COEF),
+        x: read(X_1),
+        y: rw(U_1),
+    }
+}
+par_loop! {
+    /// A low-storage stage (1D).
+    pub static LSERK_1 = lserk_1d over CELLS {
+        s: global(STAGE),
+        r: read(R_1),
+        k: rw(K1_1),
+        u: rw(U_1),
+    }
+}
+
+/// The loops of the 1D family.
+pub static LOOPS_1: [&LoopDecl; 5] = [&RHS_1, &SAVE_1, &RESTORE_1, &AXPY_1, &LSERK_1];
+/// The dats of the 1D family.
+pub static DATS_1: [&DatDecl; 11] = [
+    &U_1, &U0_1, &R_1, &X_1, &K1_1, &K2_1, &K3_1, &K4_1, &K5_1, &K6_1, &K7_1,
+];
+/// The stages' right-hand sides of the 1D family.
+pub static STAGES_1: [&DatDecl; MAX_STAGES] = [&K1_1, &K2_1, &K3_1, &K4_1, &K5_1, &K6_1, &K7_1];
+
+/// The solution (2D).
+pub static U_2: DatDecl = DatDecl::f64("u_2", &CELLS, 64, Role::State);
+/// The state at the start of a step (2D).
+pub static U0_2: DatDecl = DatDecl::f64("u0_2", &CELLS, 64, Role::Scratch);
+/// The right-hand side just computed (2D).
+pub static R_2: DatDecl = DatDecl::f64("r_2", &CELLS, 64, Role::Scratch);
+/// The operand of `axpy` (a stage's right-hand side swapped in) (2D).
+pub static X_2: DatDecl = DatDecl::f64("x_2", &CELLS, 64, Role::Scratch);
+/// Stage 1's right-hand side (2D) (the low-storage register).
+pub static K1_2: DatDecl = DatDecl::f64("k1_2", &CELLS, 64, Role::Scratch);
+/// Stage 2's right-hand side (2D).
+pub static K2_2: DatDecl = DatDecl::f64("k2_2", &CELLS, 64, Role::Scratch);
+/// Stage 3's right-hand side (2D).
+pub static K3_2: DatDecl = DatDecl::f64("k3_2", &CELLS, 64, Role::Scratch);
+/// Stage 4's right-hand side (2D).
+pub static K4_2: DatDecl = DatDecl::f64("k4_2", &CELLS, 64, Role::Scratch);
+/// Stage 5's right-hand side (2D).
+pub static K5_2: DatDecl = DatDecl::f64("k5_2", &CELLS, 64, Role::Scratch);
+/// Stage 6's right-hand side (2D).
+pub static K6_2: DatDecl = DatDecl::f64("k6_2", &CELLS, 64, Role::Scratch);
+/// Stage 7's right-hand side (2D).
+pub static K7_2: DatDecl = DatDecl::f64("k7_2", &CELLS, 64, Role::Scratch);
+
+par_loop! {
+    /// The right-hand side (2D).
+    pub static RHS_2 = rhs_2d over CELLS {
+        p: global(PARAMS),
+        u: read(U_2 at FACES_2D),
+        r: write(R_2),
+    }
+}
+par_loop! {
+    /// Keeps the step's start (2D).
+    pub static SAVE_2 = save_2d over CELLS {
+        u: read(U_2),
+        u0: write(U0_2),
+    }
+}
+par_loop! {
+    /// Puts the step's start back (2D).
+    pub static RESTORE_2 = restore_2d over CELLS {
+        u0: read(U0_2),
+        u: write(U_2),
+    }
+}
+par_loop! {
+    /// `u += coef x` (2D).
+    pub static AXPY_2 = axpy_2d over CELLS {
+        c: global(COEF),
+        x: read(X_2),
+        y: rw(U_2),
+    }
+}
+par_loop! {
+    /// A low-storage stage (2D).
+    pub static LSERK_2 = lserk_2d over CELLS {
+        s: global(STAGE),
+        r: read(R_2),
+        k: rw(K1_2),
+        u: rw(U_2),
+    }
+}
+
+/// The loops of the 2D family.
+pub static LOOPS_2: [&LoopDecl; 5] = [&RHS_2, &SAVE_2, &RESTORE_2, &AXPY_2, &LSERK_2];
+/// The dats of the 2D family.
+pub static DATS_2: [&DatDecl; 11] = [
+    &U_2, &U0_2, &R_2, &X_2, &K1_2, &K2_2, &K3_2, &K4_2, &K5_2, &K6_2, &K7_2,
+];
+/// The stages' right-hand sides of the 2D family.
+pub static STAGES_2: [&DatDecl; MAX_STAGES] = [&K1_2, &K2_2, &K3_2, &K4_2, &K5_2, &K6_2, &K7_2];
+
+/// Every global of the method.
+pub static GLOBALS: [&GlobalDecl; 3] = [&PARAMS, &COEF, &STAGE];

@@ -1,0 +1,186 @@
+//! The kernels of the nodal DG method for linear advection (written once:
+//! the CPU backends run them as they are, the OpenCL backend runs their
+//! translation).
+//!
+//! An **element** is one DG cell with all its nodal values, held in a
+//! fixed-size array at the largest order: a 1D cell is a [`Cell1`]
+//! (`[f64; 8]`, nodes `0..n`), a 2D cell a [`Cell2`] (`[f64; 64]`, node
+//! `(i, j)` at `8 j + i`, `i, j < n`), `n` the case's `order` (nodes per
+//! direction, 1 to 8) given at run time. Entries past `n` stay 0.
+//!
+//! The right-hand side is the strong-form DGSEM on collocated
+//! Gauss-Lobatto-Legendre nodes (diagonal mass matrix `w`): along one
+//! direction of a cell of width `h`,
+//!
+//! `du_i/dt = -(2/h) [ sum_j D_ij f_j + delta_{i,n-1} (f*_R - f_{n-1}) / w_{n-1}
+//!            - delta_{i,0} (f*_L - f_0) / w_0 ]`,
+//!
+//! `f = a u`, with the Lax-Friedrichs flux `f* = (f(uL) + f(uR))/2 -
+//! |a|/2 (uR - uL)` (`|a|` the largest eigenvalue at the face: the upwind
+//! flux). In 2D the x-derivative runs along the rows and the
+//! y-derivative along the columns (a tensor product). With `n = 1` (`D =
+//! [0]`, `w = [2]`) this is `du/dt = -(f*_R - f*_L) / h`: the first-order
+//! finite volume method with the upwind flux.
+//!
+//! The volume term is summed as `sum_j D_ij (f_j - f_i)` (the rows of `D`
+//! sum to 0), so a constant state has a right-hand side of exactly 0
+//! (free-stream preservation to the bit, not to round-off).
+//!
+//! The differentiation matrices and weights are the constants of
+//! [`crate::tables`]; the global `p = [n, ax, ay, 2/hx, 2/hy]`.
+
+use qflow_par::Offsets;
+use qflow_par_macros::device;
+
+use crate::tables::{GLL_D, GLL_W};
+
+/// The nodal values of a 1D cell (node `i` at `i`).
+pub type Cell1 = [f64; 8];
+
+/// The nodal values of a 2D cell (node `(i, j)` at `8 j + i`).
+pub type Cell2 = [f64; 64];
+
+/// The Lax-Friedrichs (here: upwind) flux of `f = a u` between `ul` and
+/// `ur`.
+#[device]
+#[inline(always)]
+pub fn lf_flux(a: f64, ul: f64, ur: f64) -> f64 {
+    0.5 * (a * ul + a * ur) - 0.5 * a.abs() * (ur - ul)
+}
+
+/// The bracket of the strong-form DGSEM along one line of `n` nodes `q`
+/// with the neighbours' values `left` (the node across the line's first
+/// face) and `right` (across its last): `du/dt = -(2/h)` times it.
+#[device]
+#[inline(always)]
+pub fn line_rhs(n: usize, a: f64, q: &[f64; 8], left: f64, right: f64) -> [f64; 8] {
+    let d0 = 64 * (n - 1);
+    let w0 = 8 * (n - 1);
+    let mut out = [0.0; 8];
+    for i in 0..n {
+        let fi = a * q[i];
+        let mut s = 0.0;
+        for j in 0..n {
+            s += GLL_D[d0 + 8 * i + j] * (a * q[j] - fi);
+        }
+        out[i] = s;
+    }
+    let last = n - 1;
+    let fr = lf_flux(a, q[last], right);
+    let fl = lf_flux(a, left, q[0]);
+    out[last] += (fr - a * q[last]) / GLL_W[w0 + last];
+    out[0] -= (fl - a * q[0]) / GLL_W[w0];
+    out
+}
+
+/// The right-hand side of a 1D cell from it and its neighbours along x.
+#[device]
+pub fn rhs_1d(p: [f64; 5], u: Offsets<'_, Cell1>, r: &mut Cell1) {
+    let n = p[0] as usize;
+    let own = u.at(0, 0, 0);
+    let left = u.at(-1, 0, 0);
+    let right = u.at(1, 0, 0);
+    let line = line_rhs(n, p[1], &own, left[n - 1], right[0]);
+    let mut out = [0.0; 8];
+    for i in 0..n {
+        out[i] = -p[3] * line[i];
+    }
+    *r = out;
+}
+
+/// The right-hand side of a 2D cell from it and its neighbours along x
+/// and y.
+#[device]
+pub fn rhs_2d(p: [f64; 5], u: Offsets<'_, Cell2>, r: &mut Cell2) {
+    let n = p[0] as usize;
+    let own = u.at(0, 0, 0);
+    let west = u.at(-1, 0, 0);
+    let east = u.at(1, 0, 0);
+    let south = u.at(0, -1, 0);
+    let north = u.at(0, 1, 0);
+    let last = n - 1;
+    let mut out = [0.0; 64];
+    // Along x: row j.
+    for j in 0..n {
+        let mut q = [0.0; 8];
+        for i in 0..n {
+            q[i] = own[8 * j + i];
+        }
+        let line = line_rhs(n, p[1], &q, west[8 * j + last], east[8 * j]);
+        for i in 0..n {
+            out[8 * j + i] = -p[3] * line[i];
+        }
+    }
+    // Along y: column i.
+    for i in 0..n {
+        let mut q = [0.0; 8];
+        for j in 0..n {
+            q[j] = own[8 * j + i];
+        }
+        let line = line_rhs(n, p[2], &q, south[8 * last + i], north[i]);
+        for j in 0..n {
+            out[8 * j + i] -= p[4] * line[j];
+        }
+    }
+    *r = out;
+}
+
+/// Keeps the state at the start of a step: `u0 = u` (1D).
+#[device]
+pub fn save_1d(u: &Cell1, u0: &mut Cell1) {
+    *u0 = *u;
+}
+
+/// Puts the step's start back: `u = u0` (1D).
+#[device]
+pub fn restore_1d(u0: &Cell1, u: &mut Cell1) {
+    *u = *u0;
+}
+
+/// `y += c x` (1D): a Runge-Kutta stage's term.
+#[device]
+pub fn axpy_1d(c: f64, x: &Cell1, y: &mut Cell1) {
+    for i in 0..8 {
+        y[i] += c * x[i];
+    }
+}
+
+/// A stage of a low-storage scheme, `s = [A, B, dt]` (1D):
+/// `k = A k + dt r`, `u = u + B k`.
+#[device]
+pub fn lserk_1d(s: [f64; 3], r: &Cell1, k: &mut Cell1, u: &mut Cell1) {
+    for i in 0..8 {
+        k[i] = s[0] * k[i] + s[2] * r[i];
+        u[i] += s[1] * k[i];
+    }
+}
+
+/// Keeps the state at the start of a step: `u0 = u` (2D).
+#[device]
+pub fn save_2d(u: &Cell2, u0: &mut Cell2) {
+    *u0 = *u;
+}
+
+/// Puts the step's start back: `u = u0` (2D).
+#[device]
+pub fn restore_2d(u0: &Cell2, u: &mut Cell2) {
+    *u = *u0;
+}
+
+/// `y += c x` (2D): a Runge-Kutta stage's term.
+#[device]
+pub fn axpy_2d(c: f64, x: &Cell2, y: &mut Cell2) {
+    for i in 0..64 {
+        y[i] += c * x[i];
+    }
+}
+
+/// A stage of a low-storage scheme, `s = [A, B, dt]` (2D):
+/// `k = A k + dt r`, `u = u + B k`.
+#[device]
+pub fn lserk_2d(s: [f64; 3], r: &Cell2, k: &mut Cell2, u: &mut Cell2) {
+    for i in 0..64 {
+        k[i] = s[0] * k[i] + s[2] * r[i];
+        u[i] += s[1] * k[i];
+    }
+}

@@ -1,0 +1,261 @@
+//! The DG method for the run driver: linear advection, one time step of
+//! the chosen Runge-Kutta scheme per [`Method::step`]. The time step is
+//! fixed by [`Settings::dt`]; the last step is shortened to end at the
+//! final time. The history holds the time.
+//!
+//! An explicit tableau (`rk3-heun`, `ssprk3`, `rk4`, `rk6`) keeps the
+//! step's start in `u0` and each stage's right-hand side in its own dat;
+//! `lserk54` runs Carpenter and Kennedy's 2-register form (`u` and one
+//! register) with its `A`, `B` and `dt` set per stage.
+
+use qflow_par::driver::{Method, StepError};
+use qflow_par::{DatDecl, Exec, GlobalDecl, LoopDecl, SetDecl};
+
+use crate::decl::*;
+use crate::rk::{LowStorage, Scheme, Tableau};
+use crate::settings::Settings;
+
+/// The kernels as OpenCL C, translated from [`crate::kernels`] at build
+/// time (`DEVICE_SOURCE`).
+mod device {
+    include!(concat!(env!("OUT_DIR"), "/dg.rs"));
+}
+pub use device::{DEVICE_FUNCTIONS, DEVICE_SOURCE};
+
+/// The columns of the method's history.
+pub const COLUMNS: [&str; 1] = ["time"];
+
+/// The loops and dats of one dimension's family.
+struct Family {
+    loops: &'static [&'static LoopDecl],
+    dats: &'static [&'static DatDecl],
+    u: &'static DatDecl,
+    r: &'static DatDecl,
+    x: &'static DatDecl,
+    stages: &'static [&'static DatDecl; MAX_STAGES],
+    rhs: &'static LoopDecl,
+    save: &'static LoopDecl,
+    restore: &'static LoopDecl,
+    axpy: &'static LoopDecl,
+    lserk: &'static LoopDecl,
+}
+
+static FAMILY_1: Family = Family {
+    loops: &LOOPS_1,
+    dats: &DATS_1,
+    u: &U_1,
+    r: &R_1,
+    x: &X_1,
+    stages: &STAGES_1,
+    rhs: &RHS_1,
+    save: &SAVE_1,
+    restore: &RESTORE_1,
+    axpy: &AXPY_1,
+    lserk: &LSERK_1,
+};
+
+static FAMILY_2: Family = Family {
+    loops: &LOOPS_2,
+    dats: &DATS_2,
+    u: &U_2,
+    r: &R_2,
+    x: &X_2,
+    stages: &STAGES_2,
+    rhs: &RHS_2,
+    save: &SAVE_2,
+    restore: &RESTORE_2,
+    axpy: &AXPY_2,
+    lserk: &LSERK_2,
+};
+
+/// How a step advances.
+enum Stepper {
+    /// An explicit Butcher tableau (at most [`MAX_STAGES`] stages).
+    Tableau(Tableau),
+    /// A low-storage (2N) scheme.
+    LowStorage(LowStorage),
+}
+
+/// The DG method on one rank.
+pub struct Dg {
+    settings: Settings,
+    family: &'static Family,
+    stepper: Stepper,
+    /// The fixed time step.
+    dt: f64,
+    /// The simulated time after the last step.
+    time: f64,
+}
+
+impl Dg {
+    /// The method for `settings` (validated).
+    pub fn new(settings: Settings) -> Result<Self, String> {
+        settings.validate()?;
+        let scheme = settings.scheme()?;
+        let stepper = match scheme {
+            Scheme::Lserk54 => Stepper::LowStorage(LowStorage::carpenter_kennedy()),
+            s => Stepper::Tableau(s.tableau()),
+        };
+        if let Stepper::Tableau(t) = &stepper {
+            assert!(t.stages() <= MAX_STAGES, "{scheme}: too many stages");
+        }
+        let family = if settings.dimensions == 1 {
+            &FAMILY_1
+        } else {
+            &FAMILY_2
+        };
+        let dt = settings.dt();
+        Ok(Dg {
+            settings,
+            family,
+            stepper,
+            dt,
+            time: 0.0,
+        })
+    }
+
+    /// The settings.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The fixed time step ([`Settings::dt`]).
+    pub fn dt(&self) -> f64 {
+        self.dt
+    }
+
+    /// The solution's dat (1D or 2D).
+    pub fn solution(&self) -> &'static DatDecl {
+        self.family.u
+    }
+
+    /// The operator's global `[n, ax, ay, 2/hx, 2/hy]` (the GLL matrices
+    /// are the kernels' constants, [`crate::tables`]).
+    pub fn params(&self) -> [f64; 5] {
+        let n = self.settings.order;
+        let [ax, ay] = self.settings.speed();
+        let [hx, hy] = self.settings.spacing();
+        [n as f64, ax, ay, 2.0 / hx, 2.0 / hy]
+    }
+
+    /// `u += c k` for the stage dat `k` (swapped into `x` and back).
+    fn axpy(&self, ex: &mut Exec, c: f64, k: &'static DatDecl) -> Result<(), StepError> {
+        let f = self.family;
+        ex.set_const(&COEF, &[c]);
+        ex.swap(f.x, k);
+        let r = ex.run(f.axpy);
+        ex.swap(f.x, k);
+        r?;
+        Ok(())
+    }
+
+    /// `u = u0 + dt sum_j c_j k_j`.
+    fn combine(&self, ex: &mut Exec, dt: f64, c: &[f64]) -> Result<(), StepError> {
+        let f = self.family;
+        ex.run(f.restore)?;
+        for (j, &cj) in c.iter().enumerate() {
+            if cj != 0.0 {
+                self.axpy(ex, dt * cj, f.stages[j])?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One step of `dt`.
+    fn advance(&self, ex: &mut Exec, dt: f64) -> Result<(), StepError> {
+        let f = self.family;
+        match &self.stepper {
+            Stepper::LowStorage(ls) => {
+                for s in 0..ls.a.len() {
+                    ex.run(f.rhs)?;
+                    ex.set_const(&STAGE, &[ls.a[s], ls.b[s], dt]);
+                    ex.run(f.lserk)?;
+                }
+            }
+            Stepper::Tableau(t) => {
+                ex.run(f.save)?;
+                for s in 0..t.stages() {
+                    // Stage 1 reads the step's start, which u holds.
+                    if s > 0 {
+                        self.combine(ex, dt, &t.a[s])?;
+                    }
+                    ex.run(f.rhs)?;
+                    ex.swap(f.r, f.stages[s]);
+                }
+                self.combine(ex, dt, &t.b)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Method for Dg {
+    fn name(&self) -> &'static str {
+        "dg"
+    }
+
+    fn loops(&self) -> &'static [&'static LoopDecl] {
+        self.family.loops
+    }
+
+    fn dats(&self) -> &'static [&'static DatDecl] {
+        self.family.dats
+    }
+
+    fn globals(&self) -> &'static [&'static GlobalDecl] {
+        &GLOBALS
+    }
+
+    fn device_source(&self) -> &'static str {
+        DEVICE_SOURCE
+    }
+
+    fn work_set(&self) -> &'static SetDecl {
+        &CELLS
+    }
+
+    fn columns(&self) -> &'static [&'static str] {
+        &COLUMNS
+    }
+
+    fn start(&mut self, ex: &mut Exec) -> Result<(), StepError> {
+        ex.set_const(&PARAMS, &self.params());
+        ex.set_const(&COEF, &[0.0]);
+        ex.set_const(&STAGE, &[0.0; 3]);
+        Ok(())
+    }
+
+    fn step(&mut self, ex: &mut Exec, _iteration: u64, row: &mut [f64]) -> Result<(), StepError> {
+        let end = self.settings.final_time;
+        let last = self.time + self.dt >= end * (1.0 - 1e-12);
+        let dt = if last { end - self.time } else { self.dt };
+        if dt > 0.0 {
+            self.advance(ex, dt)?;
+        }
+        self.time = if last { end } else { self.time + dt };
+        row[0] = self.time;
+        Ok(())
+    }
+
+    fn time(&self) -> Option<f64> {
+        Some(self.time)
+    }
+
+    fn books(&self) -> Vec<(&'static str, f64)> {
+        vec![("time", self.time)]
+    }
+
+    fn restore_books(&mut self, books: &[(String, f64)]) -> Result<(), String> {
+        match books.iter().find(|(k, _)| k == "time") {
+            Some((_, t)) if t.is_finite() && *t >= 0.0 => {
+                self.time = *t;
+                Ok(())
+            }
+            _ => Err("the checkpoint holds no valid time".into()),
+        }
+    }
+
+    fn progress_label(&self, row: &[f64]) -> String {
+        format!("t {:.4}", row[0])
+    }
+}

@@ -1,0 +1,99 @@
+//! The DG method on one process without the run driver: settings, a
+//! backend, and steps on demand. For tests, benchmarks and programs that
+//! drive the steps themselves; `qflow run` will use the driver.
+
+use qflow_par::backend::{BackendSpec, Program};
+use qflow_par::driver::{Method, StepError};
+use qflow_par::{Exec, Values};
+
+use crate::method::Dg;
+use crate::{problem, Settings};
+
+/// A DG run on one process.
+pub struct Solver {
+    /// The executor.
+    pub ex: Exec,
+    /// The method.
+    pub method: Dg,
+    step: u64,
+}
+
+impl Solver {
+    /// A solver for `settings` with the backend `spec` asks for, at the
+    /// initial state.
+    pub fn new(settings: &Settings, spec: &BackendSpec) -> Result<Solver, String> {
+        let p = problem::build(settings)?;
+        let mut method = Dg::new(settings.clone())?;
+        let program = Program {
+            name: "dg",
+            loops: method.loops(),
+            device_source: method.device_source(),
+        };
+        let mut ex = qflow_par::launch::single_process(&p, &program, method.globals(), spec)?;
+        drop(p);
+        method.start(&mut ex).map_err(|e| e.to_string())?;
+        Ok(Solver {
+            ex,
+            method,
+            step: 0,
+        })
+    }
+
+    /// Runs one step; its history row `[time]`.
+    pub fn step(&mut self) -> Result<[f64; 1], StepError> {
+        let it = self.step + 1;
+        let mut row = [0.0; 1];
+        let (ex, method) = (&mut self.ex, &mut self.method);
+        match ex.pool() {
+            Some(pool) => pool.install(|| method.step(ex, it, &mut row)),
+            None => method.step(ex, it, &mut row),
+        }?;
+        self.step = it;
+        Ok(row)
+    }
+
+    /// Runs steps until the final time; the steps run.
+    pub fn run_to_end(&mut self) -> Result<u64, StepError> {
+        let end = self.method.settings().final_time;
+        let first = self.step;
+        while self.method.time().unwrap_or(end) < end {
+            self.step()?;
+        }
+        Ok(self.step - first)
+    }
+
+    /// Completed steps.
+    pub fn steps(&self) -> u64 {
+        self.step
+    }
+
+    /// The simulated time.
+    pub fn time(&self) -> f64 {
+        self.method.time().unwrap_or(0.0)
+    }
+
+    /// The solution's element values as stored: 8 per cell in 1D, 64 in
+    /// 2D ([`crate::kernels`]), cells `x` fastest.
+    pub fn state(&mut self) -> Vec<f64> {
+        match self.ex.gather(self.method.solution()) {
+            Some(Values::F64(q)) => q,
+            _ => Vec::new(),
+        }
+    }
+
+    /// The errors against the exact solution at the current time: `(l2,
+    /// linf)`, L2 by GLL quadrature on each cell, Linf at the nodes
+    /// ([`problem::errors`]).
+    pub fn errors(&mut self) -> (f64, f64) {
+        let t = self.time();
+        let u = self.state();
+        problem::errors(self.method.settings(), &u, t)
+    }
+
+    /// The L2 norm of the solution by GLL quadrature
+    /// ([`problem::l2_norm`]).
+    pub fn l2_norm(&mut self) -> f64 {
+        let u = self.state();
+        problem::l2_norm(self.method.settings(), &u)
+    }
+}

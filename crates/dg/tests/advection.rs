@@ -1,0 +1,227 @@
+//! Linear advection by the DG method on the layer: convergence orders in
+//! 1D and 2D, free-stream preservation, stability at the documented CFL
+//! limit for every order and scheme, and threads against serial.
+
+use qflow_dg::{Initial, Settings, Solver};
+use qflow_par::backend::{BackendKind, BackendSpec};
+
+fn serial() -> BackendSpec {
+    BackendSpec {
+        kind: BackendKind::Serial,
+        ..BackendSpec::default()
+    }
+}
+
+fn threads(n: usize) -> BackendSpec {
+    BackendSpec {
+        kind: BackendKind::Threads,
+        threads: n,
+        ..BackendSpec::default()
+    }
+}
+
+fn settings(dimensions: usize, order: usize, cells: usize, rk: &str) -> Settings {
+    Settings {
+        dimensions,
+        order,
+        cells: [cells, cells],
+        velocity: [1.0, 1.0],
+        rk: rk.into(),
+        final_time: 1.0,
+        cfl: 0.5,
+        initial: Initial::Sine,
+    }
+}
+
+/// `(l2, linf)` at the final time.
+fn errors(s: &Settings, spec: &BackendSpec) -> (f64, f64) {
+    let mut solver = Solver::new(s, spec).unwrap();
+    solver.run_to_end().unwrap();
+    assert_eq!(solver.time(), s.final_time);
+    solver.errors()
+}
+
+/// The observed orders of the L2 errors on grids of `cells` (each twice
+/// the last).
+fn orders(dimensions: usize, order: usize, cells: &[usize], rk: &str, cfl: f64) -> Vec<f64> {
+    let l2: Vec<f64> = cells
+        .iter()
+        .map(|&c| {
+            let s = Settings {
+                cfl,
+                ..settings(dimensions, order, c, rk)
+            };
+            errors(&s, &serial()).0
+        })
+        .collect();
+    let p: Vec<f64> = l2.windows(2).map(|w| (w[0] / w[1]).log2()).collect();
+    eprintln!("{dimensions}D n = {order} {rk}: cells {cells:?} L2 {l2:.3?} orders {p:.2?}");
+    p
+}
+
+#[test]
+fn one_node_is_first_order() {
+    // 64 cells per wavelength before the upwind scheme's error is in its
+    // asymptotic range.
+    for p in orders(1, 1, &[64, 128, 256], "rk4", 0.5) {
+        assert!(p > 0.85 && p < 1.2, "order {p}");
+    }
+}
+
+#[test]
+fn orders_1d_are_p_plus_1() {
+    // Two GLL nodes (a lumped P1 mass matrix) reach their asymptotic
+    // range later: orders 1.65, 1.90, 1.98 from 8 to 64 cells.
+    for (n, rk, cells) in [
+        (2, "rk4", [16, 32, 64]),
+        (3, "lserk54", [8, 16, 32]),
+        (4, "rk4", [8, 16, 32]),
+    ] {
+        for p in orders(1, n, &cells, rk, 0.25) {
+            assert!(p >= n as f64 - 0.3, "n = {n} ({rk}): order {p}");
+        }
+    }
+}
+
+#[test]
+fn orders_1d_high_order_and_other_schemes() {
+    // Degree 5 with RK6: the spatial error dominates.
+    for p in orders(1, 6, &[4, 8], "rk6", 0.25) {
+        assert!(p >= 5.7, "n = 6 (rk6): order {p}");
+    }
+    // Third-order schemes with degree 2.
+    for rk in ["rk3-heun", "ssprk3"] {
+        for p in orders(1, 3, &[8, 16, 32], rk, 0.25) {
+            assert!(p >= 2.7, "n = 3 ({rk}): order {p}");
+        }
+    }
+}
+
+#[test]
+fn orders_2d_are_p_plus_1() {
+    for p in orders(2, 3, &[4, 8, 16], "lserk54", 0.5) {
+        assert!(p >= 2.7, "2D n = 3: order {p}");
+    }
+}
+
+/// A constant stays constant: the volume term is summed as
+/// `sum_j D_ij (f_j - f_i)` and the flux of equal states is exact.
+#[test]
+fn free_stream_is_preserved() {
+    for (dim, n, rk) in [(1, 8, "rk4"), (2, 5, "lserk54"), (2, 8, "rk6")] {
+        let s = Settings {
+            initial: Initial::Constant,
+            velocity: [0.7, -0.3],
+            final_time: 0.25,
+            ..settings(dim, n, 5, rk)
+        };
+        let (l2, linf) = errors(&s, &serial());
+        assert!(linf <= 1e-13 && l2 <= 1e-13, "{dim}D n = {n}: {l2} {linf}");
+    }
+}
+
+/// At `cfl = 1` of the documented rule every order and scheme keeps the
+/// solution's L2 norm (the discrete energy, which the semi-discrete
+/// upwind method does not increase) from growing over four periods; an
+/// unstable mode would grow by orders of magnitude over the hundreds to
+/// thousands of steps.
+#[test]
+fn stable_at_cfl_one_for_every_order_and_scheme() {
+    let check = |s: &Settings, what: &str| {
+        let mut solver = Solver::new(s, &serial()).unwrap();
+        let start = solver.l2_norm();
+        solver.run_to_end().unwrap();
+        let end = solver.l2_norm();
+        assert!(
+            end.is_finite() && end <= start * (1.0 + 1e-9),
+            "{what}: L2 norm {start} -> {end}"
+        );
+    };
+    for rk in ["rk3-heun", "ssprk3", "rk4", "rk6", "lserk54"] {
+        for n in 1..=8 {
+            let s = Settings {
+                cfl: 1.0,
+                final_time: 4.0,
+                ..settings(1, n, 8, rk)
+            };
+            check(&s, &format!("1D n = {n} ({rk})"));
+        }
+    }
+    // 2D with an oblique velocity.
+    for n in [2, 5, 8] {
+        let s = Settings {
+            cfl: 1.0,
+            velocity: [1.0, -0.5],
+            final_time: 1.0,
+            ..settings(2, n, 4, "lserk54")
+        };
+        check(&s, &format!("2D n = {n}"));
+    }
+}
+
+#[test]
+fn threads_are_bit_identical_to_serial() {
+    for (dim, n, rk) in [(1, 5, "rk4"), (2, 4, "lserk54"), (2, 3, "rk6")] {
+        let s = Settings {
+            velocity: [1.0, 0.6],
+            final_time: 0.2,
+            ..settings(dim, n, 7, rk)
+        };
+        let mut a = Solver::new(&s, &serial()).unwrap();
+        a.run_to_end().unwrap();
+        let mut b = Solver::new(&s, &threads(2)).unwrap();
+        b.run_to_end().unwrap();
+        assert!(a.steps() > 10);
+        let (qa, qb) = (a.state(), b.state());
+        assert_eq!(qa.len(), qb.len());
+        for (k, (x, y)) in qa.iter().zip(&qb).enumerate() {
+            assert_eq!(x.to_bits(), y.to_bits(), "{dim}D value {k}: {x} vs {y}");
+        }
+    }
+}
+
+#[test]
+fn settings_errors_name_the_key() {
+    let bad = Settings {
+        order: 9,
+        ..Settings::default()
+    };
+    let e = bad.validate().unwrap_err();
+    assert!(e.starts_with("[dg] order = 9:"), "{e}");
+    let bad = Settings {
+        rk: "rk5".into(),
+        ..Settings::default()
+    };
+    assert!(bad
+        .validate()
+        .unwrap_err()
+        .starts_with("[dg] rk = \"rk5\":"));
+    let bad = Settings {
+        dimensions: 3,
+        ..Settings::default()
+    };
+    assert!(bad
+        .validate()
+        .unwrap_err()
+        .starts_with("[dg] dimensions = 3:"));
+}
+
+/// Every value past the order's nodes stays 0, and the final step lands
+/// on the final time.
+#[test]
+fn unused_entries_stay_zero() {
+    let s = Settings {
+        final_time: 0.1,
+        ..settings(2, 3, 4, "rk4")
+    };
+    let mut solver = Solver::new(&s, &serial()).unwrap();
+    solver.run_to_end().unwrap();
+    assert_eq!(solver.time(), 0.1);
+    let q = solver.state();
+    for (k, v) in q.iter().enumerate() {
+        let (i, j) = (k % 64 % 8, k % 64 / 8);
+        if i >= 3 || j >= 3 {
+            assert_eq!(*v, 0.0, "value {k}");
+        }
+    }
+}

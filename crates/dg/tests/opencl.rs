@@ -1,0 +1,50 @@
+//! The OpenCL backend (feature `opencl`) against the serial CPU run: the
+//! kernels translated from the same Rust, within `1e-12` relative (the
+//! largest nodal difference over the largest value).
+//!
+//! With `QFLOW_REQUIRE_OPENCL` set (CI, which installs PoCL), a missing
+//! OpenCL device with double precision fails the test instead of skipping.
+#![cfg(feature = "opencl")]
+
+use qflow_dg::{Initial, Settings, Solver};
+use qflow_par::backend::{opencl, BackendKind, BackendSpec};
+
+#[test]
+fn the_device_agrees_with_the_cpu() {
+    if !opencl::device_for_tests() {
+        return;
+    }
+    for (dimensions, order, rk) in [(1, 5, "rk4"), (2, 4, "lserk54"), (2, 8, "rk6")] {
+        let settings = Settings {
+            dimensions,
+            order,
+            cells: [6, 5],
+            velocity: [1.0, -0.7],
+            rk: rk.into(),
+            final_time: 0.1,
+            cfl: 0.5,
+            initial: Initial::Sine,
+        };
+        let run = |kind| {
+            let spec = BackendSpec {
+                kind,
+                ..BackendSpec::default()
+            };
+            let mut s = Solver::new(&settings, &spec).unwrap();
+            s.run_to_end().unwrap();
+            s.state()
+        };
+        let cpu = run(BackendKind::Serial);
+        let cl = run(BackendKind::OpenCl);
+        assert_eq!(cpu.len(), cl.len());
+        let scale = cpu.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        let worst = cpu
+            .iter()
+            .zip(&cl)
+            .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+        assert!(
+            worst <= 1e-12 * scale,
+            "{dimensions}D n = {order} ({rk}): worst {worst} of {scale}"
+        );
+    }
+}
