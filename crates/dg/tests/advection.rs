@@ -24,12 +24,13 @@ fn settings(dimensions: usize, order: usize, cells: usize, rk: &str) -> Settings
     Settings {
         dimensions,
         order,
-        cells: [cells, cells],
-        velocity: [1.0, 1.0],
+        cells: vec![cells; dimensions],
+        velocity: vec![1.0; dimensions],
         rk: rk.into(),
         final_time: 1.0,
         cfl: 0.5,
         initial: Initial::Sine,
+        ..Settings::default()
     }
 }
 
@@ -111,7 +112,7 @@ fn free_stream_is_preserved() {
     for (dim, n, rk) in [(1, 8, "rk4"), (2, 5, "lserk54"), (2, 8, "rk6")] {
         let s = Settings {
             initial: Initial::Constant,
-            velocity: [0.7, -0.3],
+            velocity: [0.7, -0.3][..dim].to_vec(),
             final_time: 0.25,
             ..settings(dim, n, 5, rk)
         };
@@ -151,7 +152,7 @@ fn stable_at_cfl_one_for_every_order_and_scheme() {
     for n in [2, 5, 8] {
         let s = Settings {
             cfl: 1.0,
-            velocity: [1.0, -0.5],
+            velocity: vec![1.0, -0.5],
             final_time: 1.0,
             ..settings(2, n, 4, "lserk54")
         };
@@ -163,7 +164,7 @@ fn stable_at_cfl_one_for_every_order_and_scheme() {
 fn threads_are_bit_identical_to_serial() {
     for (dim, n, rk) in [(1, 5, "rk4"), (2, 4, "lserk54"), (2, 3, "rk6")] {
         let s = Settings {
-            velocity: [1.0, 0.6],
+            velocity: [1.0, 0.6][..dim].to_vec(),
             final_time: 0.2,
             ..settings(dim, n, 7, rk)
         };

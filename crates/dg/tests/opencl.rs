@@ -18,12 +18,13 @@ fn the_device_agrees_with_the_cpu() {
         let settings = Settings {
             dimensions,
             order,
-            cells: [6, 5],
-            velocity: [1.0, -0.7],
+            cells: [6, 5][..dimensions].to_vec(),
+            velocity: [1.0, -0.7][..dimensions].to_vec(),
             rk: rk.into(),
             final_time: 0.1,
             cfl: 0.5,
             initial: Initial::Sine,
+            ..Settings::default()
         };
         let run = |kind| {
             let spec = BackendSpec {
