@@ -36,6 +36,8 @@ if [ -z "${QFLOW_SKIP_OPENCL:-}" ]; then
         --features opencl --test opencl -- --test-threads 1
     QFLOW_REQUIRE_OPENCL=1 cargo test --release -p qflow-lw \
         --features opencl --test opencl -- --test-threads 1
+    QFLOW_REQUIRE_OPENCL=1 cargo test --release -p qflow-dg \
+        --features opencl --test opencl -- --test-threads 1
 fi
 if [ -z "${QFLOW_SKIP_MPI:-}" ]; then
     echo "== MPI (--features mpi)"

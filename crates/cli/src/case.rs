@@ -25,6 +25,8 @@ pub enum MethodName {
     Fv,
     /// The Lax-Wendroff oblique-shock solver on a structured grid.
     Lw,
+    /// Nodal discontinuous Galerkin on periodic Cartesian boxes.
+    Dg,
 }
 
 impl MethodName {
@@ -34,6 +36,7 @@ impl MethodName {
             MethodName::Lskum => "lskum",
             MethodName::Fv => "fv",
             MethodName::Lw => "lw",
+            MethodName::Dg => "dg",
         }
     }
 }
@@ -72,7 +75,7 @@ impl CaseFile {
                 anyhow::anyhow!(
                     "case file {}: method = {v}: expected one of {}",
                     path.display(),
-                    ["lskum", "fv", "lw"].join(", ")
+                    ["lskum", "fv", "lw", "dg"].join(", ")
                 )
             })?,
         };

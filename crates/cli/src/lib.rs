@@ -5,6 +5,8 @@
 pub mod bench;
 pub mod case;
 pub mod devices;
+pub mod dg_case;
+pub mod dg_run;
 pub mod fv_case;
 pub mod fv_outputs;
 pub mod fv_run;

@@ -386,6 +386,7 @@ fn run(cli: Cli) -> Result<u8> {
                             c.method.name(),
                             match c.method {
                                 qflow::case::MethodName::Fv => "cargo bench -p qflow-fv --bench bandwidth",
+                                qflow::case::MethodName::Dg => "its summary's pid",
                                 _ => "scripts/bench-lw.py",
                             }
                         );

@@ -155,6 +155,7 @@ fn run_on(comm: Box<dyn Comm>, path: &Path, opts: &RunOptions) -> Result<Finishe
         MethodName::Lskum => crate::lskum_run::run(comm, &case, opts),
         MethodName::Fv => crate::fv_run::run(comm, &case, opts),
         MethodName::Lw => crate::lw_run::run(comm, &case, opts),
+        MethodName::Dg => crate::dg_run::run(comm, &case, opts),
     }
 }
 

@@ -236,6 +236,9 @@ fn damaged_case_files_and_checkpoints_never_panic() {
                 if let Ok(l) = c.get::<qflow::lw_case::LwCase>() {
                     let _ = l.validate().map_err(|e| assert!(!e.to_string().is_empty()));
                 }
+                if let Ok(l) = c.get::<qflow::dg_case::DgCase>() {
+                    let _ = l.validate().map_err(|e| assert!(!e.to_string().is_empty()));
+                }
             }));
             if r.is_err() {
                 panicked += 1;

@@ -124,6 +124,14 @@ impl Dg {
         self.dt
     }
 
+    /// Right-hand side evaluations per step (the scheme's stages).
+    pub fn stages(&self) -> usize {
+        match &self.stepper {
+            Stepper::LowStorage(ls) => ls.a.len(),
+            Stepper::Tableau(t) => t.stages(),
+        }
+    }
+
     /// The solution's dat (1D or 2D).
     pub fn solution(&self) -> &'static DatDecl {
         self.family.u

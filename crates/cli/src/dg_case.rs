@@ -1,0 +1,130 @@
+//! The nodal DG case file:
+//!
+//! ```toml
+//! method = "dg"
+//! [dg]
+//! equation = "advection"        # ("isothermal-euler" is not built yet)
+//! dimensions = 2                # 1 or 2
+//! order = 8                     # nodes per direction (degree + 1), 1 to 8
+//! cells = [40, 40]              # one number per dimension, on the unit box
+//! velocity = [1.0, 1.0]         # one component per dimension
+//! rk = "rk6"                    # "rk3-heun", "ssprk3", "rk4", "rk6", "lserk54"
+//! final_time = 1.0
+//! cfl = 0.5
+//! initial = "sine"              # or "constant"
+//!
+//! [stop]                        # optional: a step limit before the final time
+//! max_iters = 100
+//! ```
+
+use anyhow::{bail, Result};
+use serde::{Deserialize, Serialize};
+
+use qflow_dg::Settings;
+
+use crate::case::{MethodName, Output, Stop};
+
+/// A nodal DG case.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DgCase {
+    /// The method (`dg`).
+    pub method: MethodName,
+    /// The method's settings.
+    #[serde(default)]
+    pub dg: Settings,
+    /// A step limit (the run otherwise ends at `[dg] final_time`).
+    pub stop: Option<Stop>,
+    /// Where results go.
+    #[serde(default)]
+    pub output: Output,
+}
+
+impl DgCase {
+    /// Checks every value before any work; the error names the key.
+    pub fn validate(&self) -> Result<()> {
+        if let Some(s) = &self.stop {
+            s.validate()?;
+            if s.residue_drop.is_some() {
+                bail!("[stop] residue_drop: the dg method runs to [dg] final_time (or [stop] max_iters)");
+            }
+        }
+        self.dg.validate().map_err(anyhow::Error::msg)?;
+        let need = self.bytes_needed();
+        if let Some(have) = crate::case::available_memory() {
+            if need > have {
+                bail!(
+                    "[dg] cells = {:?}: a run needs about {:.1} GiB, this machine has {:.1} GiB available",
+                    self.dg.cells,
+                    need as f64 / f64::from(1 << 30),
+                    have as f64 / f64::from(1 << 30)
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// About the bytes rank 0 holds: up to 10 dats of a cell's 8 (1D) or
+    /// 64 (2D) values, and the outputs' copies.
+    pub fn bytes_needed(&self) -> u64 {
+        let [cx, cy] = self.dg.grid();
+        let per_cell = if self.dg.dimensions == 1 { 8 } else { 64 };
+        (cx as u64) * (cy as u64) * per_cell * 8 * 14
+    }
+
+    /// The step limit: the case's, else none.
+    pub fn max_steps(&self) -> u64 {
+        self.stop.as_ref().map_or(u64::MAX, |s| s.max_iters)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::case::CaseFile;
+
+    fn case(text: &str) -> Result<DgCase> {
+        let c = CaseFile::parse(text, Path::new("c.toml"), &[])?;
+        let f: DgCase = c.get()?;
+        f.validate()?;
+        Ok(f)
+    }
+
+    #[test]
+    fn the_issues_case_reads() {
+        let c = case(
+            "method = \"dg\"\n[dg]\nequation = \"advection\"\ndimensions = 2\norder = 8\n\
+             cells = [40, 40]\nvelocity = [1.0, 1.0]\nrk = \"rk6\"\nfinal_time = 1.0\ninitial = \"sine\"\n",
+        )
+        .unwrap();
+        assert_eq!(c.dg.order, 8);
+        assert_eq!(c.dg.grid(), [40, 40]);
+        assert_eq!(c.max_steps(), u64::MAX);
+    }
+
+    #[test]
+    fn bad_cases_name_what_is_wrong() {
+        let err = |t: &str| {
+            format!(
+                "{:#}",
+                case(&format!("method = \"dg\"\n[dg]\n{t}")).unwrap_err()
+            )
+        };
+        let e = err("order = 9\n");
+        assert!(e.contains("[dg] order = 9"), "{e}");
+        let e = err("dimensions = 2\ncells = [8]\nvelocity = [1.0, 1.0]\n");
+        assert!(e.contains("[dg] cells = [8]"), "{e}");
+        let e = err("rk = \"rk5\"\n");
+        assert!(e.contains("rk5"), "{e}");
+        let e = err("equation = \"isothermal-euler\"\n");
+        assert!(e.contains("not built yet"), "{e}");
+        let e = err("cfl = 0.0\n");
+        assert!(e.contains("[dg] cfl = 0"), "{e}");
+        let e = err("dimensions = 3\n");
+        assert!(e.contains("[dg] dimensions = 3"), "{e}");
+        let e = err("ordre = 3\n");
+        assert!(e.contains("ordre"), "{e}");
+    }
+}

@@ -1,0 +1,356 @@
+//! A nodal DG case from its file to its outputs: rank 0 builds the cells'
+//! block and initial state; the layer cuts the periodic block into boxes
+//! for the ranks and derives the face halos from the loops' stencils; the
+//! run driver runs the method to the final time; rank 0 writes the
+//! outputs and the summary with the errors against the exact solution and
+//! the PID (seconds per right-hand-side evaluation per degree of freedom).
+//!
+//! Outputs: `solution.csv` (the nodes: `x[,y],u,exact`), `history.csv`,
+//! in 1D `solution.png` (computed nodes beside the exact solution), in 2D
+//! `field.vtu` (a cell of the picture per node, bounded half-way between
+//! nodes) and `field.png` (the cells' polynomials sampled on a uniform
+//! grid).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{anyhow, Context, Result};
+
+use qflow_dg::gll::Gll;
+use qflow_dg::{problem, Dg, Settings};
+use qflow_io::plot::{GridField, LinePlot, Series, Style};
+use qflow_mesh::quad::QuadMesh;
+use qflow_par::backend::Program;
+use qflow_par::comm::{Comm, ExchangeMode};
+use qflow_par::driver::history::Row;
+use qflow_par::driver::summary::{Summary, Value};
+use qflow_par::driver::{self, Method, OutputPhase, RunConfig};
+use qflow_par::launch::{agree, distribute, Catalog};
+use qflow_par::{Exec, Values};
+
+use crate::case::{prepare_output_dir, CaseFile};
+use crate::dg_case::DgCase;
+use crate::run::{Finished, RunOptions};
+
+/// Runs a nodal DG case.
+pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Finished> {
+    let dc: DgCase = case.get()?;
+    dc.validate()
+        .with_context(|| format!("case file {}", case.path.display()))?;
+    if opts.partitioner.is_some() {
+        anyhow::bail!("--partitioner: the dg method's cells are cut into boxes by the layer");
+    }
+    let settings = dc.dg.clone();
+    let out_dir = dc.output.folder(case, opts.output.as_deref());
+    let t = std::time::Instant::now();
+    let rank0 = comm.rank() == 0;
+    let mut lock = None;
+    let setup = rank0.then(|| {
+        (|| -> Result<_> {
+            lock = Some(prepare_output_dir(&out_dir)?);
+            let p = problem::build(&settings).map_err(|e| anyhow!(e))?;
+            Ok((p, None))
+        })()
+        .map_err(|e| format!("{e:#}"))
+    });
+    let mut method = Dg::new(settings.clone()).map_err(|e| anyhow!(e))?;
+    let loops = method.loops();
+    let catalog = Catalog::of(loops, problem::dats(&settings));
+    let part = distribute(&*comm, setup, loops, &catalog, false).map_err(|e| anyhow!(e))?;
+    let part = Arc::new(part);
+    let program = Program {
+        name: "dg",
+        loops,
+        device_source: method.device_source(),
+    };
+    let local = qflow_par::backend::create(
+        &opts.backend,
+        part.clone(),
+        method.globals(),
+        &program,
+        comm.node_rank(),
+    );
+    let local = agree(&*comm, local).map_err(|e| anyhow!(e))?;
+    let mode = opts.exchange.unwrap_or(ExchangeMode::Nonblocking);
+    let mut ex = Exec::new(part, local, comm, mode);
+    let setup_seconds = t.elapsed().as_secs_f64();
+    let [cx, cy] = settings.grid();
+    let cells = cx * cy;
+    let n = settings.order;
+    let dofs = cells * n.pow(settings.dimensions as u32);
+    let key = format!(
+        "equation = {:?}\ndimensions = {}\norder = {}\ncells = {:?}\nvelocity = {:?}\nrk = {}\ncfl = {:?}\ninitial = {}\n",
+        settings.equation,
+        settings.dimensions,
+        n,
+        settings.cells,
+        settings.velocity,
+        settings.rk,
+        settings.cfl,
+        settings.initial.name()
+    );
+    let steps_to_end = (settings.final_time / method.dt()).ceil() as u64 + 2;
+    let config = RunConfig {
+        max_iters: opts.max_iters.unwrap_or(dc.max_steps()).min(steps_to_end),
+        residue_drop: None,
+        final_time: Some(settings.final_time),
+        checkpoint_every: dc.output.checkpoint_every,
+        out_dir: Some(out_dir.clone()),
+        resume: opts.resume,
+        quiet: opts.quiet,
+        problem_key: key,
+        fingerprint: ((cx as u64) << 32) | cy as u64,
+        user_numbering: Vec::new(),
+    };
+    if !opts.quiet && rank0 {
+        eprintln!(
+            "qflow: nodal DG, {}D advection, order {n} ({} nodes), {cells} cells ({dofs} degrees of freedom), {}, {}, to t = {}",
+            settings.dimensions,
+            n - 1,
+            settings.rk,
+            ex.describe(),
+            settings.final_time
+        );
+    }
+    let (vtk, plots) = (dc.output.vtk, dc.output.plots);
+    let mut errors = None;
+    let u_dat = method.solution();
+    let outcome = {
+        let mut outputs =
+            |ex: &mut Exec, _rows: &[Row], phase: OutputPhase| -> Result<(), String> {
+                if phase != OutputPhase::Final {
+                    return Ok(());
+                }
+                let Some(Values::F64(u)) = ex.gather(u_dat) else {
+                    return Ok(());
+                };
+                errors = Some(problem::errors(
+                    &settings,
+                    &u,
+                    settings.final_time.min(f64::MAX),
+                ));
+                write_outputs(&settings, &u, &out_dir, vtk, plots).map_err(|e| format!("{e:#}"))
+            };
+        driver::run(&mut method, &mut ex, &config, &mut outputs)?
+    };
+    let Some(lock) = lock else {
+        return Ok(Finished {
+            summary: None,
+            stop: outcome.stop,
+            out_dir,
+        });
+    };
+    let time = method.time().unwrap_or(0.0);
+    let mut s = Summary::default();
+    s.push("case", Value::Text(case.path.display().to_string()));
+    s.push("method", Value::Text("dg".into()));
+    s.push("equation", Value::Text("advection".into()));
+    s.push("dimensions", Value::Int(settings.dimensions as i64));
+    s.push("order", Value::Int(n as i64));
+    s.push("cells", Value::Int(cells as i64));
+    s.push("dofs", Value::Int(dofs as i64));
+    s.push("rk", Value::Text(settings.rk.clone()));
+    s.push("backend", Value::Text(ex.describe()));
+    s.push("steps", Value::Int(outcome.iterations as i64));
+    s.push("dt", Value::Real(method.dt()));
+    s.push("time", Value::Real(time));
+    s.push("stop", Value::Text(outcome.stop.label().into()));
+    if let Some((l2, linf)) = errors.filter(|_| time == settings.final_time) {
+        s.push("l2_error", Value::Real(l2));
+        s.push("linf_error", Value::Real(linf));
+        s.push(
+            "error_norms",
+            Value::Text(
+                "l2: Gauss-Lobatto quadrature on each cell (the mass matrix's); linf: at the nodes"
+                    .into(),
+            ),
+        );
+    }
+    s.add_speed(&outcome, cells);
+    let rhs = outcome.steps_run as f64 * method.stages() as f64 * dofs as f64;
+    if rhs > 0.0 {
+        s.push("pid", Value::Real(outcome.wall_seconds / rhs));
+    }
+    s.push("setup_seconds", Value::Real(setup_seconds));
+    s.push("output", Value::Text(out_dir.display().to_string()));
+    s.write(&out_dir.join("summary.toml"))
+        .context("writing the summary")?;
+    drop(lock);
+    Ok(Finished {
+        summary: Some(s),
+        stop: outcome.stop,
+        out_dir,
+    })
+}
+
+/// The boundaries of the picture cells of one direction: each DG cell's
+/// `n` nodes get the interval from half-way to the node before to half-way
+/// to the node after (the cell's faces at its ends).
+fn node_intervals(cells: usize, n: usize, h: f64, gll: &Gll) -> Vec<f64> {
+    let mut b = Vec::with_capacity(cells * n + 1);
+    for c in 0..cells {
+        b.push(c as f64 * h);
+        for i in 1..n {
+            let (a, z) = (
+                problem::node_position(gll, c, i - 1, h),
+                problem::node_position(gll, c, i, h),
+            );
+            b.push(0.5 * (a + z));
+        }
+    }
+    b.push(cells as f64 * h);
+    b
+}
+
+/// The Lagrange basis of the nodes `xi` at `x`: `l_i(x)` for every node.
+fn lagrange(xi: &[f64], x: f64) -> Vec<f64> {
+    (0..xi.len())
+        .map(|i| {
+            (0..xi.len())
+                .filter(|&k| k != i)
+                .map(|k| (x - xi[k]) / (xi[i] - xi[k]))
+                .product()
+        })
+        .collect()
+}
+
+/// Writes `solution.csv` and the pictures of the final nodal values `u`
+/// (the block's elements as gathered).
+fn write_outputs(settings: &Settings, u: &[f64], dir: &Path, vtk: bool, plots: bool) -> Result<()> {
+    let len = problem::element_len(settings);
+    let t = settings.final_time;
+    let mut nodes: Vec<(f64, f64, f64, f64)> = Vec::new();
+    problem::for_each_node(settings, |e, k, x, y| {
+        nodes.push((x, y, u[e * len + k], problem::exact(settings, x, y, t)));
+    });
+    let two = settings.dimensions == 2;
+    let path = dir.join("solution.csv");
+    qflow_mesh::fsutil::write_atomically(&path, |w| {
+        use std::io::Write;
+        writeln!(w, "{}", if two { "x,y,u,exact" } else { "x,u,exact" })?;
+        for (x, y, v, e) in &nodes {
+            if two {
+                writeln!(w, "{x:?},{y:?},{v:?},{e:?}")?;
+            } else {
+                writeln!(w, "{x:?},{v:?},{e:?}")?;
+            }
+        }
+        Ok(())
+    })
+    .with_context(|| format!("writing {}", path.display()))?;
+    let n = settings.order;
+    let [cx, cy] = settings.grid();
+    if !two {
+        if plots {
+            let computed: Vec<(f64, f64)> = nodes.iter().map(|p| (p.0, p.2)).collect();
+            let exact: Vec<(f64, f64)> = (0..=2000)
+                .map(|k| {
+                    let x = k as f64 / 2000.0;
+                    (x, problem::exact(settings, x, 0.0, t))
+                })
+                .collect();
+            let series = [
+                Series {
+                    label: "computed (nodes)",
+                    points: &computed,
+                    style: Style::Points,
+                },
+                Series {
+                    label: "exact",
+                    points: &exact,
+                    style: Style::Line,
+                },
+            ];
+            let title = format!("{cx} cells, order {n} ({}), t = {t}", settings.rk);
+            let plot = LinePlot {
+                title: &title,
+                x_label: "x",
+                y_label: "u",
+                series: &series,
+                log_x: false,
+                log_y: false,
+            };
+            qflow_io::plot::plot_lines(&dir.join("solution.png"), &plot, (1200, 700))
+                .context("plotting the solution")?;
+        }
+        return Ok(());
+    }
+    // 2D: a picture cell per node, in grid order (x fastest).
+    let (gx, gy) = (cx * n, cy * n);
+    let mut grid = vec![0.0; gx * gy];
+    for (e, chunk) in u.chunks_exact(len).enumerate() {
+        let (ex, ey) = (e % cx, e / cx);
+        for j in 0..n {
+            for i in 0..n {
+                grid[(ey * n + j) * gx + ex * n + i] = chunk[8 * j + i];
+            }
+        }
+    }
+    if vtk {
+        let gll = Gll::new(n).map_err(|e| anyhow!("{e}"))?;
+        let [hx, hy] = settings.spacing();
+        let (xs, ys) = (
+            node_intervals(cx, n, hx, &gll),
+            node_intervals(cy, n, hy, &gll),
+        );
+        let mut x = Vec::with_capacity(xs.len() * ys.len());
+        for yv in &ys {
+            for xv in &xs {
+                x.push([*xv, *yv]);
+            }
+        }
+        let id = |i: usize, j: usize| (j * xs.len() + i) as u32;
+        let mut cell_nodes = Vec::with_capacity(gx * gy);
+        for j in 0..gy {
+            for i in 0..gx {
+                cell_nodes.push([id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1)]);
+            }
+        }
+        let mesh = QuadMesh {
+            x,
+            cell_nodes,
+            edge_nodes: Vec::new(),
+            edge_cells: Vec::new(),
+            bedge_nodes: Vec::new(),
+            bedge_cell: Vec::new(),
+            bound: Vec::new(),
+        };
+        qflow_io::vtk::write_cells_vtu(&dir.join("field.vtu"), &mesh, &[("u", &grid)])?;
+    }
+    if plots {
+        // The cells' polynomials sampled on a uniform grid, 8 samples per
+        // cell and direction (the nodes cluster at the faces).
+        let gll = Gll::new(n).map_err(|e| anyhow!("{e}"))?;
+        let m = 8;
+        let basis: Vec<Vec<f64>> = (0..m)
+            .map(|s| lagrange(&gll.nodes, -1.0 + (2 * s + 1) as f64 / m as f64))
+            .collect();
+        let (sx, sy) = (cx * m, cy * m);
+        let mut samples = vec![0.0; sx * sy];
+        for (e, chunk) in u.chunks_exact(len).enumerate() {
+            let (ex, ey) = (e % cx, e / cx);
+            for (b, lb) in basis.iter().enumerate() {
+                for (a, la) in basis.iter().enumerate() {
+                    let mut v = 0.0;
+                    for j in 0..n {
+                        for i in 0..n {
+                            v += la[i] * lb[j] * chunk[8 * j + i];
+                        }
+                    }
+                    samples[(ey * m + b) * sx + ex * m + a] = v;
+                }
+            }
+        }
+        let field = GridField {
+            nx: sx,
+            ny: sy,
+            x: (0.0, 1.0),
+            y: (0.0, 1.0),
+            values: &samples,
+            name: "u",
+        };
+        qflow_io::plot::plot_grid_field(&dir.join("field.png"), &field, 20, (900, 800))
+            .context("plotting the field")?;
+    }
+    Ok(())
+}
