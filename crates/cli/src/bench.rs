@@ -134,11 +134,8 @@ pub fn bench(
         for _ in 0..iters {
             iteration += 1;
             let it = iteration;
-            match ex.pool() {
-                Some(pool) => pool.install(|| method.step(ex, it, &mut row)),
-                None => method.step(ex, it, &mut row),
-            }
-            .map_err(|e| anyhow::anyhow!("benchmark run: {e}"))?;
+            qflow_par::driver::step_in_pool(method, ex, it, &mut row)
+                .map_err(|e| anyhow::anyhow!("benchmark run: {e}"))?;
         }
         Ok(ex.loop_times())
     };

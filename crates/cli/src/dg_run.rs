@@ -20,12 +20,11 @@ use qflow_dg::gll::Gll;
 use qflow_dg::{problem, Dg, Settings};
 use qflow_io::plot::{GridField, LinePlot, Series, Style};
 use qflow_mesh::quad::QuadMesh;
-use qflow_par::backend::Program;
 use qflow_par::comm::{Comm, ExchangeMode};
 use qflow_par::driver::history::Row;
 use qflow_par::driver::summary::{Summary, Value};
 use qflow_par::driver::{self, Method, OutputPhase, RunConfig};
-use qflow_par::launch::{agree, distribute, Catalog};
+use qflow_par::launch::{distribute, executor, Catalog};
 use qflow_par::{Exec, Values};
 
 use crate::case::{prepare_output_dir, CaseFile};
@@ -58,21 +57,8 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     let catalog = Catalog::of(loops, problem::dats(&settings));
     let part = distribute(&*comm, setup, loops, &catalog, false).map_err(|e| anyhow!(e))?;
     let part = Arc::new(part);
-    let program = Program {
-        name: "dg",
-        loops,
-        device_source: method.device_source(),
-    };
-    let local = qflow_par::backend::create(
-        &opts.backend,
-        part.clone(),
-        method.globals(),
-        &program,
-        comm.node_rank(),
-    );
-    let local = agree(&*comm, local).map_err(|e| anyhow!(e))?;
     let mode = opts.exchange.unwrap_or(ExchangeMode::Nonblocking);
-    let mut ex = Exec::new(part, local, comm, mode);
+    let mut ex = executor(comm, part, &method, &opts.backend, mode).map_err(|e| anyhow!(e))?;
     let setup_seconds = t.elapsed().as_secs_f64();
     let [cx, cy] = settings.grid();
     let cells = cx * cy;

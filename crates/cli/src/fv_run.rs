@@ -15,12 +15,11 @@ use anyhow::{anyhow, bail, Context, Result};
 use qflow_fv::decl::{DATS, LOOPS};
 use qflow_fv::Fv;
 use qflow_mesh::quad::QuadMesh;
-use qflow_par::backend::Program;
 use qflow_par::comm::{Comm, ExchangeMode};
 use qflow_par::driver::history::Row;
 use qflow_par::driver::summary::{Summary, Value};
-use qflow_par::driver::{self, Method, OutputPhase, RunConfig, StopReason};
-use qflow_par::launch::{agree, distribute, Catalog};
+use qflow_par::driver::{self, OutputPhase, RunConfig, StopReason};
+use qflow_par::launch::{distribute, executor, Catalog};
 use qflow_par::Exec;
 
 use crate::case::{prepare_output_dir, CaseFile};
@@ -84,27 +83,14 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     let part = Arc::new(part);
     let cells = part.set(&qflow_fv::decl::CELLS).map_or(0, |s| s.global_len);
     let mut method = Fv::new(settings.clone(), cells);
-    let program = Program {
-        name: "fv",
-        loops: &LOOPS,
-        device_source: method.device_source(),
-    };
     let spec = qflow_par::backend::BackendSpec {
         increments: settings.strategy,
         block_size: settings.block_size,
         layout: settings.layout,
         ..opts.backend.clone()
     };
-    let local = qflow_par::backend::create(
-        &spec,
-        part.clone(),
-        method.globals(),
-        &program,
-        comm.node_rank(),
-    );
-    let local = agree(&*comm, local).map_err(|e| anyhow!(e))?;
     let mode = opts.exchange.unwrap_or(ExchangeMode::Nonblocking);
-    let mut ex = Exec::new(part, local, comm, mode);
+    let mut ex = executor(comm, part, &method, &spec, mode).map_err(|e| anyhow!(e))?;
     let setup_seconds = t.elapsed().as_secs_f64();
     let max_iters = opts.max_iters.unwrap_or(fc.stop.max_iters);
     let config = RunConfig {

@@ -14,12 +14,11 @@ use qflow_lskum::decl::{KIND, LOOPS, PRIM, X, Y};
 use qflow_lskum::{method::Lskum, problem, Settings, Vec4};
 use qflow_mesh::partition::{Method as PartitionMethod, Partition};
 use qflow_mesh::{renumber, Cloud, PointKind};
-use qflow_par::backend::Program;
 use qflow_par::comm::{Comm, ExchangeMode};
 use qflow_par::driver::history::Row;
 use qflow_par::driver::summary::{Summary, Value};
-use qflow_par::driver::{self, Method, OutputPhase, RunConfig};
-use qflow_par::launch::{agree, distribute, Catalog};
+use qflow_par::driver::{self, OutputPhase, RunConfig};
+use qflow_par::launch::{agree, distribute, executor, Catalog};
 use qflow_par::{Exec, Values};
 
 use crate::case::{prepare_output_dir, CaseFile};
@@ -122,21 +121,8 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
         .set(&qflow_lskum::decl::POINTS)
         .map_or(0, |s| s.global_len);
     let method = Lskum::new(settings.clone(), points);
-    let program = Program {
-        name: "lskum",
-        loops: &LOOPS,
-        device_source: method.device_source(),
-    };
-    let local = qflow_par::backend::create(
-        &opts.backend,
-        part.clone(),
-        method.globals(),
-        &program,
-        comm.node_rank(),
-    );
-    let local = agree(&*comm, local).map_err(|e| anyhow!(e))?;
     let mode = opts.exchange.unwrap_or(ExchangeMode::Nonblocking);
-    let mut ex = Exec::new(part, local, comm, mode);
+    let mut ex = executor(comm, part, &method, &opts.backend, mode).map_err(|e| anyhow!(e))?;
     let mut method = method;
     if let Some(r) = root.as_mut() {
         method.set_user_numbering(renumber::inverse(&r.new_of_old).into());

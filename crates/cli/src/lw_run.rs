@@ -12,12 +12,11 @@ use anyhow::{anyhow, Context, Result};
 use qflow_lw::decl::{DATS, LOOPS, U};
 use qflow_lw::settings::Decomposition;
 use qflow_lw::Lw;
-use qflow_par::backend::Program;
 use qflow_par::comm::{Comm, ExchangeMode};
 use qflow_par::driver::history::Row;
 use qflow_par::driver::summary::{Summary, Value};
 use qflow_par::driver::{self, Method, OutputPhase, RunConfig};
-use qflow_par::launch::{agree, distribute, Catalog};
+use qflow_par::launch::{distribute, executor, Catalog};
 use qflow_par::Exec;
 
 use crate::case::{prepare_output_dir, CaseFile};
@@ -53,21 +52,8 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     let part = distribute(&*comm, setup, &LOOPS, &catalog, strips).map_err(|e| anyhow!(e))?;
     let part = Arc::new(part);
     let mut method = Lw::new(settings.clone(), grid.clone()).map_err(|e| anyhow!(e))?;
-    let program = Program {
-        name: "lw",
-        loops: &LOOPS,
-        device_source: method.device_source(),
-    };
-    let local = qflow_par::backend::create(
-        &opts.backend,
-        part.clone(),
-        method.globals(),
-        &program,
-        comm.node_rank(),
-    );
-    let local = agree(&*comm, local).map_err(|e| anyhow!(e))?;
     let mode = opts.exchange.unwrap_or(ExchangeMode::Nonblocking);
-    let mut ex = Exec::new(part, local, comm, mode);
+    let mut ex = executor(comm, part, &method, &opts.backend, mode).map_err(|e| anyhow!(e))?;
     let setup_seconds = t.elapsed().as_secs_f64();
     let cells = grid.nx * grid.ny;
     let key = settings.key(&grid);

@@ -43,11 +43,7 @@ impl Solver {
     pub fn step(&mut self) -> Result<[f64; 1], StepError> {
         let it = self.step + 1;
         let mut row = [0.0; 1];
-        let (ex, method) = (&mut self.ex, &mut self.method);
-        match ex.pool() {
-            Some(pool) => pool.install(|| method.step(ex, it, &mut row)),
-            None => method.step(ex, it, &mut row),
-        }?;
+        qflow_par::driver::step_in_pool(&mut self.method, &mut self.ex, it, &mut row)?;
         self.step = it;
         Ok(row)
     }

@@ -89,11 +89,7 @@ impl Solver {
     /// Runs one iteration; its history row (`COLUMNS`).
     pub fn step(&mut self) -> Result<[f64; COLUMNS.len()], StepError> {
         let it = self.iteration + 1;
-        let (ex, method, row) = (&mut self.ex, &mut self.method, &mut self.row);
-        match ex.pool() {
-            Some(pool) => pool.install(|| method.step(ex, it, row)),
-            None => method.step(ex, it, row),
-        }?;
+        qflow_par::driver::step_in_pool(&mut self.method, &mut self.ex, it, &mut self.row)?;
         self.iteration = it;
         Ok(self.row)
     }

@@ -227,6 +227,34 @@ pub fn agree<T>(comm: &dyn Comm, local: Result<T, String>) -> Result<T, String> 
     })
 }
 
+/// The executor of this rank's `part` of a distributed run (collective):
+/// the method's loops and device source on the backend `spec` asks for
+/// (a device backend picks the device of this rank's place on its node),
+/// halos exchanged as `mode` says. Every rank gets the executor, or every
+/// rank the first failure ([`agree`]).
+pub fn executor(
+    comm: Box<dyn crate::comm::Comm>,
+    part: Arc<Part>,
+    method: &dyn crate::driver::Method,
+    spec: &crate::backend::BackendSpec,
+    mode: crate::comm::ExchangeMode,
+) -> Result<crate::Exec, String> {
+    let program = crate::backend::Program {
+        name: method.name(),
+        loops: method.loops(),
+        device_source: method.device_source(),
+    };
+    let local = crate::backend::create(
+        spec,
+        part.clone(),
+        method.globals(),
+        &program,
+        comm.node_rank(),
+    );
+    let local = agree(&*comm, local)?;
+    Ok(crate::Exec::new(part, local, comm, mode))
+}
+
 /// Shares the part with the backend and executor.
 pub fn shared(part: Part) -> Arc<Part> {
     Arc::new(part)

@@ -242,10 +242,7 @@ pub fn run(
             ex.request_stop();
         }
         let it = iteration + 1;
-        let r = match ex.pool() {
-            Some(pool) => pool.install(|| method.step(ex, it, &mut row)),
-            None => method.step(ex, it, &mut row),
-        };
+        let r = step_in_pool(method, ex, it, &mut row);
         match r {
             Ok(()) => {}
             Err(StepError::NonPhysical(m)) => {
@@ -306,6 +303,21 @@ pub fn run(
         wall_seconds,
         loop_times: ex.loop_times(),
     })
+}
+
+/// Runs step `iteration` of `method` inside the executor's thread pool
+/// (where its backend has one, so the loops' parallel work runs on the
+/// pool's threads), writing its history values into `row`.
+pub fn step_in_pool<M: Method + ?Sized>(
+    method: &mut M,
+    ex: &mut Exec,
+    iteration: u64,
+    row: &mut [f64],
+) -> Result<(), StepError> {
+    match ex.pool() {
+        Some(pool) => pool.install(|| method.step(ex, iteration, row)),
+        None => method.step(ex, iteration, row),
+    }
 }
 
 /// The state dats of a method.
