@@ -19,10 +19,11 @@
 //! step's end is `u0 + dt sum_j b_j k_j` the same way. The low-storage
 //! scheme needs `u`, `r` and one register (`k_1`).
 
-use qflow_par::{par_loop, DatDecl, GlobalDecl, LoopDecl, Role, SetDecl, StencilDecl};
+use qflow_par::{par_loop, DatDecl, GlobalDecl, LoopDecl, Reduction, Role, SetDecl, StencilDecl};
 
 use crate::kernels::{
-    axpy_1d, axpy_2d, lserk_1d, lserk_2d, restore_1d, restore_2d, rhs_1d, rhs_2d, save_1d, save_2d,
+    axpy_1d, axpy_2d, lserk_1d, lserk_2d, norm_1d, norm_2d, restore_1d, restore_2d, rhs_1d, rhs_2d,
+    save_1d, save_2d,
 };
 
 /// The most Runge-Kutta stages an explicit tableau may have (Luther's RK6).
@@ -51,6 +52,8 @@ pub static PARAMS: GlobalDecl = GlobalDecl::f64("params", 5);
 pub static COEF: GlobalDecl = GlobalDecl::f64("coef", 1);
 /// A low-storage stage's `[A, B, dt]`.
 pub static STAGE: GlobalDecl = GlobalDecl::f64("stage", 3);
+/// The squared L2 norm of the solution on the reference cells (a sum).
+pub static NORM_SQ: GlobalDecl = GlobalDecl::reduce("norm_sq", 1, Reduction::Sum);
 
 /// The solution (1D).
 pub static U_1: DatDecl = DatDecl::f64("u_1", &CELLS, 8, Role::State);
@@ -115,8 +118,17 @@ par_loop! {
     }
 }
 
+par_loop! {
+    /// The squared L2 norm (1D).
+    pub static NORM_1 = norm_1d over CELLS {
+        p: global(PARAMS),
+        u: read(U_1),
+        sum: sum(NORM_SQ),
+    }
+}
+
 /// The loops of the 1D family.
-pub static LOOPS_1: [&LoopDecl; 5] = [&RHS_1, &SAVE_1, &RESTORE_1, &AXPY_1, &LSERK_1];
+pub static LOOPS_1: [&LoopDecl; 6] = [&RHS_1, &SAVE_1, &RESTORE_1, &AXPY_1, &LSERK_1, &NORM_1];
 /// The dats of the 1D family.
 pub static DATS_1: [&DatDecl; 11] = [
     &U_1, &U0_1, &R_1, &X_1, &K1_1, &K2_1, &K3_1, &K4_1, &K5_1, &K6_1, &K7_1,
@@ -187,8 +199,17 @@ par_loop! {
     }
 }
 
+par_loop! {
+    /// The squared L2 norm (2D).
+    pub static NORM_2 = norm_2d over CELLS {
+        p: global(PARAMS),
+        u: read(U_2),
+        sum: sum(NORM_SQ),
+    }
+}
+
 /// The loops of the 2D family.
-pub static LOOPS_2: [&LoopDecl; 5] = [&RHS_2, &SAVE_2, &RESTORE_2, &AXPY_2, &LSERK_2];
+pub static LOOPS_2: [&LoopDecl; 6] = [&RHS_2, &SAVE_2, &RESTORE_2, &AXPY_2, &LSERK_2, &NORM_2];
 /// The dats of the 2D family.
 pub static DATS_2: [&DatDecl; 11] = [
     &U_2, &U0_2, &R_2, &X_2, &K1_2, &K2_2, &K3_2, &K4_2, &K5_2, &K6_2, &K7_2,
@@ -197,4 +218,4 @@ pub static DATS_2: [&DatDecl; 11] = [
 pub static STAGES_2: [&DatDecl; MAX_STAGES] = [&K1_2, &K2_2, &K3_2, &K4_2, &K5_2, &K6_2, &K7_2];
 
 /// Every global of the method.
-pub static GLOBALS: [&GlobalDecl; 3] = [&PARAMS, &COEF, &STAGE];
+pub static GLOBALS: [&GlobalDecl; 4] = [&PARAMS, &COEF, &STAGE, &NORM_SQ];

@@ -184,3 +184,33 @@ pub fn lserk_2d(s: [f64; 3], r: &Cell2, k: &mut Cell2, u: &mut Cell2) {
         u[i] += s[1] * k[i];
     }
 }
+
+/// A 1D cell's share of the squared L2 norm by its Gauss-Lobatto
+/// quadrature, on the reference cell: `sum_i w_i u_i^2` (the host scales
+/// the sum by `h / 2`).
+#[device]
+pub fn norm_1d(p: [f64; 5], u: &Cell1, sum: &mut f64) {
+    let n = p[0] as usize;
+    let w0 = 8 * (n - 1);
+    let mut s = 0.0;
+    for i in 0..n {
+        s += GLL_W[w0 + i] * u[i] * u[i];
+    }
+    *sum += s;
+}
+
+/// A 2D cell's share of the squared L2 norm, on the reference cell:
+/// `sum_ij w_i w_j u_ij^2` (the host scales by `hx hy / 4`).
+#[device]
+pub fn norm_2d(p: [f64; 5], u: &Cell2, sum: &mut f64) {
+    let n = p[0] as usize;
+    let w0 = 8 * (n - 1);
+    let mut s = 0.0;
+    for j in 0..n {
+        for i in 0..n {
+            let v = u[8 * j + i];
+            s += GLL_W[w0 + i] * GLL_W[w0 + j] * v * v;
+        }
+    }
+    *sum += s;
+}

@@ -1,7 +1,10 @@
 //! The DG method for the run driver: linear advection, one time step of
 //! the chosen Runge-Kutta scheme per [`Method::step`]. The time step is
 //! fixed by [`Settings::dt`]; the last step is shortened to end at the
-//! final time. The history holds the time.
+//! final time. The history holds the time and the L2 norm of the solution
+//! (Gauss-Lobatto quadrature on each cell; the upwind scheme does not let it
+//! grow); a step whose norm is not finite puts the step's start back and
+//! stops the run.
 //!
 //! An explicit tableau (`rk3-heun`, `ssprk3`, `rk4`, `rk6`) keeps the
 //! step's start in `u0` and each stage's right-hand side in its own dat;
@@ -23,7 +26,7 @@ mod device {
 pub use device::{DEVICE_FUNCTIONS, DEVICE_SOURCE};
 
 /// The columns of the method's history.
-pub const COLUMNS: [&str; 1] = ["time"];
+pub const COLUMNS: [&str; 2] = ["time", "l2_norm"];
 
 /// The loops and dats of one dimension's family.
 struct Family {
@@ -38,6 +41,7 @@ struct Family {
     restore: &'static LoopDecl,
     axpy: &'static LoopDecl,
     lserk: &'static LoopDecl,
+    norm: &'static LoopDecl,
 }
 
 static FAMILY_1: Family = Family {
@@ -52,6 +56,7 @@ static FAMILY_1: Family = Family {
     restore: &RESTORE_1,
     axpy: &AXPY_1,
     lserk: &LSERK_1,
+    norm: &NORM_1,
 };
 
 static FAMILY_2: Family = Family {
@@ -66,6 +71,7 @@ static FAMILY_2: Family = Family {
     restore: &RESTORE_2,
     axpy: &AXPY_2,
     lserk: &LSERK_2,
+    norm: &NORM_2,
 };
 
 /// How a step advances.
@@ -174,6 +180,8 @@ impl Dg {
         let f = self.family;
         match &self.stepper {
             Stepper::LowStorage(ls) => {
+                // The step's start, put back if the step fails.
+                ex.run(f.save)?;
                 for s in 0..ls.a.len() {
                     ex.run(f.rhs)?;
                     ex.set_const(&STAGE, &[ls.a[s], ls.b[s], dt]);
@@ -233,15 +241,39 @@ impl Method for Dg {
         Ok(())
     }
 
-    fn step(&mut self, ex: &mut Exec, _iteration: u64, row: &mut [f64]) -> Result<(), StepError> {
+    fn step(&mut self, ex: &mut Exec, iteration: u64, row: &mut [f64]) -> Result<(), StepError> {
         let end = self.settings.final_time;
         let last = self.time + self.dt >= end * (1.0 - 1e-12);
         let dt = if last { end - self.time } else { self.dt };
         if dt > 0.0 {
             self.advance(ex, dt)?;
         }
+        let f = self.family;
+        ex.reset(&NORM_SQ);
+        ex.run(f.norm)?;
+        let mut sum = [0.0];
+        ex.reduce(&[&NORM_SQ], &mut sum)?;
+        let [hx, hy] = self.settings.spacing();
+        let jacobian = if self.settings.dimensions == 1 {
+            0.5 * hx
+        } else {
+            0.25 * hx * hy
+        };
+        let norm = (sum[0] * jacobian).sqrt();
+        if !norm.is_finite() {
+            if dt > 0.0 {
+                ex.run(f.restore)?;
+            }
+            return Err(StepError::NonPhysical(format!(
+                "step {iteration} (t = {:.6}): the solution is no longer finite (L2 norm {norm}); \
+                 stopped with the state after step {} kept (a smaller [dg] cfl may help)",
+                self.time + dt,
+                iteration - 1
+            )));
+        }
         self.time = if last { end } else { self.time + dt };
         row[0] = self.time;
+        row[1] = norm;
         Ok(())
     }
 
@@ -264,6 +296,6 @@ impl Method for Dg {
     }
 
     fn progress_label(&self, row: &[f64]) -> String {
-        format!("t {:.4}", row[0])
+        format!("t {:.4}  L2 {:.6e}", row[0], row[1])
     }
 }

@@ -39,10 +39,10 @@ impl Solver {
         })
     }
 
-    /// Runs one step; its history row `[time]`.
-    pub fn step(&mut self) -> Result<[f64; 1], StepError> {
+    /// Runs one step; its history row `[time, l2_norm]`.
+    pub fn step(&mut self) -> Result<[f64; 2], StepError> {
         let it = self.step + 1;
-        let mut row = [0.0; 1];
+        let mut row = [0.0; 2];
         qflow_par::driver::step_in_pool(&mut self.method, &mut self.ex, it, &mut row)?;
         self.step = it;
         Ok(row)

@@ -226,3 +226,32 @@ fn unused_entries_stay_zero() {
         }
     }
 }
+
+/// Far above the stability limit the solution grows without bound: the
+/// step whose norm is no longer finite stops with a message naming it,
+/// and the state of the step before is put back (kept for the checkpoint).
+#[test]
+fn a_blown_up_step_stops_and_keeps_the_last_finite_state() {
+    let s = Settings {
+        cfl: 4.0,
+        final_time: 1e6,
+        ..settings(1, 8, 8, "rk4")
+    };
+    let mut solver = Solver::new(&s, &serial()).unwrap();
+    let mut before = solver.state();
+    for _ in 0..100_000 {
+        match solver.step() {
+            Ok(row) => {
+                assert!(row[1].is_finite());
+                before = solver.state();
+            }
+            Err(qflow_par::driver::StepError::NonPhysical(m)) => {
+                assert!(m.contains("no longer finite"), "{m}");
+                assert!(solver.state() == before, "the last finite state is kept");
+                return;
+            }
+            Err(e) => panic!("{e}"),
+        }
+    }
+    panic!("cfl 4 with order 8 did not blow up");
+}
