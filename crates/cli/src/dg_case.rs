@@ -11,7 +11,9 @@
 //! rk = "rk6"                    # "rk3-heun", "ssprk3", "rk4", "rk6", "lserk54"
 //! final_time = 1.0
 //! cfl = 0.5
-//! initial = "sine"              # or "constant"
+//! initial = "sine"              # or "constant", or "multimode" (the paper's eq. 14)
+//! modes = 40                    # multimode: Nk, the largest wave number
+//! seed = 1                      # multimode: the amplitudes' seed
 //!
 //! [stop]                        # optional: a step limit before the final time
 //! max_iters = 100

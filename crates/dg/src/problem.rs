@@ -22,6 +22,7 @@ pub fn element_len(settings: &Settings) -> usize {
 /// The initial state at `(x, y)` (`y` unused in 1D).
 pub fn initial(settings: &Settings, x: f64, y: f64) -> f64 {
     match settings.initial {
+        Initial::Multimode => multimode(&settings.amplitudes(), x),
         Initial::Constant => 1.0,
         Initial::Sine => {
             let s = (2.0 * PI * x).sin();
@@ -32,6 +33,15 @@ pub fn initial(settings: &Settings, x: f64, y: f64) -> f64 {
             }
         }
     }
+}
+
+/// The multi-mode signal `sum_k A_k sin(2 pi k x)` of the amplitudes `a`
+/// (`A_1` first).
+pub fn multimode(a: &[f64], x: f64) -> f64 {
+    a.iter()
+        .enumerate()
+        .map(|(k, ak)| ak * (2.0 * PI * (k + 1) as f64 * x).sin())
+        .sum()
 }
 
 /// The exact solution at `(x, y)` at time `t`: the initial state

@@ -15,6 +15,11 @@ pub enum Initial {
     Sine,
     /// `u = 1` everywhere (free-stream preservation).
     Constant,
+    /// The paper's multi-mode signal (its eq. 14 and 17): `sum_{k=1}^{Nk}
+    /// A_k sin(2 pi k x)` with amplitudes `A_k` drawn uniformly from
+    /// `[0, 1)` by a generator seeded with `seed` (`Nk` = `modes`); a
+    /// function of x alone in 2D too.
+    Multimode,
 }
 
 impl Initial {
@@ -23,6 +28,7 @@ impl Initial {
         match self {
             Initial::Sine => "sine",
             Initial::Constant => "constant",
+            Initial::Multimode => "multimode",
         }
     }
 }
@@ -63,6 +69,10 @@ pub struct Settings {
     pub cfl: f64,
     /// The initial state.
     pub initial: Initial,
+    /// The number of modes `Nk` of the multi-mode signal.
+    pub modes: usize,
+    /// The seed of the multi-mode signal's amplitudes.
+    pub seed: u64,
 }
 
 impl Default for Settings {
@@ -77,11 +87,22 @@ impl Default for Settings {
             final_time: 1.0,
             cfl: 0.5,
             initial: Initial::Sine,
+            modes: 40,
+            seed: 1,
         }
     }
 }
 
 impl Settings {
+    /// The multi-mode signal's amplitudes `A_1 .. A_Nk`, uniform in `[0,
+    /// 1)` from the seed (`rand`'s `StdRng`: the same numbers for a seed
+    /// with the same `rand` release, which `Cargo.lock` pins).
+    pub fn amplitudes(&self) -> Vec<f64> {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(self.seed);
+        (0..self.modes).map(|_| rng.gen::<f64>()).collect()
+    }
+
     /// The time scheme (after [`Settings::validate`]).
     pub fn scheme(&self) -> Result<Scheme, String> {
         self.rk
@@ -183,6 +204,9 @@ impl Settings {
                 "[dg] final_time = {}: give a finite time >= 0",
                 self.final_time
             ));
+        }
+        if !(1..=1000).contains(&self.modes) {
+            return Err(format!("[dg] modes = {}: give 1 to 1000", self.modes));
         }
         if !(self.cfl.is_finite() && self.cfl > 0.0) {
             return Err(format!("[dg] cfl = {}: give a number > 0", self.cfl));
