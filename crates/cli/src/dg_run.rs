@@ -203,9 +203,10 @@ fn lagrange(xi: &[f64], x: f64) -> Vec<f64> {
 fn write_outputs(settings: &Settings, u: &[f64], dir: &Path, vtk: bool, plots: bool) -> Result<()> {
     let len = problem::element_len(settings);
     let t = settings.final_time;
+    let exact = problem::ExactSolution::new(settings);
     let mut nodes: Vec<(f64, f64, f64, f64)> = Vec::new();
     problem::for_each_node(settings, |e, k, x, y| {
-        nodes.push((x, y, u[e * len + k], problem::exact(settings, x, y, t)));
+        nodes.push((x, y, u[e * len + k], exact.at(x, y, t)));
     });
     let two = settings.dimensions == 2;
     let path = dir.join("solution.csv");
@@ -230,7 +231,7 @@ fn write_outputs(settings: &Settings, u: &[f64], dir: &Path, vtk: bool, plots: b
             let exact: Vec<(f64, f64)> = (0..=2000)
                 .map(|k| {
                     let x = k as f64 / 2000.0;
-                    (x, problem::exact(settings, x, 0.0, t))
+                    (x, exact.at(x, 0.0, t))
                 })
                 .collect();
             let series = [

@@ -19,19 +19,47 @@ pub fn element_len(settings: &Settings) -> usize {
     }
 }
 
-/// The initial state at `(x, y)` (`y` unused in 1D).
-pub fn initial(settings: &Settings, x: f64, y: f64) -> f64 {
-    match settings.initial {
-        Initial::Multimode => multimode(&settings.amplitudes(), x),
-        Initial::Constant => 1.0,
-        Initial::Sine => {
-            let s = (2.0 * PI * x).sin();
-            if settings.dimensions == 1 {
-                s
-            } else {
-                s * (2.0 * PI * y).sin()
+/// The exact solution of a case: its initial state translated with the
+/// velocity (periodic), `u0(x - a t)`. The multi-mode signal's amplitudes
+/// are drawn once, here, not at every node.
+pub struct ExactSolution<'a> {
+    settings: &'a Settings,
+    amplitudes: Vec<f64>,
+}
+
+impl<'a> ExactSolution<'a> {
+    /// The exact solution of `settings`.
+    pub fn new(settings: &'a Settings) -> Self {
+        let amplitudes = match settings.initial {
+            Initial::Multimode => settings.amplitudes(),
+            _ => Vec::new(),
+        };
+        ExactSolution {
+            settings,
+            amplitudes,
+        }
+    }
+
+    /// The initial state at `(x, y)` (`y` unused in 1D).
+    pub fn initial(&self, x: f64, y: f64) -> f64 {
+        match self.settings.initial {
+            Initial::Multimode => multimode(&self.amplitudes, x),
+            Initial::Constant => 1.0,
+            Initial::Sine => {
+                let s = (2.0 * PI * x).sin();
+                if self.settings.dimensions == 1 {
+                    s
+                } else {
+                    s * (2.0 * PI * y).sin()
+                }
             }
         }
+    }
+
+    /// The solution at `(x, y)` at time `t`.
+    pub fn at(&self, x: f64, y: f64, t: f64) -> f64 {
+        let [ax, ay] = self.settings.speed();
+        self.initial(x - ax * t, y - ay * t)
     }
 }
 
@@ -42,13 +70,6 @@ pub fn multimode(a: &[f64], x: f64) -> f64 {
         .enumerate()
         .map(|(k, ak)| ak * (2.0 * PI * (k + 1) as f64 * x).sin())
         .sum()
-}
-
-/// The exact solution at `(x, y)` at time `t`: the initial state
-/// translated, `u0(x - a t)` (periodic).
-pub fn exact(settings: &Settings, x: f64, y: f64, t: f64) -> f64 {
-    let [ax, ay] = settings.speed();
-    initial(settings, x - ax * t, y - ay * t)
 }
 
 /// The position of node `i` of cell `c` along a direction of cell width
@@ -99,8 +120,9 @@ pub fn build(settings: &Settings) -> Result<Problem, String> {
     let [cx, cy] = settings.grid();
     let len = element_len(settings);
     let mut u = vec![0.0; cx * cy * len];
+    let exact = ExactSolution::new(settings);
     for_each_node(settings, |e, k, x, y| {
-        u[e * len + k] = initial(settings, x, y);
+        u[e * len + k] = exact.initial(x, y);
     });
     let decls = dats(settings);
     let mut dats = Vec::with_capacity(decls.len());
@@ -154,8 +176,9 @@ pub fn errors(settings: &Settings, u: &[f64], t: f64) -> (f64, f64) {
     let gll = Gll::new(settings.order).expect("validated order");
     let len = element_len(settings);
     let (mut sum, mut max) = (0.0f64, 0.0f64);
+    let exact = ExactSolution::new(settings);
     for_each_node(settings, |e, k, x, y| {
-        let err = u[e * len + k] - exact(settings, x, y, t);
+        let err = u[e * len + k] - exact.at(x, y, t);
         sum += quadrature_weight(settings, &gll, k) * err * err;
         max = max.max(err.abs());
     });
