@@ -3,15 +3,18 @@
 //! ```toml
 //! method = "dg"
 //! [dg]
-//! equation = "advection"        # ("isothermal-euler" is not built yet)
+//! equation = "advection"        # or "isothermal-euler" (p = a^2 rho)
 //! dimensions = 2                # 1 or 2
 //! order = 8                     # nodes per direction (degree + 1), 1 to 8
 //! cells = [40, 40]              # one number per dimension, on the unit box
-//! velocity = [1.0, 1.0]         # one component per dimension
+//! velocity = [1.0, 1.0]         # one component per dimension (Euler: the background flow)
+//! sound_speed = 1.0             # isothermal Euler: a
+//! amplitude = 0.1               # isothermal Euler: of the simple wave's density / the shear
 //! rk = "rk6"                    # "rk3-heun", "ssprk3", "rk4", "rk6", "lserk54"
 //! final_time = 1.0
 //! cfl = 0.5
-//! initial = "sine"              # or "constant", or "multimode" (the paper's eq. 14)
+//! initial = "sine"              # or "constant", or "multimode" (the paper's eq. 14);
+//!                               # Euler: "constant", "simple-wave" or "shear" (2D)
 //! modes = 40                    # multimode: Nk, the largest wave number
 //! seed = 1                      # multimode: the amplitudes' seed
 //!
@@ -66,11 +69,11 @@ impl DgCase {
         Ok(())
     }
 
-    /// About the bytes rank 0 holds: up to 10 dats of a cell's 8 (1D) or
-    /// 64 (2D) values, and the outputs' copies.
+    /// About the bytes rank 0 holds: up to 11 dats of a cell's values (8
+    /// or 64 per variable in 1D or 2D), and the outputs' copies.
     pub fn bytes_needed(&self) -> u64 {
         let [cx, cy] = self.dg.grid();
-        let per_cell = if self.dg.dimensions == 1 { 8 } else { 64 };
+        let per_cell = qflow_dg::problem::element_len(&self.dg) as u64;
         (cx as u64) * (cy as u64) * per_cell * 8 * 14
     }
 
@@ -121,7 +124,10 @@ mod tests {
         let e = err("rk = \"rk5\"\n");
         assert!(e.contains("rk5"), "{e}");
         let e = err("equation = \"isothermal-euler\"\n");
-        assert!(e.contains("not built yet"), "{e}");
+        assert!(e.contains("[dg] initial = \"sine\""), "{e}");
+        let e =
+            err("equation = \"isothermal-euler\"\ninitial = \"simple-wave\"\nsound_speed = -1.0\n");
+        assert!(e.contains("[dg] sound_speed = -1"), "{e}");
         let e = err("cfl = 0.0\n");
         assert!(e.contains("[dg] cfl = 0"), "{e}");
         let e = err("dimensions = 3\n");

@@ -5,11 +5,13 @@
 //! outputs and the summary with the errors against the exact solution and
 //! the PID (seconds per right-hand-side evaluation per degree of freedom).
 //!
-//! Outputs: `solution.csv` (the nodes: `x[,y],u,exact`), `history.csv`,
-//! in 1D `solution.png` (computed nodes beside the exact solution), in 2D
-//! `field.vtu` (a cell of the picture per node, bounded half-way between
-//! nodes) and `field.png` (the cells' polynomials sampled on a uniform
-//! grid).
+//! Outputs: `solution.csv` (the nodes: `x[,y]`, then each variable and
+//! its exact value: `u,u_exact` or `rho,rho_u[,rho_v],rho_exact,...`),
+//! `history.csv`, in 1D `solution.png` (computed nodes of `u` or the
+//! density beside the exact solution), in 2D `field.vtu` (every variable;
+//! a cell of the picture per node, bounded half-way between nodes) and
+//! `field.png` (`u` or the density: the cells' polynomials sampled on a
+//! uniform grid).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -65,12 +67,14 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     let n = settings.order;
     let dofs = cells * n.pow(settings.dimensions as u32);
     let key = format!(
-        "equation = {:?}\ndimensions = {}\norder = {}\ncells = {:?}\nvelocity = {:?}\nrk = {}\ncfl = {:?}\ninitial = {}\n",
-        settings.equation,
+        "equation = {}\ndimensions = {}\norder = {}\ncells = {:?}\nvelocity = {:?}\nsound_speed = {:?}\namplitude = {:?}\nrk = {}\ncfl = {:?}\ninitial = {}\n",
+        settings.equation.name(),
         settings.dimensions,
         n,
         settings.cells,
         settings.velocity,
+        settings.sound_speed,
+        settings.amplitude,
         settings.rk,
         settings.cfl,
         settings.initial.name()
@@ -90,8 +94,9 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     };
     if !opts.quiet && rank0 {
         eprintln!(
-            "qflow: nodal DG, {}D advection, order {n} ({} nodes), {cells} cells ({dofs} degrees of freedom), {}, {}, to t = {}",
+            "qflow: nodal DG, {}D {}, order {n} (degree {}), {cells} cells ({dofs} nodes), {}, {}, to t = {}",
             settings.dimensions,
+            settings.equation.name(),
             n - 1,
             settings.rk,
             ex.describe(),
@@ -112,7 +117,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
                 };
                 // At the final time (the summary keeps them only if the
                 // run got there).
-                errors = Some(problem::errors(&settings, &u, settings.final_time));
+                errors = Some(problem::variable_errors(&settings, &u, settings.final_time));
                 write_outputs(&settings, &u, &out_dir, vtk, plots).map_err(|e| format!("{e:#}"))
             };
         driver::run(&mut method, &mut ex, &config, &mut outputs)?
@@ -128,7 +133,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     let mut s = Summary::default();
     s.push("case", Value::Text(case.path.display().to_string()));
     s.push("method", Value::Text("dg".into()));
-    s.push("equation", Value::Text("advection".into()));
+    s.push("equation", Value::Text(settings.equation.name().into()));
     s.push("dimensions", Value::Int(settings.dimensions as i64));
     s.push("order", Value::Int(n as i64));
     s.push("cells", Value::Int(cells as i64));
@@ -140,12 +145,22 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     s.push("time", Value::Real(time));
     s.push("stop", Value::Text(outcome.stop.label().into()));
     if let Some((l2, linf)) = errors.filter(|_| time == settings.final_time) {
-        s.push("l2_error", Value::Real(l2));
-        s.push("linf_error", Value::Real(linf));
+        // The first variable (u, or the density) plainly; the momenta by
+        // name.
+        s.push("l2_error", Value::Real(l2[0]));
+        s.push("linf_error", Value::Real(linf[0]));
+        for (v, name) in problem::variable_names(&settings)
+            .iter()
+            .enumerate()
+            .skip(1)
+        {
+            s.push(&format!("l2_error_{name}"), Value::Real(l2[v]));
+            s.push(&format!("linf_error_{name}"), Value::Real(linf[v]));
+        }
         s.push(
             "error_norms",
             Value::Text(
-                "l2: Gauss-Lobatto quadrature on each cell (the mass matrix's); linf: at the nodes"
+                "l2: Gauss-Lobatto quadrature on each cell (the mass matrix's); linf: at the nodes; l2_error and linf_error are of the first variable (u, or the density)"
                     .into(),
             ),
         );
@@ -202,23 +217,43 @@ fn lagrange(xi: &[f64], x: f64) -> Vec<f64> {
 /// (the block's elements as gathered).
 fn write_outputs(settings: &Settings, u: &[f64], dir: &Path, vtk: bool, plots: bool) -> Result<()> {
     let len = problem::element_len(settings);
+    let (stride, names) = (
+        problem::variable_stride(settings),
+        problem::variable_names(settings),
+    );
+    let vars = names.len();
     let t = settings.final_time;
     let exact = problem::ExactSolution::new(settings);
-    let mut nodes: Vec<(f64, f64, f64, f64)> = Vec::new();
+    // Per node: x, y, the variables, their exact values.
+    let mut nodes: Vec<(f64, f64, [f64; 3], [f64; 3])> = Vec::new();
     problem::for_each_node(settings, |e, k, x, y| {
-        nodes.push((x, y, u[e * len + k], exact.at(x, y, t)));
+        let mut q = [0.0; 3];
+        for (v, qv) in q.iter_mut().enumerate().take(vars) {
+            *qv = u[e * len + v * stride + k];
+        }
+        nodes.push((x, y, q, exact.state(x, y, t)));
     });
     let two = settings.dimensions == 2;
     let path = dir.join("solution.csv");
     qflow_mesh::fsutil::write_atomically(&path, |w| {
         use std::io::Write;
-        writeln!(w, "{}", if two { "x,y,u,exact" } else { "x,u,exact" })?;
-        for (x, y, v, e) in &nodes {
+        let mut header = vec![if two { "x,y" } else { "x" }.to_string()];
+        header.extend(names.iter().map(|n| n.to_string()));
+        header.extend(names.iter().map(|n| format!("{n}_exact")));
+        writeln!(w, "{}", header.join(","))?;
+        for (x, y, q, e) in &nodes {
             if two {
-                writeln!(w, "{x:?},{y:?},{v:?},{e:?}")?;
+                write!(w, "{x:?},{y:?}")?;
             } else {
-                writeln!(w, "{x:?},{v:?},{e:?}")?;
+                write!(w, "{x:?}")?;
             }
+            for v in q.iter().take(vars) {
+                write!(w, ",{v:?}")?;
+            }
+            for v in e.iter().take(vars) {
+                write!(w, ",{v:?}")?;
+            }
+            writeln!(w)?;
         }
         Ok(())
     })
@@ -227,7 +262,7 @@ fn write_outputs(settings: &Settings, u: &[f64], dir: &Path, vtk: bool, plots: b
     let [cx, cy] = settings.grid();
     if !two {
         if plots {
-            let computed: Vec<(f64, f64)> = nodes.iter().map(|p| (p.0, p.2)).collect();
+            let computed: Vec<(f64, f64)> = nodes.iter().map(|p| (p.0, p.2[0])).collect();
             let exact: Vec<(f64, f64)> = (0..=2000)
                 .map(|k| {
                     let x = k as f64 / 2000.0;
@@ -250,7 +285,7 @@ fn write_outputs(settings: &Settings, u: &[f64], dir: &Path, vtk: bool, plots: b
             let plot = LinePlot {
                 title: &title,
                 x_label: "x",
-                y_label: "u",
+                y_label: names[0],
                 series: &series,
                 log_x: false,
                 log_y: false,
@@ -260,14 +295,16 @@ fn write_outputs(settings: &Settings, u: &[f64], dir: &Path, vtk: bool, plots: b
         }
         return Ok(());
     }
-    // 2D: a picture cell per node, in grid order (x fastest).
+    // 2D: a picture cell per node, in grid order (x fastest), per variable.
     let (gx, gy) = (cx * n, cy * n);
-    let mut grid = vec![0.0; gx * gy];
+    let mut grids = vec![vec![0.0; gx * gy]; vars];
     for (e, chunk) in u.chunks_exact(len).enumerate() {
         let (ex, ey) = (e % cx, e / cx);
-        for j in 0..n {
-            for i in 0..n {
-                grid[(ey * n + j) * gx + ex * n + i] = chunk[8 * j + i];
+        for (v, grid) in grids.iter_mut().enumerate() {
+            for j in 0..n {
+                for i in 0..n {
+                    grid[(ey * n + j) * gx + ex * n + i] = chunk[v * stride + 8 * j + i];
+                }
             }
         }
     }
@@ -300,7 +337,12 @@ fn write_outputs(settings: &Settings, u: &[f64], dir: &Path, vtk: bool, plots: b
             bedge_cell: Vec::new(),
             bound: Vec::new(),
         };
-        qflow_io::vtk::write_cells_vtu(&dir.join("field.vtu"), &mesh, &[("u", &grid)])?;
+        let fields: Vec<(&str, &[f64])> = names
+            .iter()
+            .zip(&grids)
+            .map(|(name, g)| (*name, g.as_slice()))
+            .collect();
+        qflow_io::vtk::write_cells_vtu(&dir.join("field.vtu"), &mesh, &fields)?;
     }
     if plots {
         // The cells' polynomials sampled on a uniform grid, 8 samples per
@@ -332,7 +374,7 @@ fn write_outputs(settings: &Settings, u: &[f64], dir: &Path, vtk: bool, plots: b
             x: (0.0, 1.0),
             y: (0.0, 1.0),
             values: &samples,
-            name: "u",
+            name: names[0],
         };
         qflow_io::plot::plot_grid_field(&dir.join("field.png"), &field, 20, (900, 800))
             .context("plotting the field")?;

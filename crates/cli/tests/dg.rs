@@ -65,6 +65,53 @@ fn the_shipped_cases_run_with_high_order_errors() {
     }
 }
 
+/// The isothermal Euler cases: the simple wave to t = 0.5 (1D, order 6,
+/// 32 cells: density L2 4.9e-7) and along the diagonal to t = 0.3 (2D,
+/// order 5, 16 x 16: 1.7e-5), every variable's errors in the summary.
+#[test]
+fn the_shipped_euler_cases_run_with_their_errors() {
+    for (name, t, bound, files) in [
+        (
+            "dg-euler-1d",
+            0.5,
+            2e-6,
+            &["solution.csv", "solution.png"][..],
+        ),
+        (
+            "dg-euler-2d",
+            0.3,
+            5e-5,
+            &["solution.csv", "field.vtu", "field.png"][..],
+        ),
+    ] {
+        let d = temp(name);
+        let o = run(&case(name), &d, &[]);
+        assert!(
+            o.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let s = summary(&d);
+        assert_eq!(s["equation"].as_str(), Some("isothermal-euler"));
+        assert_eq!(s["time"].as_float(), Some(t), "{name}");
+        for key in ["l2_error", "l2_error_rho_u"] {
+            let e = s[key].as_float().unwrap();
+            assert!(e > 0.0 && e < bound, "{name}: {key} {e}");
+        }
+        assert_eq!(s.contains_key("l2_error_rho_v"), name.ends_with("2d"));
+        for f in files {
+            assert!(d.join(f).exists(), "{name}: no {f}");
+        }
+        let csv = std::fs::read_to_string(d.join("solution.csv")).unwrap();
+        let header = csv.lines().next().unwrap();
+        assert!(
+            header.contains("rho,rho_u") && header.contains("rho_exact"),
+            "{header}"
+        );
+        let _ = std::fs::remove_dir_all(&d);
+    }
+}
+
 #[test]
 fn bad_settings_are_refused_before_any_work() {
     let d = temp("bad");
@@ -72,11 +119,25 @@ fn bad_settings_are_refused_before_any_work() {
         ("dg.order=0", "[dg] order = 0"),
         ("dg.cells=[4]", "[dg] cells = [4]"),
         ("dg.rk=\"euler\"", "euler"),
-        ("dg.equation=\"isothermal-euler\"", "not built yet"),
+        (
+            "dg.equation=\"isothermal-euler\"",
+            "[dg] initial = \"sine\"",
+        ),
         ("dg.final_time=-1.0", "[dg] final_time = -1"),
     ] {
         let out = d.join("o");
         let o = run(&case("dg-advection-2d"), &out, &["--set", set]);
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success() && e.contains(needle), "{set}: {e}");
+        assert!(!out.join("summary.toml").exists(), "{set}: ran anyway");
+    }
+    for (set, needle) in [
+        ("dg.final_time=0.6", "breaks into a shock at t = 0.55"),
+        ("dg.amplitude=1.5", "[dg] amplitude = 1.5"),
+        ("dg.sound_speed=0.0", "[dg] sound_speed = 0"),
+    ] {
+        let out = d.join("o");
+        let o = run(&case("dg-euler-2d"), &out, &["--set", set]);
         let e = String::from_utf8_lossy(&o.stderr);
         assert!(!o.status.success() && e.contains(needle), "{set}: {e}");
         assert!(!out.join("summary.toml").exists(), "{set}: ran anyway");

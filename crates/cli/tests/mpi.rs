@@ -625,12 +625,24 @@ fn lw_on_several_ranks_gives_the_serial_bits() {
 /// Nodal DG on 1-4 ranks: the layer cuts the periodic block of cells into
 /// boxes and exchanges the face neighbours; every loop is a gather, so
 /// every rank count and exchange mode gives the serial `solution.csv` to
-/// the bit.
+/// the bit, for advection and for isothermal Euler.
 #[test]
 fn dg_on_several_ranks_gives_the_serial_bits() {
     let d = scratch("dg");
-    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases/dg-advection-2d.toml");
-    let case = case.to_str().unwrap();
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases");
+    let advection = cases.join("dg-advection-2d.toml");
+    let euler = cases.join("dg-euler-2d.toml");
+    let mut runs: Vec<(&Path, usize, Vec<&str>)> = vec![
+        (&advection, 2, vec![]),
+        (&advection, 3, vec![]),
+        (&advection, 4, vec![]),
+    ];
+    for mode in ["blocking", "rma", "rma-fence"] {
+        runs.push((&advection, 4, vec!["--exchange", mode]));
+    }
+    runs.push((&advection, 2, vec!["--set", "dg.rk=\"rk4\""]));
+    runs.push((&euler, 3, vec![]));
+    runs.push((&euler, 4, vec!["--exchange", "rma"]));
     let common = [
         "--set",
         "dg.final_time=0.1",
@@ -638,36 +650,28 @@ fn dg_on_several_ranks_gives_the_serial_bits() {
         "output.plots=false",
         "-q",
     ];
-    let serial = d.join("serial");
-    let mut args = vec!["run", case, "-o", serial.to_str().unwrap()];
-    args.extend(common);
-    ok(&qflow(&args));
-    let want = read(&serial.join("solution.csv"));
-    let mut runs: Vec<(usize, Vec<&str>)> = vec![(2, vec![]), (3, vec![]), (4, vec![])];
-    for mode in ["blocking", "rma", "rma-fence"] {
-        runs.push((4, vec!["--exchange", mode]));
-    }
-    runs.push((2, vec!["--set", "dg.rk=\"rk4\""]));
-    for (k, (ranks, extra)) in runs.iter().enumerate() {
-        let out = d.join(format!("run{k}"));
-        let mut args = vec!["run", case, "-o", out.to_str().unwrap()];
-        args.extend(common);
-        args.extend(extra.iter().copied());
-        ok(&mpirun(*ranks, &args));
-        let got = read(&out.join("solution.csv"));
-        if extra.contains(&"dg.rk=\"rk4\"") {
-            let s = d.join("serial-rk4");
-            let mut a = vec!["run", case, "-o", s.to_str().unwrap()];
-            a.extend(common);
-            a.extend(extra.iter().copied());
-            ok(&qflow(&a));
-            assert!(
-                got == read(&s.join("solution.csv")),
-                "{ranks} ranks {extra:?}"
-            );
-        } else {
-            assert!(got == want, "{ranks} ranks {extra:?}: solution.csv differs");
-        }
+    for (k, (case, ranks, extra)) in runs.iter().enumerate() {
+        let case = case.to_str().unwrap();
+        let one = |out: &Path, ranks: usize| {
+            let mut args = vec!["run", case, "-o", out.to_str().unwrap()];
+            args.extend(common);
+            // The exchange mode is for ranks only.
+            if ranks > 1 || extra.first() != Some(&"--exchange") {
+                args.extend(extra.iter().copied());
+            }
+            if ranks == 1 {
+                ok(&qflow(&args));
+            } else {
+                ok(&mpirun(ranks, &args));
+            }
+            read(&out.join("solution.csv"))
+        };
+        let want = one(&d.join(format!("serial{k}")), 1);
+        let got = one(&d.join(format!("run{k}")), *ranks);
+        assert!(
+            got == want,
+            "{case} {ranks} ranks {extra:?}: solution.csv differs"
+        );
     }
     let _ = std::fs::remove_dir_all(&d);
 }

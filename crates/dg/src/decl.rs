@@ -45,8 +45,8 @@ pub static FACES_2D: StencilDecl = StencilDecl {
     offsets: &[[-1, 0, 0], [0, -1, 0], [0, 0, 0], [0, 1, 0], [1, 0, 0]],
 };
 
-/// `[n, ax, ay, 2/hx, 2/hy]`: nodes per direction, velocity, inverse
-/// half-widths.
+/// `[n, ax, ay, 2/hx, 2/hy]`: nodes per direction, velocity (for
+/// isothermal Euler: `[n, a, 0, ..]`, the sound speed), inverse half-widths.
 pub static PARAMS: GlobalDecl = GlobalDecl::f64("params", 5);
 /// The coefficient of an `axpy` (`dt a_sj` or `dt b_j`).
 pub static COEF: GlobalDecl = GlobalDecl::f64("coef", 1);
@@ -218,4 +218,12 @@ pub static DATS_2: [&DatDecl; 11] = [
 pub static STAGES_2: [&DatDecl; MAX_STAGES] = [&K1_2, &K2_2, &K3_2, &K4_2, &K5_2, &K6_2, &K7_2];
 
 /// Every global of the method.
-pub static GLOBALS: [&GlobalDecl; 4] = [&PARAMS, &COEF, &STAGE, &NORM_SQ];
+pub static GLOBALS: [&GlobalDecl; 7] = [
+    &PARAMS,
+    &COEF,
+    &STAGE,
+    &NORM_SQ,
+    &crate::decl_euler::MASS,
+    &crate::decl_euler::KINETIC,
+    &crate::decl_euler::RHO_MIN,
+];

@@ -12,22 +12,24 @@
 //!   Osher's SSP RK3, the classic RK4, Luther's 7-stage RK6, and the
 //!   low-storage Carpenter-Kennedy (5,4) scheme), as tableaus.
 //!
-//! Its first runnable step on the execution layer: linear advection in 1D
-//! and 2D on periodic Cartesian boxes, orders 1 to 8, every scheme of
-//! [`rk`]. [`kernels`] holds the kernels (one DG cell per element,
-//! strong-form DGSEM with the Lax-Friedrichs flux), translated to OpenCL C
-//! at build time; [`tables`] holds the GLL matrices as the kernels' constants;
-//! [`decl`] declares the block, stencils, dats and loops;
+//! On the execution layer: linear advection and isothermal Euler in 1D and
+//! 2D on periodic Cartesian boxes, orders 1 to 8, every scheme of [`rk`].
+//! [`kernels`] (advection) and [`euler`] hold the kernels (one DG cell per
+//! element, strong-form DGSEM with the Lax-Friedrichs flux), translated
+//! to OpenCL C at build time; [`tables`] holds the GLL matrices as the
+//! kernels' constants; [`decl`] and [`decl_euler`] declare the block,
+//! stencils, dats and loops;
 //! [`settings`] is the case's `[dg]` section; [`problem`] builds the
 //! initial state and measures errors against the exact solution;
 //! [`method`] runs a step for the run driver; [`solver`] runs the method
-//! without the driver. Isothermal Euler, 3D and the `dg` method of the
-//! command line come next.
+//! without the driver. 3D comes next.
 #![deny(missing_docs)]
 // Node loops `for i in 0..n` index several arrays at once.
 #![allow(clippy::needless_range_loop)]
 
 pub mod decl;
+pub mod decl_euler;
+pub mod euler;
 pub mod gll;
 pub mod kernels;
 pub mod method;
@@ -38,5 +40,5 @@ pub mod solver;
 pub mod tables;
 
 pub use method::Dg;
-pub use settings::{Initial, Settings};
+pub use settings::{Equation, Initial, Settings};
 pub use solver::Solver;

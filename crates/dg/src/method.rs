@@ -1,10 +1,13 @@
-//! The DG method for the run driver: linear advection, one time step of
-//! the chosen Runge-Kutta scheme per [`Method::step`]. The time step is
-//! fixed by [`Settings::dt`]; the last step is shortened to end at the
-//! final time. The history holds the time and the L2 norm of the solution
-//! (Gauss-Lobatto quadrature on each cell; the upwind scheme does not let it
-//! grow); a step whose norm is not finite puts the step's start back and
-//! stops the run.
+//! The DG method for the run driver: linear advection or isothermal
+//! Euler, one time step of the chosen Runge-Kutta scheme per
+//! [`Method::step`]. The time step is fixed by [`Settings::dt`] from the
+//! initial state's wave speeds; the last step is shortened to end at the
+//! final time. The history holds the time and, for advection, the L2 norm
+//! of the solution (Gauss-Lobatto quadrature on each cell; the upwind
+//! scheme does not let it grow), for isothermal Euler the mass, the
+//! kinetic energy and the smallest density. A step whose diagnostics are
+//! not finite (or whose density is not positive) puts the step's start
+//! back and stops the run.
 //!
 //! An explicit tableau (`rk3-heun`, `ssprk3`, `rk4`, `rk6`) keeps the
 //! step's start in `u0` and each stage's right-hand side in its own dat;
@@ -15,8 +18,10 @@ use qflow_par::driver::{Method, StepError};
 use qflow_par::{DatDecl, Exec, GlobalDecl, LoopDecl, SetDecl};
 
 use crate::decl::*;
+use crate::decl_euler::*;
+use crate::problem;
 use crate::rk::{LowStorage, Scheme, Tableau};
-use crate::settings::Settings;
+use crate::settings::{Equation, Settings};
 
 /// The kernels as OpenCL C, translated from [`crate::kernels`] at build
 /// time (`DEVICE_SOURCE`).
@@ -25,10 +30,13 @@ mod device {
 }
 pub use device::{DEVICE_FUNCTIONS, DEVICE_SOURCE};
 
-/// The columns of the method's history.
+/// The columns of the method's history for advection.
 pub const COLUMNS: [&str; 2] = ["time", "l2_norm"];
 
-/// The loops and dats of one dimension's family.
+/// The columns of the method's history for isothermal Euler.
+pub const EULER_COLUMNS: [&str; 4] = ["time", "mass", "kinetic_energy", "min_density"];
+
+/// The loops and dats of one equation's and dimension's family.
 struct Family {
     loops: &'static [&'static LoopDecl],
     dats: &'static [&'static DatDecl],
@@ -41,7 +49,9 @@ struct Family {
     restore: &'static LoopDecl,
     axpy: &'static LoopDecl,
     lserk: &'static LoopDecl,
-    norm: &'static LoopDecl,
+    /// The diagnostics: `NORM_SQ` (advection) or `MASS`, `KINETIC` and
+    /// `RHO_MIN` (Euler).
+    diag: &'static LoopDecl,
 }
 
 static FAMILY_1: Family = Family {
@@ -56,7 +66,7 @@ static FAMILY_1: Family = Family {
     restore: &RESTORE_1,
     axpy: &AXPY_1,
     lserk: &LSERK_1,
-    norm: &NORM_1,
+    diag: &NORM_1,
 };
 
 static FAMILY_2: Family = Family {
@@ -71,7 +81,37 @@ static FAMILY_2: Family = Family {
     restore: &RESTORE_2,
     axpy: &AXPY_2,
     lserk: &LSERK_2,
-    norm: &NORM_2,
+    diag: &NORM_2,
+};
+
+static FAMILY_E1: Family = Family {
+    loops: &LOOPS_E1,
+    dats: &DATS_E1,
+    u: &U_E1,
+    r: &R_E1,
+    x: &X_E1,
+    stages: &STAGES_E1,
+    rhs: &RHS_E1,
+    save: &SAVE_E1,
+    restore: &RESTORE_E1,
+    axpy: &AXPY_E1,
+    lserk: &LSERK_E1,
+    diag: &DIAG_E1,
+};
+
+static FAMILY_E2: Family = Family {
+    loops: &LOOPS_E2,
+    dats: &DATS_E2,
+    u: &U_E2,
+    r: &R_E2,
+    x: &X_E2,
+    stages: &STAGES_E2,
+    rhs: &RHS_E2,
+    save: &SAVE_E2,
+    restore: &RESTORE_E2,
+    axpy: &AXPY_E2,
+    lserk: &LSERK_E2,
+    diag: &DIAG_E2,
 };
 
 /// How a step advances.
@@ -105,12 +145,13 @@ impl Dg {
         if let Stepper::Tableau(t) = &stepper {
             assert!(t.stages() <= MAX_STAGES, "{scheme}: too many stages");
         }
-        let family = if settings.dimensions == 1 {
-            &FAMILY_1
-        } else {
-            &FAMILY_2
+        let family = match (settings.equation, settings.dimensions) {
+            (Equation::Advection, 1) => &FAMILY_1,
+            (Equation::Advection, _) => &FAMILY_2,
+            (Equation::IsothermalEuler, 1) => &FAMILY_E1,
+            (Equation::IsothermalEuler, _) => &FAMILY_E2,
         };
-        let dt = settings.dt();
+        let dt = settings.dt(problem::wave_speeds(&settings));
         Ok(Dg {
             settings,
             family,
@@ -143,13 +184,50 @@ impl Dg {
         self.family.u
     }
 
-    /// The operator's global `[n, ax, ay, 2/hx, 2/hy]` (the GLL matrices
-    /// are the kernels' constants, [`crate::tables`]).
+    /// The operator's global `[n, ax, ay, 2/hx, 2/hy]` (isothermal Euler:
+    /// `[n, a, 0, 2/hx, 2/hy]`; the GLL matrices are the kernels'
+    /// constants, [`crate::tables`]).
     pub fn params(&self) -> [f64; 5] {
         let n = self.settings.order;
-        let [ax, ay] = self.settings.speed();
+        let [ax, ay] = match self.settings.equation {
+            Equation::Advection => self.settings.speed(),
+            Equation::IsothermalEuler => [self.settings.sound_speed, 0.0],
+        };
         let [hx, hy] = self.settings.spacing();
         [n as f64, ax, ay, 2.0 / hx, 2.0 / hy]
+    }
+
+    /// The diagnostics after a step, the history row past the time:
+    /// `[l2_norm]` (advection) or `[mass, kinetic_energy, min_density]`
+    /// (Euler), and whether they are sound (finite; a positive density).
+    fn diagnostics(&self, ex: &mut Exec) -> Result<(Vec<f64>, bool), StepError> {
+        let [hx, hy] = self.settings.spacing();
+        let jacobian = if self.settings.dimensions == 1 {
+            0.5 * hx
+        } else {
+            0.25 * hx * hy
+        };
+        match self.settings.equation {
+            Equation::Advection => {
+                ex.reset(&NORM_SQ);
+                ex.run(self.family.diag)?;
+                let mut sum = [0.0];
+                ex.reduce(&[&NORM_SQ], &mut sum)?;
+                let norm = (sum[0] * jacobian).sqrt();
+                Ok((vec![norm], norm.is_finite()))
+            }
+            Equation::IsothermalEuler => {
+                for g in [&MASS, &KINETIC, &RHO_MIN] {
+                    ex.reset(g);
+                }
+                ex.run(self.family.diag)?;
+                let mut v = [0.0; 3];
+                ex.reduce(&[&MASS, &KINETIC, &RHO_MIN], &mut v)?;
+                let row = vec![v[0] * jacobian, v[1] * jacobian, v[2]];
+                let sound = row.iter().all(|x| x.is_finite()) && v[2] > 0.0;
+                Ok((row, sound))
+            }
+        }
     }
 
     /// `u += c k` for the stage dat `k` (swapped into `x` and back).
@@ -231,7 +309,10 @@ impl Method for Dg {
     }
 
     fn columns(&self) -> &'static [&'static str] {
-        &COLUMNS
+        match self.settings.equation {
+            Equation::Advection => &COLUMNS,
+            Equation::IsothermalEuler => &EULER_COLUMNS,
+        }
     }
 
     fn start(&mut self, ex: &mut Exec) -> Result<(), StepError> {
@@ -248,32 +329,27 @@ impl Method for Dg {
         if dt > 0.0 {
             self.advance(ex, dt)?;
         }
-        let f = self.family;
-        ex.reset(&NORM_SQ);
-        ex.run(f.norm)?;
-        let mut sum = [0.0];
-        ex.reduce(&[&NORM_SQ], &mut sum)?;
-        let [hx, hy] = self.settings.spacing();
-        let jacobian = if self.settings.dimensions == 1 {
-            0.5 * hx
-        } else {
-            0.25 * hx * hy
-        };
-        let norm = (sum[0] * jacobian).sqrt();
-        if !norm.is_finite() {
+        let (diag, sound) = self.diagnostics(ex)?;
+        if !sound {
             if dt > 0.0 {
-                ex.run(f.restore)?;
+                ex.run(self.family.restore)?;
             }
+            let what = match self.settings.equation {
+                Equation::Advection => format!("the solution is no longer finite (L2 norm {})", diag[0]),
+                Equation::IsothermalEuler => format!(
+                    "the solution is no longer finite or its density no longer positive (mass {}, kinetic energy {}, smallest density {})",
+                    diag[0], diag[1], diag[2]
+                ),
+            };
             return Err(StepError::NonPhysical(format!(
-                "step {iteration} (t = {:.6}): the solution is no longer finite (L2 norm {norm}); \
-                 stopped with the state after step {} kept (a smaller [dg] cfl may help)",
+                "step {iteration} (t = {:.6}): {what}; stopped with the state after step {} kept (a smaller [dg] cfl may help)",
                 self.time + dt,
                 iteration - 1
             )));
         }
         self.time = if last { end } else { self.time + dt };
         row[0] = self.time;
-        row[1] = norm;
+        row[1..].copy_from_slice(&diag);
         Ok(())
     }
 
@@ -296,6 +372,14 @@ impl Method for Dg {
     }
 
     fn progress_label(&self, row: &[f64]) -> String {
-        format!("t {:.4}  L2 {:.6e}", row[0], row[1])
+        match self.settings.equation {
+            Equation::Advection => format!("t {:.4}  L2 {:.6e}", row[0], row[1]),
+            Equation::IsothermalEuler => {
+                format!(
+                    "t {:.4}  mass {:.12e}  min rho {:.4e}",
+                    row[0], row[1], row[3]
+                )
+            }
+        }
     }
 }

@@ -1,21 +1,41 @@
-//! Linear advection on the periodic unit box as the layer's problem: one
+//! A DG case on the periodic unit box as the layer's problem: one
 //! periodic structured block of `cx` (1D) or `cx x cy` (2D) DG cells, the
-//! initial state at the GLL nodes, and the exact solution.
+//! initial state at the GLL nodes, and the exact solution (linear
+//! advection: the initial state translated; isothermal Euler: the simple
+//! wave along its characteristics, the boosted shear flow, a constant).
 
 use std::f64::consts::PI;
 
 use qflow_par::{DatData, DatDecl, PartitionHints, Problem, SetData, Shape, Values};
 
 use crate::decl::{CELLS, DATS_1, DATS_2};
+use crate::decl_euler::{DATS_E1, DATS_E2};
 use crate::gll::Gll;
-use crate::settings::{Initial, Settings};
+use crate::settings::{Equation, Initial, Settings};
 
-/// Values per element of the family of `settings` (8 in 1D, 64 in 2D).
-pub fn element_len(settings: &Settings) -> usize {
+/// Values per variable of an element: 8 in 1D, 64 in 2D (variable `v`'s
+/// node slot `k` is at `v * stride + k`).
+pub fn variable_stride(settings: &Settings) -> usize {
     if settings.dimensions == 1 {
         8
     } else {
         64
+    }
+}
+
+/// Values per element of the family of `settings`: the variables times
+/// [`variable_stride`] (8 or 64 for advection, 16 or 192 for isothermal
+/// Euler).
+pub fn element_len(settings: &Settings) -> usize {
+    settings.variables() * variable_stride(settings)
+}
+
+/// The names of the variables of `settings`' equation, in element order.
+pub fn variable_names(settings: &Settings) -> &'static [&'static str] {
+    match (settings.equation, settings.dimensions) {
+        (Equation::Advection, _) => &["u"],
+        (Equation::IsothermalEuler, 1) => &["rho", "rho_u"],
+        (Equation::IsothermalEuler, _) => &["rho", "rho_u", "rho_v"],
     }
 }
 
@@ -40,11 +60,10 @@ impl<'a> ExactSolution<'a> {
         }
     }
 
-    /// The initial state at `(x, y)` (`y` unused in 1D).
-    pub fn initial(&self, x: f64, y: f64) -> f64 {
+    /// The initial advected value at `(x, y)` (`y` unused in 1D).
+    fn initial_scalar(&self, x: f64, y: f64) -> f64 {
         match self.settings.initial {
             Initial::Multimode => multimode(&self.amplitudes, x),
-            Initial::Constant => 1.0,
             Initial::Sine => {
                 let s = (2.0 * PI * x).sin();
                 if self.settings.dimensions == 1 {
@@ -53,14 +72,121 @@ impl<'a> ExactSolution<'a> {
                     s * (2.0 * PI * y).sin()
                 }
             }
+            _ => 1.0,
         }
     }
 
-    /// The solution at `(x, y)` at time `t`.
-    pub fn at(&self, x: f64, y: f64, t: f64) -> f64 {
-        let [ax, ay] = self.settings.speed();
-        self.initial(x - ax * t, y - ay * t)
+    /// The conserved variables at `(x, y)` at time `t`, in element order
+    /// (advection: `[u, 0, 0]`; Euler: `[rho, rho u, rho v]`).
+    pub fn state(&self, x: f64, y: f64, t: f64) -> [f64; 3] {
+        let s = self.settings;
+        let [ux, uy] = s.speed();
+        match s.equation {
+            Equation::Advection => [self.initial_scalar(x - ux * t, y - uy * t), 0.0, 0.0],
+            Equation::IsothermalEuler => {
+                let (rho, u, v) = match s.initial {
+                    Initial::SimpleWave => self.simple_wave(x, y, t),
+                    Initial::Shear => (1.0, ux, uy + s.amplitude * (2.0 * PI * (x - ux * t)).sin()),
+                    _ => (1.0, ux, uy),
+                };
+                [rho, rho * u, rho * v]
+            }
+        }
     }
+
+    /// The first variable (`u` or `rho`) at `(x, y)` at time `t`.
+    pub fn at(&self, x: f64, y: f64, t: f64) -> f64 {
+        self.state(x, y, t)[0]
+    }
+
+    /// The simple wave's `(rho, u, v)` at `(x, y, t)` ([`Initial::SimpleWave`]):
+    /// the foot `phi0` of the characteristic through the point, from
+    /// `phi0 + g (u_n(phi0) + a) t = phi` by Newton's method safeguarded by
+    /// bisection (the left side grows with `phi0` before the wave breaks).
+    fn simple_wave(&self, x: f64, y: f64, t: f64) -> (f64, f64, f64) {
+        let s = self.settings;
+        let a = s.sound_speed;
+        let amp = s.amplitude;
+        let [ux, uy] = s.speed();
+        let two = s.dimensions == 2;
+        let r = std::f64::consts::FRAC_1_SQRT_2;
+        // Phase, its gradient's length, the background's normal and
+        // tangential velocity (n = (1, 1)/sqrt 2, t = (-1, 1)/sqrt 2).
+        let (phi, g, un0, ut) = if two {
+            (
+                x + y,
+                std::f64::consts::SQRT_2,
+                r * (ux + uy),
+                r * (uy - ux),
+            )
+        } else {
+            (x, 1.0, ux, 0.0)
+        };
+        let rho0 = |p: f64| 1.0 + amp * (2.0 * PI * p).sin();
+        let speed = |p: f64| g * (un0 + a * rho0(p).ln() + a);
+        let f = |p: f64| p + speed(p) * t - phi;
+        let df = |p: f64| 1.0 + t * g * a * amp * 2.0 * PI * (2.0 * PI * p).cos() / rho0(p);
+        let (lo_s, hi_s) = (
+            g * (un0 + a * (1.0 - amp.abs()).ln() + a),
+            g * (un0 + a * (1.0 + amp.abs()).ln() + a),
+        );
+        let (mut lo, mut hi) = (phi - hi_s * t, phi - lo_s * t);
+        let mut p = 0.5 * (lo + hi);
+        for _ in 0..200 {
+            let v = f(p);
+            if v == 0.0 {
+                break;
+            }
+            if v > 0.0 {
+                hi = p;
+            } else {
+                lo = p;
+            }
+            let mut next = p - v / df(p);
+            if !(next > lo && next < hi) {
+                next = 0.5 * (lo + hi);
+            }
+            if (next - p).abs() <= 1e-16 * (1.0 + p.abs()) {
+                p = next;
+                break;
+            }
+            p = next;
+        }
+        let rho = rho0(p);
+        let un = un0 + a * rho.ln();
+        if two {
+            (rho, r * (un - ut), r * (un + ut))
+        } else {
+            (rho, un, 0.0)
+        }
+    }
+}
+
+/// The largest wave speed along x and y over the initial state at the
+/// nodes: `|a_d|` for advection, `max |u_d| + a` for isothermal Euler (the
+/// exact solutions here keep their range of states, so the initial
+/// state's speeds hold for the whole run).
+pub fn wave_speeds(settings: &Settings) -> [f64; 2] {
+    let [ax, ay] = settings.speed();
+    if settings.equation == Equation::Advection {
+        return [ax.abs(), ay.abs()];
+    }
+    let exact = ExactSolution::new(settings);
+    let (mut lx, mut ly) = (0.0f64, 0.0f64);
+    for_each_node(settings, |_, _, x, y| {
+        let q = exact.state(x, y, 0.0);
+        lx = lx.max((q[1] / q[0]).abs());
+        ly = ly.max((q[2] / q[0]).abs());
+    });
+    let a = settings.sound_speed;
+    [
+        lx + a,
+        if settings.dimensions == 2 {
+            ly + a
+        } else {
+            0.0
+        },
+    ]
 }
 
 /// The multi-mode signal `sum_k A_k sin(2 pi k x)` of the amplitudes `a`
@@ -106,10 +232,11 @@ pub fn for_each_node(settings: &Settings, mut f: impl FnMut(usize, usize, f64, f
 
 /// The dats of the family `settings` runs.
 pub fn dats(settings: &Settings) -> &'static [&'static DatDecl] {
-    if settings.dimensions == 1 {
-        &DATS_1
-    } else {
-        &DATS_2
+    match (settings.equation, settings.dimensions) {
+        (Equation::Advection, 1) => &DATS_1,
+        (Equation::Advection, _) => &DATS_2,
+        (Equation::IsothermalEuler, 1) => &DATS_E1,
+        (Equation::IsothermalEuler, _) => &DATS_E2,
     }
 }
 
@@ -119,10 +246,14 @@ pub fn build(settings: &Settings) -> Result<Problem, String> {
     settings.validate()?;
     let [cx, cy] = settings.grid();
     let len = element_len(settings);
+    let (stride, vars) = (variable_stride(settings), settings.variables());
     let mut u = vec![0.0; cx * cy * len];
     let exact = ExactSolution::new(settings);
     for_each_node(settings, |e, k, x, y| {
-        u[e * len + k] = exact.initial(x, y);
+        let q = exact.state(x, y, 0.0);
+        for v in 0..vars {
+            u[e * len + v * stride + k] = q[v];
+        }
     });
     let decls = dats(settings);
     let mut dats = Vec::with_capacity(decls.len());
@@ -168,21 +299,34 @@ fn quadrature_weight(settings: &Settings, gll: &Gll, k: usize) -> f64 {
 }
 
 /// The errors of the nodal values `u` (the block's elements, as
-/// gathered) against the exact solution at time `t`: `(l2, linf)`, the L2
-/// norm by GLL quadrature on each cell (`sum_cells (hx/2)(hy/2) sum_ij
-/// w_i w_j e_ij^2`, square-rooted; the same quadrature as the mass
-/// matrix) and the largest error at a node.
-pub fn errors(settings: &Settings, u: &[f64], t: f64) -> (f64, f64) {
+/// gathered) against the exact solution at time `t`, per variable: `(l2,
+/// linf)`, the L2 norm by GLL quadrature on each cell (`sum_cells
+/// (hx/2)(hy/2) sum_ij w_i w_j e_ij^2`, square-rooted; the same quadrature
+/// as the mass matrix) and the largest error at a node. Variables past
+/// [`Settings::variables`] are 0.
+pub fn variable_errors(settings: &Settings, u: &[f64], t: f64) -> ([f64; 3], [f64; 3]) {
     let gll = Gll::new(settings.order).expect("validated order");
     let len = element_len(settings);
-    let (mut sum, mut max) = (0.0f64, 0.0f64);
+    let (stride, vars) = (variable_stride(settings), settings.variables());
+    let (mut sum, mut max) = ([0.0f64; 3], [0.0f64; 3]);
     let exact = ExactSolution::new(settings);
     for_each_node(settings, |e, k, x, y| {
-        let err = u[e * len + k] - exact.at(x, y, t);
-        sum += quadrature_weight(settings, &gll, k) * err * err;
-        max = max.max(err.abs());
+        let q = exact.state(x, y, t);
+        let w = quadrature_weight(settings, &gll, k);
+        for v in 0..vars {
+            let err = u[e * len + v * stride + k] - q[v];
+            sum[v] += w * err * err;
+            max[v] = max[v].max(err.abs());
+        }
     });
-    (sum.sqrt(), max)
+    (sum.map(f64::sqrt), max)
+}
+
+/// The errors of the first variable (`u`, or the density): `(l2, linf)`
+/// as [`variable_errors`] measures them.
+pub fn errors(settings: &Settings, u: &[f64], t: f64) -> (f64, f64) {
+    let (l2, linf) = variable_errors(settings, u, t);
+    (l2[0], linf[0])
 }
 
 /// The L2 norm of the nodal values `u` by GLL quadrature on each cell

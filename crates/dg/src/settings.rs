@@ -1,5 +1,6 @@
-//! The `[dg]` section of a case: dimensions, order, cells, velocity, time
-//! scheme, final time and CFL number.
+//! The `[dg]` section of a case: equation, dimensions, order, cells,
+//! velocity, sound speed, time scheme, final time, CFL number and the
+//! initial state.
 
 use serde::{Deserialize, Serialize};
 
@@ -20,6 +21,18 @@ pub enum Initial {
     /// `[0, 1)` by a generator seeded with `seed` (`Nk` = `modes`); a
     /// function of x alone in 2D too.
     Multimode,
+    /// Isothermal Euler: a simple (one-family) wave, exact until it breaks
+    /// into a shock. With the phase `phi = x` (1D) or `x + y` (2D: a plane
+    /// wave along the diagonal, normal `n = (1, 1) / sqrt 2`), `rho0 = 1 +
+    /// A sin(2 pi phi)` and the normal velocity `u_n = U_n + a ln rho0`
+    /// (the Riemann invariant `u_n - a ln rho = U_n` uniform), the
+    /// tangential velocity `U_t`, `(U_n, U_t)` the `velocity`'s
+    /// components. Every state travels with `u_n + a`: `phi0 + g (u_n(phi0)
+    /// + a) t = phi` (`g = |grad phi|`) gives the exact solution.
+    SimpleWave,
+    /// Isothermal Euler, 2D: the Galilean-boosted shear flow `rho = 1`, `u
+    /// = U`, `v = V + A sin(2 pi (x - U t))`, exact for all time.
+    Shear,
 }
 
 impl Initial {
@@ -29,6 +42,8 @@ impl Initial {
             Initial::Sine => "sine",
             Initial::Constant => "constant",
             Initial::Multimode => "multimode",
+            Initial::SimpleWave => "simple-wave",
+            Initial::Shear => "shear",
         }
     }
 }
@@ -39,17 +54,26 @@ impl Initial {
 pub enum Equation {
     /// Linear advection `u_t + a . grad u = 0`.
     Advection,
-    /// Isothermal Euler (`p = a^2 rho`): not built yet, refused by
-    /// [`Settings::validate`].
+    /// Isothermal Euler (`p = a^2 rho`, `a` the sound speed).
     IsothermalEuler,
 }
 
-/// The case's `[dg]` section: linear advection `u_t + a . grad u = 0` on
-/// the periodic unit box `[0, 1]^d`.
+impl Equation {
+    /// The name in case files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Equation::Advection => "advection",
+            Equation::IsothermalEuler => "isothermal-euler",
+        }
+    }
+}
+
+/// The case's `[dg]` section: linear advection `u_t + a . grad u = 0` or
+/// isothermal Euler on the periodic unit box `[0, 1]^d`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Settings {
-    /// The equation: `"advection"` (`"isothermal-euler"` is not built yet).
+    /// The equation: `"advection"` or `"isothermal-euler"`.
     pub equation: Equation,
     /// 1 or 2.
     pub dimensions: usize,
@@ -58,14 +82,22 @@ pub struct Settings {
     pub order: usize,
     /// Cells per direction, one number per dimension.
     pub cells: Vec<usize>,
-    /// The advection velocity, one component per dimension.
+    /// The advection velocity, one component per dimension; for isothermal
+    /// Euler the background flow velocity of the initial state.
     pub velocity: Vec<f64>,
+    /// Isothermal Euler: the sound speed `a` (`p = a^2 rho`).
+    pub sound_speed: f64,
+    /// Isothermal Euler: the amplitude `A` of the simple wave's density or
+    /// of the shear flow's transverse velocity.
+    pub amplitude: f64,
     /// The time scheme: "rk3-heun", "ssprk3", "rk4", "rk6", "lserk54".
     pub rk: String,
     /// The final time.
     pub final_time: f64,
-    /// The CFL number of the time step `dt = cfl min(h_d) / (sum_d |a_d|
-    /// (2 (n - 1) + 1))` (`n` nodes per direction).
+    /// The CFL number of the time step `dt = cfl min(h_d) / (sum_d
+    /// lambda_d (2 (n - 1) + 1))` (`n` nodes per direction, `lambda_d` the
+    /// largest wave speed along direction `d`: `|a_d|` for advection,
+    /// `max |u_d| + a` over the initial state for isothermal Euler).
     pub cfl: f64,
     /// The initial state.
     pub initial: Initial,
@@ -83,6 +115,8 @@ impl Default for Settings {
             order: 4,
             cells: vec![16],
             velocity: vec![1.0],
+            sound_speed: 1.0,
+            amplitude: 0.1,
             rk: "lserk54".into(),
             final_time: 1.0,
             cfl: 0.5,
@@ -134,15 +168,87 @@ impl Settings {
         }
     }
 
-    /// The time step: `dt = cfl min(hx, hy) / (sum_d |a_d| (2 (n - 1) +
-    /// 1))`, the usual RK-DG rule with the degree's `2 N + 1`; stable for
-    /// `cfl <= 1` with every scheme here and every order (tested). An
-    /// infinite step if the velocity is 0.
-    pub fn dt(&self) -> f64 {
+    /// The time step for the largest wave speeds `lambda` along x and y:
+    /// `dt = cfl min(hx, hy) / (sum_d lambda_d (2 (n - 1) + 1))`, the usual
+    /// RK-DG rule with the degree's `2 N + 1`; stable for `cfl <= 1` with
+    /// every scheme here and every order (tested for advection). An
+    /// infinite step if every speed is 0.
+    pub fn dt(&self, lambda: [f64; 2]) -> f64 {
         let [hx, hy] = self.spacing();
         let h = if self.dimensions == 1 { hx } else { hx.min(hy) };
-        let a: f64 = self.speed().iter().map(|v| v.abs()).sum();
-        self.cfl * h / (a * (2 * (self.order - 1) + 1) as f64)
+        let l = if self.dimensions == 1 {
+            lambda[0]
+        } else {
+            lambda[0] + lambda[1]
+        };
+        self.cfl * h / (l * (2 * (self.order - 1) + 1) as f64)
+    }
+
+    /// Variables per node: 1 for advection, `1 + dimensions` for
+    /// isothermal Euler.
+    pub fn variables(&self) -> usize {
+        match self.equation {
+            Equation::Advection => 1,
+            Equation::IsothermalEuler => 1 + self.dimensions,
+        }
+    }
+
+    /// The time at which the simple wave breaks into a shock: the first
+    /// time at which two characteristics meet, `sqrt(1 - A^2) / (2 pi g a
+    /// |A|)` (`g = |grad phi|`, 1 in 1D, `sqrt 2` in 2D); infinite for `A =
+    /// 0`.
+    pub fn breaking_time(&self) -> f64 {
+        let g = if self.dimensions == 1 {
+            1.0
+        } else {
+            std::f64::consts::SQRT_2
+        };
+        let a = self.amplitude.abs();
+        (1.0 - a * a).sqrt() / (2.0 * std::f64::consts::PI * g * self.sound_speed * a)
+    }
+
+    /// The initial states each equation takes, checked.
+    fn validate_initial(&self) -> Result<(), String> {
+        let name = self.initial.name();
+        match (self.equation, self.initial) {
+            (Equation::Advection, Initial::Sine | Initial::Constant | Initial::Multimode) => Ok(()),
+            (Equation::Advection, _) => Err(format!(
+                "[dg] initial = \"{name}\": an isothermal Euler state; advection takes \"sine\", \"constant\" or \"multimode\""
+            )),
+            (Equation::IsothermalEuler, Initial::Sine | Initial::Multimode) => Err(format!(
+                "[dg] initial = \"{name}\": an advection state; isothermal Euler takes \"constant\", \"simple-wave\" or \"shear\" (2D)"
+            )),
+            (Equation::IsothermalEuler, Initial::Shear) if self.dimensions != 2 => Err(
+                "[dg] initial = \"shear\": the boosted shear flow is 2D (give dimensions = 2)".into(),
+            ),
+            (Equation::IsothermalEuler, _) => {
+                if !(self.sound_speed.is_finite() && self.sound_speed > 0.0) {
+                    return Err(format!(
+                        "[dg] sound_speed = {}: give a finite speed > 0",
+                        self.sound_speed
+                    ));
+                }
+                if !self.amplitude.is_finite() {
+                    return Err(format!("[dg] amplitude = {}: give a finite number", self.amplitude));
+                }
+                if self.initial == Initial::SimpleWave {
+                    if self.amplitude.abs() >= 1.0 {
+                        return Err(format!(
+                            "[dg] amplitude = {}: the simple wave's density 1 + A sin(..) must stay positive (give |A| < 1)",
+                            self.amplitude
+                        ));
+                    }
+                    let tb = self.breaking_time();
+                    if self.final_time >= tb {
+                        return Err(format!(
+                            "[dg] final_time = {}: the simple wave breaks into a shock at t = {tb:.6} (amplitude {}, sound speed {}); give an earlier time or a smaller amplitude",
+                            self.final_time, self.amplitude, self.sound_speed
+                        ));
+                    }
+                }
+                Ok(())
+            }
+        }
     }
 
     /// Checks the settings; an error names the key.
@@ -158,12 +264,6 @@ impl Settings {
                 "[dg] order = {}: give 1 to {MAX_NODES} (nodes per direction, degree + 1)",
                 self.order
             ));
-        }
-        if self.equation == Equation::IsothermalEuler {
-            return Err(
-                "[dg] equation = \"isothermal-euler\": not built yet (linear advection only)"
-                    .into(),
-            );
         }
         let used = self.dimensions;
         if self.cells.len() != used {
@@ -211,6 +311,6 @@ impl Settings {
         if !(self.cfl.is_finite() && self.cfl > 0.0) {
             return Err(format!("[dg] cfl = {}: give a number > 0", self.cfl));
         }
-        Ok(())
+        self.validate_initial()
     }
 }

@@ -39,10 +39,11 @@ impl Solver {
         })
     }
 
-    /// Runs one step; its history row `[time, l2_norm]`.
-    pub fn step(&mut self) -> Result<[f64; 2], StepError> {
+    /// Runs one step; its history row (`[time, l2_norm]` for advection,
+    /// `[time, mass, kinetic_energy, min_density]` for isothermal Euler).
+    pub fn step(&mut self) -> Result<Vec<f64>, StepError> {
         let it = self.step + 1;
-        let mut row = [0.0; 2];
+        let mut row = vec![0.0; self.method.columns().len()];
         qflow_par::driver::step_in_pool(&mut self.method, &mut self.ex, it, &mut row)?;
         self.step = it;
         Ok(row)
@@ -69,7 +70,8 @@ impl Solver {
     }
 
     /// The solution's element values as stored: 8 per cell in 1D, 64 in
-    /// 2D ([`crate::kernels`]), cells `x` fastest.
+    /// 2D ([`crate::kernels`]; isothermal Euler: 16 and 192,
+    /// [`crate::euler`]), cells `x` fastest.
     pub fn state(&mut self) -> Vec<f64> {
         match self.ex.gather(self.method.solution()) {
             Some(Values::F64(q)) => q,
@@ -84,6 +86,14 @@ impl Solver {
         let t = self.time();
         let u = self.state();
         problem::errors(self.method.settings(), &u, t)
+    }
+
+    /// The errors of every variable against the exact solution at the
+    /// current time ([`problem::variable_errors`]).
+    pub fn variable_errors(&mut self) -> ([f64; 3], [f64; 3]) {
+        let t = self.time();
+        let u = self.state();
+        problem::variable_errors(self.method.settings(), &u, t)
     }
 
     /// The L2 norm of the solution by GLL quadrature

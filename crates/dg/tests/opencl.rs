@@ -1,4 +1,5 @@
-//! The OpenCL backend (feature `opencl`) against the serial CPU run: the
+//! The OpenCL backend (feature `opencl`) against the serial CPU run
+//! (advection and isothermal Euler): the
 //! kernels translated from the same Rust, within `1e-12` relative (the
 //! largest nodal difference over the largest value).
 //!
@@ -6,7 +7,7 @@
 //! OpenCL device with double precision fails the test instead of skipping.
 #![cfg(feature = "opencl")]
 
-use qflow_dg::{Initial, Settings, Solver};
+use qflow_dg::{Equation, Initial, Settings, Solver};
 use qflow_par::backend::{opencl, BackendKind, BackendSpec};
 
 #[test]
@@ -14,16 +15,29 @@ fn the_device_agrees_with_the_cpu() {
     if !opencl::device_for_tests() {
         return;
     }
-    for (dimensions, order, rk) in [(1, 5, "rk4"), (2, 4, "lserk54"), (2, 8, "rk6")] {
+    let cases = [
+        (Equation::Advection, 1, 5, "rk4"),
+        (Equation::Advection, 2, 4, "lserk54"),
+        (Equation::Advection, 2, 8, "rk6"),
+        (Equation::IsothermalEuler, 1, 6, "rk4"),
+        (Equation::IsothermalEuler, 2, 5, "lserk54"),
+    ];
+    for (equation, dimensions, order, rk) in cases {
         let settings = Settings {
+            equation,
             dimensions,
             order,
             cells: [6, 5][..dimensions].to_vec(),
             velocity: [1.0, -0.7][..dimensions].to_vec(),
+            amplitude: 0.2,
             rk: rk.into(),
             final_time: 0.1,
             cfl: 0.5,
-            initial: Initial::Sine,
+            initial: if equation == Equation::Advection {
+                Initial::Sine
+            } else {
+                Initial::SimpleWave
+            },
             ..Settings::default()
         };
         let run = |kind| {
@@ -45,7 +59,7 @@ fn the_device_agrees_with_the_cpu() {
             .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
         assert!(
             worst <= 1e-12 * scale,
-            "{dimensions}D n = {order} ({rk}): worst {worst} of {scale}"
+            "{equation:?} {dimensions}D n = {order} ({rk}): worst {worst} of {scale}"
         );
     }
 }

@@ -1,0 +1,206 @@
+//! The isothermal Euler families of the DG method's data and loops
+//! ([`crate::euler`]), declared like [`crate::decl`]'s advection families
+//! on the same set [`CELLS`]: the 1D dats and loops (`*_E1`, elements of
+//! [`crate::euler::Euler1`]) and the 2D ones (`*_E2`, elements of
+//! [`crate::euler::Euler2`]). The
+//! loops are [`crate::decl`]'s with `iso_diag` in place of `norm`: it sums
+//! the mass and the kinetic energy and finds the smallest density.
+
+use qflow_par::{par_loop, DatDecl, GlobalDecl, LoopDecl, Reduction, Role};
+
+use crate::decl::{CELLS, COEF, FACES_1D, FACES_2D, MAX_STAGES, PARAMS, STAGE};
+use crate::euler::{
+    iso_axpy_1d, iso_axpy_2d, iso_diag_1d, iso_diag_2d, iso_lserk_1d, iso_lserk_2d, iso_restore_1d,
+    iso_restore_2d, iso_rhs_1d, iso_rhs_2d, iso_save_1d, iso_save_2d,
+};
+
+/// The mass on the reference cells (a sum).
+pub static MASS: GlobalDecl = GlobalDecl::reduce("mass", 1, Reduction::Sum);
+/// The kinetic energy on the reference cells (a sum).
+pub static KINETIC: GlobalDecl = GlobalDecl::reduce("kinetic", 1, Reduction::Sum);
+/// The smallest density at a node (a minimum).
+pub static RHO_MIN: GlobalDecl = GlobalDecl::reduce("rho_min", 1, Reduction::Min);
+
+// ---- 1D (16 values per cell) ----
+
+/// The conserved variables (1D Euler).
+pub static U_E1: DatDecl = DatDecl::f64("u_e1", &CELLS, 16, Role::State);
+/// The state at the start of a step (1D Euler).
+pub static U0_E1: DatDecl = DatDecl::f64("u0_e1", &CELLS, 16, Role::Scratch);
+/// The right-hand side just computed (1D Euler).
+pub static R_E1: DatDecl = DatDecl::f64("r_e1", &CELLS, 16, Role::Scratch);
+/// The operand of `axpy` (a stage's right-hand side swapped in) (1D Euler).
+pub static X_E1: DatDecl = DatDecl::f64("x_e1", &CELLS, 16, Role::Scratch);
+/// Stage 1's right-hand side (the low-storage register) (1D Euler).
+pub static K1_E1: DatDecl = DatDecl::f64("k1_e1", &CELLS, 16, Role::Scratch);
+/// Stage 2's right-hand side (1D Euler).
+pub static K2_E1: DatDecl = DatDecl::f64("k2_e1", &CELLS, 16, Role::Scratch);
+/// Stage 3's right-hand side (1D Euler).
+pub static K3_E1: DatDecl = DatDecl::f64("k3_e1", &CELLS, 16, Role::Scratch);
+/// Stage 4's right-hand side (1D Euler).
+pub static K4_E1: DatDecl = DatDecl::f64("k4_e1", &CELLS, 16, Role::Scratch);
+/// Stage 5's right-hand side (1D Euler).
+pub static K5_E1: DatDecl = DatDecl::f64("k5_e1", &CELLS, 16, Role::Scratch);
+/// Stage 6's right-hand side (1D Euler).
+pub static K6_E1: DatDecl = DatDecl::f64("k6_e1", &CELLS, 16, Role::Scratch);
+/// Stage 7's right-hand side (1D Euler).
+pub static K7_E1: DatDecl = DatDecl::f64("k7_e1", &CELLS, 16, Role::Scratch);
+
+par_loop! {
+    /// The right-hand side (1D Euler).
+    pub static RHS_E1 = iso_rhs_1d over CELLS {
+        p: global(PARAMS),
+        u: read(U_E1 at FACES_1D),
+        r: write(R_E1),
+    }
+}
+par_loop! {
+    /// Keeps the step's start (1D Euler).
+    pub static SAVE_E1 = iso_save_1d over CELLS {
+        u: read(U_E1),
+        u0: write(U0_E1),
+    }
+}
+par_loop! {
+    /// Puts the step's start back (1D Euler).
+    pub static RESTORE_E1 = iso_restore_1d over CELLS {
+        u0: read(U0_E1),
+        u: write(U_E1),
+    }
+}
+par_loop! {
+    /// `u += coef x` (1D Euler).
+    pub static AXPY_E1 = iso_axpy_1d over CELLS {
+        c: global(COEF),
+        x: read(X_E1),
+        y: rw(U_E1),
+    }
+}
+par_loop! {
+    /// A low-storage stage (1D Euler).
+    pub static LSERK_E1 = iso_lserk_1d over CELLS {
+        s: global(STAGE),
+        r: read(R_E1),
+        k: rw(K1_E1),
+        u: rw(U_E1),
+    }
+}
+par_loop! {
+    /// The mass, kinetic energy and smallest density (1D Euler).
+    pub static DIAG_E1 = iso_diag_1d over CELLS {
+        p: global(PARAMS),
+        u: read(U_E1),
+        mass: sum(MASS),
+        kinetic: sum(KINETIC),
+        low: min(RHO_MIN),
+    }
+}
+
+/// The loops of the 1D Euler family.
+pub static LOOPS_E1: [&LoopDecl; 6] = [
+    &RHS_E1,
+    &SAVE_E1,
+    &RESTORE_E1,
+    &AXPY_E1,
+    &LSERK_E1,
+    &DIAG_E1,
+];
+/// The dats of the 1D Euler family.
+pub static DATS_E1: [&DatDecl; 11] = [
+    &U_E1, &U0_E1, &R_E1, &X_E1, &K1_E1, &K2_E1, &K3_E1, &K4_E1, &K5_E1, &K6_E1, &K7_E1,
+];
+/// The stages' right-hand sides of the 1D Euler family.
+pub static STAGES_E1: [&DatDecl; MAX_STAGES] =
+    [&K1_E1, &K2_E1, &K3_E1, &K4_E1, &K5_E1, &K6_E1, &K7_E1];
+
+// ---- 2D (192 values per cell) ----
+
+/// The conserved variables (2D Euler).
+pub static U_E2: DatDecl = DatDecl::f64("u_e2", &CELLS, 192, Role::State);
+/// The state at the start of a step (2D Euler).
+pub static U0_E2: DatDecl = DatDecl::f64("u0_e2", &CELLS, 192, Role::Scratch);
+/// The right-hand side just computed (2D Euler).
+pub static R_E2: DatDecl = DatDecl::f64("r_e2", &CELLS, 192, Role::Scratch);
+/// The operand of `axpy` (a stage's right-hand side swapped in) (2D Euler).
+pub static X_E2: DatDecl = DatDecl::f64("x_e2", &CELLS, 192, Role::Scratch);
+/// Stage 1's right-hand side (the low-storage register) (2D Euler).
+pub static K1_E2: DatDecl = DatDecl::f64("k1_e2", &CELLS, 192, Role::Scratch);
+/// Stage 2's right-hand side (2D Euler).
+pub static K2_E2: DatDecl = DatDecl::f64("k2_e2", &CELLS, 192, Role::Scratch);
+/// Stage 3's right-hand side (2D Euler).
+pub static K3_E2: DatDecl = DatDecl::f64("k3_e2", &CELLS, 192, Role::Scratch);
+/// Stage 4's right-hand side (2D Euler).
+pub static K4_E2: DatDecl = DatDecl::f64("k4_e2", &CELLS, 192, Role::Scratch);
+/// Stage 5's right-hand side (2D Euler).
+pub static K5_E2: DatDecl = DatDecl::f64("k5_e2", &CELLS, 192, Role::Scratch);
+/// Stage 6's right-hand side (2D Euler).
+pub static K6_E2: DatDecl = DatDecl::f64("k6_e2", &CELLS, 192, Role::Scratch);
+/// Stage 7's right-hand side (2D Euler).
+pub static K7_E2: DatDecl = DatDecl::f64("k7_e2", &CELLS, 192, Role::Scratch);
+
+par_loop! {
+    /// The right-hand side (2D Euler).
+    pub static RHS_E2 = iso_rhs_2d over CELLS {
+        p: global(PARAMS),
+        u: read(U_E2 at FACES_2D),
+        r: write(R_E2),
+    }
+}
+par_loop! {
+    /// Keeps the step's start (2D Euler).
+    pub static SAVE_E2 = iso_save_2d over CELLS {
+        u: read(U_E2),
+        u0: write(U0_E2),
+    }
+}
+par_loop! {
+    /// Puts the step's start back (2D Euler).
+    pub static RESTORE_E2 = iso_restore_2d over CELLS {
+        u0: read(U0_E2),
+        u: write(U_E2),
+    }
+}
+par_loop! {
+    /// `u += coef x` (2D Euler).
+    pub static AXPY_E2 = iso_axpy_2d over CELLS {
+        c: global(COEF),
+        x: read(X_E2),
+        y: rw(U_E2),
+    }
+}
+par_loop! {
+    /// A low-storage stage (2D Euler).
+    pub static LSERK_E2 = iso_lserk_2d over CELLS {
+        s: global(STAGE),
+        r: read(R_E2),
+        k: rw(K1_E2),
+        u: rw(U_E2),
+    }
+}
+par_loop! {
+    /// The mass, kinetic energy and smallest density (2D Euler).
+    pub static DIAG_E2 = iso_diag_2d over CELLS {
+        p: global(PARAMS),
+        u: read(U_E2),
+        mass: sum(MASS),
+        kinetic: sum(KINETIC),
+        low: min(RHO_MIN),
+    }
+}
+
+/// The loops of the 2D Euler family.
+pub static LOOPS_E2: [&LoopDecl; 6] = [
+    &RHS_E2,
+    &SAVE_E2,
+    &RESTORE_E2,
+    &AXPY_E2,
+    &LSERK_E2,
+    &DIAG_E2,
+];
+/// The dats of the 2D Euler family.
+pub static DATS_E2: [&DatDecl; 11] = [
+    &U_E2, &U0_E2, &R_E2, &X_E2, &K1_E2, &K2_E2, &K3_E2, &K4_E2, &K5_E2, &K6_E2, &K7_E2,
+];
+/// The stages' right-hand sides of the 2D Euler family.
+pub static STAGES_E2: [&DatDecl; MAX_STAGES] =
+    [&K1_E2, &K2_E2, &K3_E2, &K4_E2, &K5_E2, &K6_E2, &K7_E2];

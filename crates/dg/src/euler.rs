@@ -1,0 +1,283 @@
+//! The kernels of the nodal DG method for the isothermal Euler equations
+//! (`p = a^2 rho`), written once like [`crate::kernels`]:
+//!
+//! `rho_t + div(rho u) = 0`, `(rho u)_t + div(rho u u + a^2 rho I) = 0`.
+//!
+//! An element holds the conserved variables of one DG cell, variable by
+//! variable: a 1D cell is an [`Euler1`] (`[f64; 16]`: `rho` at `i`, `rho u`
+//! at `8 + i`), a 2D cell an [`Euler2`] (`[f64; 192]`: `rho` at `8 j + i`,
+//! `rho u` at `64 + 8 j + i`, `rho v` at `128 + 8 j + i`). Entries past the
+//! case's `n` nodes per direction stay 0.
+//!
+//! The scheme is [`crate::kernels`]'s strong-form DGSEM on collocated GLL
+//! nodes, applied to each variable along each direction: along a line the
+//! state is `(rho, m_n, m_t)` (the momentum normal and tangential to the
+//! faces the line crosses), the flux `f = (m_n, m_n^2 / rho + a^2 rho, m_n
+//! m_t / rho)`, the face flux Lax-Friedrichs with the largest eigenvalue
+//! of the two sides, `|u_n| + a`. In 1D the tangential momentum is 0.
+//! The volume term is summed as `sum_j D_ij (f_j - f_i)` and the face flux
+//! of two equal states is exactly their flux, so a constant state has a
+//! right-hand side of exactly 0.
+//!
+//! The global `p = [n, a, 0, 2/hx, 2/hy]`, as the advection kernels' with
+//! the sound speed in place of the velocity.
+
+use qflow_par::Offsets;
+use qflow_par_macros::device;
+
+use crate::tables::{GLL_D, GLL_W};
+
+/// The conserved variables of a 1D cell: `rho` at `i`, `rho u` at `8 + i`.
+pub type Euler1 = [f64; 16];
+
+/// The conserved variables of a 2D cell: `rho` at `8 j + i`, `rho u` at
+/// `64 + 8 j + i`, `rho v` at `128 + 8 j + i`.
+pub type Euler2 = [f64; 192];
+
+/// The isothermal flux across a face of the state `(rho, m_n, m_t)`,
+/// `a2 = a^2`: `(m_n, m_n u_n + a2 rho, m_t u_n)`.
+#[device]
+#[inline(always)]
+pub fn iso_flux(a2: f64, rho: f64, mn: f64, mt: f64) -> [f64; 3] {
+    let un = mn / rho;
+    [mn, mn * un + a2 * rho, mt * un]
+}
+
+/// The Lax-Friedrichs flux between the states `l` and `r` (`(rho, m_n,
+/// m_t)` each): the mean of their fluxes less `lambda / 2 (r - l)`, with
+/// `lambda = max(|u_n,l|, |u_n,r|) + a`.
+#[device]
+#[inline(always)]
+pub fn iso_lf_flux(a: f64, l: [f64; 3], r: [f64; 3]) -> [f64; 3] {
+    let a2 = a * a;
+    let fl = iso_flux(a2, l[0], l[1], l[2]);
+    let fr = iso_flux(a2, r[0], r[1], r[2]);
+    let lambda = (l[1] / l[0]).abs().max((r[1] / r[0]).abs()) + a;
+    let mut f = [0.0; 3];
+    for v in 0..3 {
+        f[v] = 0.5 * (fl[v] + fr[v]) - 0.5 * lambda * (r[v] - l[v]);
+    }
+    f
+}
+
+/// The bracket of the strong-form DGSEM along one line of `n` nodes: `q`
+/// holds `rho` at `i`, `m_n` at `8 + i`, `m_t` at `16 + i`; `left` and
+/// `right` the states across the line's first and last faces. `dq/dt =
+/// -(2/h)` times the result (same layout).
+#[device]
+#[inline(always)]
+pub fn iso_line_rhs(n: usize, a: f64, q: &[f64; 24], left: [f64; 3], right: [f64; 3]) -> [f64; 24] {
+    let d0 = 64 * (n - 1);
+    let w0 = 8 * (n - 1);
+    let a2 = a * a;
+    let mut f = [0.0; 24];
+    for i in 0..n {
+        let fi = iso_flux(a2, q[i], q[8 + i], q[16 + i]);
+        for v in 0..3 {
+            f[8 * v + i] = fi[v];
+        }
+    }
+    let mut out = [0.0; 24];
+    for v in 0..3 {
+        for i in 0..n {
+            let fi = f[8 * v + i];
+            let mut s = 0.0;
+            for j in 0..n {
+                s += GLL_D[d0 + 8 * i + j] * (f[8 * v + j] - fi);
+            }
+            out[8 * v + i] = s;
+        }
+    }
+    let last = n - 1;
+    let fr = iso_lf_flux(a, [q[last], q[8 + last], q[16 + last]], right);
+    let fl = iso_lf_flux(a, left, [q[0], q[8], q[16]]);
+    for v in 0..3 {
+        out[8 * v + last] += (fr[v] - f[8 * v + last]) / GLL_W[w0 + last];
+        out[8 * v] -= (fl[v] - f[8 * v]) / GLL_W[w0];
+    }
+    out
+}
+
+/// The right-hand side of a 1D cell from it and its neighbours along x.
+#[device]
+#[allow(clippy::manual_memcpy)] // device code: no slice methods
+pub fn iso_rhs_1d(p: [f64; 5], u: Offsets<'_, Euler1>, r: &mut Euler1) {
+    let n = p[0] as usize;
+    let own = u.at(0, 0, 0);
+    let west = u.at(-1, 0, 0);
+    let east = u.at(1, 0, 0);
+    let last = n - 1;
+    let mut q = [0.0; 24];
+    for i in 0..n {
+        q[i] = own[i];
+        q[8 + i] = own[8 + i];
+    }
+    let left = [west[last], west[8 + last], 0.0];
+    let right = [east[0], east[8], 0.0];
+    let line = iso_line_rhs(n, p[1], &q, left, right);
+    let mut out = [0.0; 16];
+    for i in 0..n {
+        out[i] = -p[3] * line[i];
+        out[8 + i] = -p[3] * line[8 + i];
+    }
+    *r = out;
+}
+
+/// The right-hand side of a 2D cell from it and its neighbours along x
+/// and y: along x the normal momentum is `rho u`, along y `rho v`.
+#[device]
+pub fn iso_rhs_2d(p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler2) {
+    let n = p[0] as usize;
+    let own = u.at(0, 0, 0);
+    let west = u.at(-1, 0, 0);
+    let east = u.at(1, 0, 0);
+    let south = u.at(0, -1, 0);
+    let north = u.at(0, 1, 0);
+    let last = n - 1;
+    let mut out = [0.0; 192];
+    // Along x: row j, (rho, rho u, rho v).
+    for j in 0..n {
+        let mut q = [0.0; 24];
+        for i in 0..n {
+            for v in 0..3 {
+                q[8 * v + i] = own[64 * v + 8 * j + i];
+            }
+        }
+        let w = 8 * j + last;
+        let e = 8 * j;
+        let left = [west[w], west[64 + w], west[128 + w]];
+        let right = [east[e], east[64 + e], east[128 + e]];
+        let line = iso_line_rhs(n, p[1], &q, left, right);
+        for i in 0..n {
+            for v in 0..3 {
+                out[64 * v + 8 * j + i] = -p[3] * line[8 * v + i];
+            }
+        }
+    }
+    // Along y: column i, (rho, rho v, rho u).
+    for i in 0..n {
+        let mut q = [0.0; 24];
+        for j in 0..n {
+            q[j] = own[8 * j + i];
+            q[8 + j] = own[128 + 8 * j + i];
+            q[16 + j] = own[64 + 8 * j + i];
+        }
+        let s = 8 * last + i;
+        let left = [south[s], south[128 + s], south[64 + s]];
+        let right = [north[i], north[128 + i], north[64 + i]];
+        let line = iso_line_rhs(n, p[1], &q, left, right);
+        for j in 0..n {
+            out[8 * j + i] -= p[4] * line[j];
+            out[128 + 8 * j + i] -= p[4] * line[8 + j];
+            out[64 + 8 * j + i] -= p[4] * line[16 + j];
+        }
+    }
+    *r = out;
+}
+
+/// A 1D cell's shares of the mass `sum_i w_i rho_i`, the kinetic energy
+/// `sum_i w_i m_i^2 / (2 rho_i)` (on the reference cell: the host scales
+/// by `h / 2`) and the smallest density at a node.
+#[device]
+pub fn iso_diag_1d(p: [f64; 5], u: &Euler1, mass: &mut f64, kinetic: &mut f64, low: &mut f64) {
+    let n = p[0] as usize;
+    let w0 = 8 * (n - 1);
+    let mut m = 0.0;
+    let mut k = 0.0;
+    let mut lo = *low;
+    for i in 0..n {
+        let rho = u[i];
+        let mx = u[8 + i];
+        m += GLL_W[w0 + i] * rho;
+        k += GLL_W[w0 + i] * (0.5 * mx * mx / rho);
+        lo = lo.min(rho);
+    }
+    *mass += m;
+    *kinetic += k;
+    *low = lo;
+}
+
+/// A 2D cell's shares of the mass, the kinetic energy (on the reference
+/// cell: the host scales by `hx hy / 4`) and the smallest density at a
+/// node.
+#[device]
+pub fn iso_diag_2d(p: [f64; 5], u: &Euler2, mass: &mut f64, kinetic: &mut f64, low: &mut f64) {
+    let n = p[0] as usize;
+    let w0 = 8 * (n - 1);
+    let mut m = 0.0;
+    let mut k = 0.0;
+    let mut lo = *low;
+    for j in 0..n {
+        for i in 0..n {
+            let w = GLL_W[w0 + i] * GLL_W[w0 + j];
+            let s = 8 * j + i;
+            let rho = u[s];
+            let mx = u[64 + s];
+            let my = u[128 + s];
+            m += w * rho;
+            k += w * (0.5 * (mx * mx + my * my) / rho);
+            lo = lo.min(rho);
+        }
+    }
+    *mass += m;
+    *kinetic += k;
+    *low = lo;
+}
+
+/// Keeps the state at the start of a step: `u0 = u` (1D Euler).
+#[device]
+pub fn iso_save_1d(u: &Euler1, u0: &mut Euler1) {
+    *u0 = *u;
+}
+
+/// Puts the step's start back: `u = u0` (1D Euler).
+#[device]
+pub fn iso_restore_1d(u0: &Euler1, u: &mut Euler1) {
+    *u = *u0;
+}
+
+/// `y += c x` (1D Euler).
+#[device]
+pub fn iso_axpy_1d(c: f64, x: &Euler1, y: &mut Euler1) {
+    for i in 0..16 {
+        y[i] += c * x[i];
+    }
+}
+
+/// A low-storage stage, `s = [A, B, dt]` (1D Euler).
+#[device]
+pub fn iso_lserk_1d(s: [f64; 3], r: &Euler1, k: &mut Euler1, u: &mut Euler1) {
+    for i in 0..16 {
+        k[i] = s[0] * k[i] + s[2] * r[i];
+        u[i] += s[1] * k[i];
+    }
+}
+
+/// Keeps the state at the start of a step: `u0 = u` (2D Euler).
+#[device]
+pub fn iso_save_2d(u: &Euler2, u0: &mut Euler2) {
+    *u0 = *u;
+}
+
+/// Puts the step's start back: `u = u0` (2D Euler).
+#[device]
+pub fn iso_restore_2d(u0: &Euler2, u: &mut Euler2) {
+    *u = *u0;
+}
+
+/// `y += c x` (2D Euler).
+#[device]
+pub fn iso_axpy_2d(c: f64, x: &Euler2, y: &mut Euler2) {
+    for i in 0..192 {
+        y[i] += c * x[i];
+    }
+}
+
+/// A low-storage stage, `s = [A, B, dt]` (2D Euler).
+#[device]
+pub fn iso_lserk_2d(s: [f64; 3], r: &Euler2, k: &mut Euler2, u: &mut Euler2) {
+    for i in 0..192 {
+        k[i] = s[0] * k[i] + s[2] * r[i];
+        u[i] += s[1] * k[i];
+    }
+}
