@@ -3,6 +3,8 @@
 //! another run, temporary files of killed runs, and the signal exits. Each
 //! ends with a one-line error or a clean exit, never a panic.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -351,7 +353,8 @@ fn runs_or_is_refused(case: &Path, out: &Path, what: &str) -> bool {
 }
 
 /// Damaged clouds (legacy text and native) and meshes (OP2's text and
-/// native), 120 copies of each, *run* end to end, two iterations each:
+/// native, SU2 and Gmsh with named markers), 120 copies of each, *run* end
+/// to end, two iterations each:
 /// every run either goes through or stops with one error line (a read
 /// error, a check that fails, or a non-physical state after the first
 /// steps); none panics or hangs.
@@ -371,6 +374,14 @@ fn damaged_clouds_and_meshes_run_or_are_refused() {
         ("cloud.qfc", "[cloud]\nfile = \"{}\"\n"),
         ("mesh.dat", "method = \"fv\"\n[mesh]\nfile = \"{}\"\n"),
         ("mesh.qfm", "method = \"fv\"\n[mesh]\nfile = \"{}\"\n"),
+        (
+            "mesh.su2",
+            "method = \"fv\"\n[mesh]\nfile = \"{}\"\nwall = [\"airfoil\"]\nfar_field = [\"farfield\"]\n",
+        ),
+        (
+            "mesh.msh",
+            "method = \"fv\"\n[mesh]\nfile = \"{}\"\nwall = [\"airfoil\"]\nfar_field = [\"farfield\"]\n",
+        ),
     ];
     for (name, _) in &inputs[..2] {
         let out = d.join(name);
@@ -384,7 +395,7 @@ fn damaged_clouds_and_meshes_run_or_are_refused() {
             out.to_str().unwrap(),
         ]);
     }
-    for (name, _) in &inputs[2..] {
+    for (name, _) in &inputs[2..4] {
         let out = d.join(name);
         make(&[
             "op2-naca0012",
@@ -396,6 +407,12 @@ fn damaged_clouds_and_meshes_run_or_are_refused() {
             out.to_str().unwrap(),
         ]);
     }
+    // The same mesh as SU2 and Gmsh files with named markers.
+    common::write_su2_and_gmsh(
+        &d.join("mesh.qfm"),
+        &d.join("mesh.su2"),
+        &d.join("mesh.msh"),
+    );
     for (seed, (name, template)) in inputs.iter().enumerate() {
         let good = std::fs::read(d.join(name)).unwrap();
         // The undamaged input runs.

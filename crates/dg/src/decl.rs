@@ -170,6 +170,7 @@ par_loop! {
 par_loop! {
     /// Keeps the step's start (2D).
     pub static SAVE_2 = save_2d over CELLS {
+        p: global(PARAMS),
         u: read(U_2),
         u0: write(U0_2),
     }
@@ -177,6 +178,7 @@ par_loop! {
 par_loop! {
     /// Puts the step's start back (2D).
     pub static RESTORE_2 = restore_2d over CELLS {
+        p: global(PARAMS),
         u0: read(U0_2),
         u: write(U_2),
     }
@@ -184,6 +186,7 @@ par_loop! {
 par_loop! {
     /// `u += coef x` (2D).
     pub static AXPY_2 = axpy_2d over CELLS {
+        p: global(PARAMS),
         c: global(COEF),
         x: read(X_2),
         y: rw(U_2),
@@ -192,6 +195,7 @@ par_loop! {
 par_loop! {
     /// A low-storage stage (2D).
     pub static LSERK_2 = lserk_2d over CELLS {
+        p: global(PARAMS),
         s: global(STAGE),
         r: read(R_2),
         k: rw(K1_2),

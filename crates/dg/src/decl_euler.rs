@@ -149,6 +149,7 @@ par_loop! {
 par_loop! {
     /// Keeps the step's start (2D Euler).
     pub static SAVE_E2 = iso_save_2d over CELLS {
+        p: global(PARAMS),
         u: read(U_E2),
         u0: write(U0_E2),
     }
@@ -156,6 +157,7 @@ par_loop! {
 par_loop! {
     /// Puts the step's start back (2D Euler).
     pub static RESTORE_E2 = iso_restore_2d over CELLS {
+        p: global(PARAMS),
         u0: read(U0_E2),
         u: write(U_E2),
     }
@@ -163,6 +165,7 @@ par_loop! {
 par_loop! {
     /// `u += coef x` (2D Euler).
     pub static AXPY_E2 = iso_axpy_2d over CELLS {
+        p: global(PARAMS),
         c: global(COEF),
         x: read(X_E2),
         y: rw(U_E2),
@@ -171,6 +174,7 @@ par_loop! {
 par_loop! {
     /// A low-storage stage (2D Euler).
     pub static LSERK_E2 = iso_lserk_2d over CELLS {
+        p: global(PARAMS),
         s: global(STAGE),
         r: read(R_E2),
         k: rw(K1_E2),

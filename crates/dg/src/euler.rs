@@ -100,20 +100,18 @@ pub fn iso_line_rhs(n: usize, a: f64, q: &[f64; 24], left: [f64; 3], right: [f64
 
 /// The right-hand side of a 1D cell from it and its neighbours along x.
 #[device]
-#[allow(clippy::manual_memcpy)] // device code: no slice methods
 pub fn iso_rhs_1d(p: [f64; 5], u: Offsets<'_, Euler1>, r: &mut Euler1) {
     let n = p[0] as usize;
     let own = u.at(0, 0, 0);
-    let west = u.at(-1, 0, 0);
-    let east = u.at(1, 0, 0);
     let last = n - 1;
     let mut q = [0.0; 24];
     for i in 0..n {
         q[i] = own[i];
         q[8 + i] = own[8 + i];
     }
-    let left = [west[last], west[8 + last], 0.0];
-    let right = [east[0], east[8], 0.0];
+    // The neighbours' face values alone (no copy of their cells).
+    let left = [u.value(-1, 0, 0, last), u.value(-1, 0, 0, 8 + last), 0.0];
+    let right = [u.value(1, 0, 0, 0), u.value(1, 0, 0, 8), 0.0];
     let line = iso_line_rhs(n, p[1], &q, left, right);
     let mut out = [0.0; 16];
     for i in 0..n {
@@ -129,13 +127,8 @@ pub fn iso_rhs_1d(p: [f64; 5], u: Offsets<'_, Euler1>, r: &mut Euler1) {
 pub fn iso_rhs_2d(p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler2) {
     let n = p[0] as usize;
     let own = u.at(0, 0, 0);
-    let west = u.at(-1, 0, 0);
-    let east = u.at(1, 0, 0);
-    let south = u.at(0, -1, 0);
-    let north = u.at(0, 1, 0);
     let last = n - 1;
-    let mut out = [0.0; 192];
-    // Along x: row j, (rho, rho u, rho v).
+    // Along x: row j, (rho, rho u, rho v) (only the rows in use written).
     for j in 0..n {
         let mut q = [0.0; 24];
         for i in 0..n {
@@ -145,12 +138,21 @@ pub fn iso_rhs_2d(p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler2) {
         }
         let w = 8 * j + last;
         let e = 8 * j;
-        let left = [west[w], west[64 + w], west[128 + w]];
-        let right = [east[e], east[64 + e], east[128 + e]];
+        // The neighbours' face values alone (no copy of their cells).
+        let left = [
+            u.value(-1, 0, 0, w),
+            u.value(-1, 0, 0, 64 + w),
+            u.value(-1, 0, 0, 128 + w),
+        ];
+        let right = [
+            u.value(1, 0, 0, e),
+            u.value(1, 0, 0, 64 + e),
+            u.value(1, 0, 0, 128 + e),
+        ];
         let line = iso_line_rhs(n, p[1], &q, left, right);
         for i in 0..n {
             for v in 0..3 {
-                out[64 * v + 8 * j + i] = -p[3] * line[8 * v + i];
+                r[64 * v + 8 * j + i] = -p[3] * line[8 * v + i];
             }
         }
     }
@@ -163,16 +165,23 @@ pub fn iso_rhs_2d(p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler2) {
             q[16 + j] = own[64 + 8 * j + i];
         }
         let s = 8 * last + i;
-        let left = [south[s], south[128 + s], south[64 + s]];
-        let right = [north[i], north[128 + i], north[64 + i]];
+        let left = [
+            u.value(0, -1, 0, s),
+            u.value(0, -1, 0, 128 + s),
+            u.value(0, -1, 0, 64 + s),
+        ];
+        let right = [
+            u.value(0, 1, 0, i),
+            u.value(0, 1, 0, 128 + i),
+            u.value(0, 1, 0, 64 + i),
+        ];
         let line = iso_line_rhs(n, p[1], &q, left, right);
         for j in 0..n {
-            out[8 * j + i] -= p[4] * line[j];
-            out[128 + 8 * j + i] -= p[4] * line[8 + j];
-            out[64 + 8 * j + i] -= p[4] * line[16 + j];
+            r[8 * j + i] -= p[4] * line[j];
+            r[128 + 8 * j + i] -= p[4] * line[8 + j];
+            r[64 + 8 * j + i] -= p[4] * line[16 + j];
         }
     }
-    *r = out;
 }
 
 /// A 1D cell's shares of the mass `sum_i w_i rho_i`, the kinetic energy
@@ -253,31 +262,61 @@ pub fn iso_lserk_1d(s: [f64; 3], r: &Euler1, k: &mut Euler1, u: &mut Euler1) {
     }
 }
 
-/// Keeps the state at the start of a step: `u0 = u` (2D Euler).
+/// The offset of row `k` of the rows in use of a 2D Euler cell: `n` rows
+/// of 8 values per variable, variables 64 apart.
 #[device]
-pub fn iso_save_2d(u: &Euler2, u0: &mut Euler2) {
-    *u0 = *u;
+#[inline(always)]
+pub fn iso_row(n: usize, k: usize) -> usize {
+    64 * (k / n) + 8 * (k % n)
+}
+
+/// Keeps the state at the start of a step: `u0 = u` (2D Euler). Only the
+/// rows in use (`j < n` of each variable, 8 values: one cache line) are
+/// touched, here and in the other 2D vector kernels.
+#[device]
+pub fn iso_save_2d(p: [f64; 5], u: &Euler2, u0: &mut Euler2) {
+    let n = p[0] as usize;
+    for k in 0..3 * n {
+        let o = iso_row(n, k);
+        for i in 0..8 {
+            u0[o + i] = u[o + i];
+        }
+    }
 }
 
 /// Puts the step's start back: `u = u0` (2D Euler).
 #[device]
-pub fn iso_restore_2d(u0: &Euler2, u: &mut Euler2) {
-    *u = *u0;
+pub fn iso_restore_2d(p: [f64; 5], u0: &Euler2, u: &mut Euler2) {
+    let n = p[0] as usize;
+    for k in 0..3 * n {
+        let o = iso_row(n, k);
+        for i in 0..8 {
+            u[o + i] = u0[o + i];
+        }
+    }
 }
 
 /// `y += c x` (2D Euler).
 #[device]
-pub fn iso_axpy_2d(c: f64, x: &Euler2, y: &mut Euler2) {
-    for i in 0..192 {
-        y[i] += c * x[i];
+pub fn iso_axpy_2d(p: [f64; 5], c: f64, x: &Euler2, y: &mut Euler2) {
+    let n = p[0] as usize;
+    for k in 0..3 * n {
+        let o = iso_row(n, k);
+        for i in 0..8 {
+            y[o + i] += c * x[o + i];
+        }
     }
 }
 
 /// A low-storage stage, `s = [A, B, dt]` (2D Euler).
 #[device]
-pub fn iso_lserk_2d(s: [f64; 3], r: &Euler2, k: &mut Euler2, u: &mut Euler2) {
-    for i in 0..192 {
-        k[i] = s[0] * k[i] + s[2] * r[i];
-        u[i] += s[1] * k[i];
+pub fn iso_lserk_2d(p: [f64; 5], s: [f64; 3], r: &Euler2, k: &mut Euler2, u: &mut Euler2) {
+    let n = p[0] as usize;
+    for m in 0..3 * n {
+        let o = iso_row(n, m);
+        for i in 0..8 {
+            k[o + i] = s[0] * k[o + i] + s[2] * r[o + i];
+            u[o + i] += s[1] * k[o + i];
+        }
     }
 }

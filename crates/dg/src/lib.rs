@@ -26,6 +26,8 @@
 #![deny(missing_docs)]
 // Node loops `for i in 0..n` index several arrays at once.
 #![allow(clippy::needless_range_loop)]
+// Device code (the kernels) has no slice methods: copies are loops.
+#![allow(clippy::manual_memcpy)]
 
 pub mod decl;
 pub mod decl_euler;

@@ -182,14 +182,23 @@ pub fn type_definition(t: &DeviceType) -> Option<String> {
 ///   (the element's index); functions `qf_star_<t>_len`, `_own`, `_nbr`;
 /// - `qf_offsets_<t>` (Rust `Offsets<T>`): `base`, `at` (the element's
 ///   index), `sy` and `sz` (the strides of y and z); function
-///   `qf_offsets_<t>_at(s, dx, dy, dz)`.
+///   `qf_offsets_<t>_at(s, dx, dy, dz)`, and for array elements
+///   `qf_offsets_<t>_value(s, dx, dy, dz, k)` (one value).
 ///
 /// Accessors are passed by value.
 pub fn accessor_source(elem: &DeviceType) -> String {
     let t = c_type(elem);
     let st = c_type(&DeviceType::Star(Box::new(elem.clone())));
     let ot = c_type(&DeviceType::Offsets(Box::new(elem.clone())));
-    format!(
+    let value = match elem {
+        DeviceType::Array(scalar, _) => format!(
+            "FUNC {} {ot}_value({ot} s, int dx, int dy, int dz, ulong k) \
+             {{ return s.base[s.at + (long)dx + (long)dy * s.sy + (long)dz * s.sz].v[k]; }}\n",
+            c_type(scalar)
+        ),
+        _ => String::new(),
+    };
+    let mut s = format!(
         "typedef struct {{ GLOBAL const {t}* base; GLOBAL const uint* idx; uint n; uint own; }} \
          {st};\n\
          FUNC ulong {st}_len({st} s) {{ return (ulong)s.n; }}\n\
@@ -198,7 +207,9 @@ pub fn accessor_source(elem: &DeviceType) -> String {
          typedef struct {{ GLOBAL const {t}* base; long at; long sy; long sz; }} {ot};\n\
          FUNC {t} {ot}_at({ot} s, int dx, int dy, int dz) \
          {{ return s.base[s.at + (long)dx + (long)dy * s.sy + (long)dz * s.sz]; }}\n"
-    )
+    );
+    s.push_str(&value);
+    s
 }
 
 #[cfg(test)]
@@ -274,5 +285,12 @@ mod tests {
             "FUNC qf_arr_f64_4 qf_offsets_arr_f64_4_at(qf_offsets_arr_f64_4 s, int dx, int dy, \
              int dz) { return s.base[s.at + (long)dx + (long)dy * s.sy + (long)dz * s.sz]; }"
         ));
+        assert!(s.contains(
+            "FUNC double qf_offsets_arr_f64_4_value(qf_offsets_arr_f64_4 s, int dx, int dy, \
+             int dz, ulong k) { return s.base[s.at + (long)dx + (long)dy * s.sy + (long)dz * \
+             s.sz].v[k]; }"
+        ));
+        // Scalar elements have no `value`.
+        assert!(!accessor_source(&DeviceType::F64).contains("_value("));
     }
 }

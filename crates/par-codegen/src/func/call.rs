@@ -480,11 +480,35 @@ impl FnCx<'_> {
                     Kind::Value,
                 ))
             }
+            (DeviceType::Offsets(e), "value", 4) => {
+                let DeviceType::Array(scalar, _) = &**e else {
+                    return self.fail(span, "`Offsets::value` reads elements that are arrays");
+                };
+                let i = Some(Ty::D(DeviceType::I32));
+                let v = self.operands(&[
+                    (args[0], i.clone()),
+                    (args[1], i.clone()),
+                    (args[2], i),
+                    (args[3], Some(usize_t.clone())),
+                ])?;
+                for x in &v[..3] {
+                    self.unify(&x.ty, &Ty::D(DeviceType::I32));
+                }
+                let k = self.deref_scalar(v[3].clone());
+                self.unify(&k.ty, &usize_t);
+                let mut all = v[..3].to_vec();
+                all.push(k);
+                Ok(Ex::new(
+                    format!("{ct}_value({}, {})", r.code, arg_list(&all)),
+                    Ty::D((**scalar).clone()),
+                    Kind::Value,
+                ))
+            }
             _ => self.fail(
                 span,
                 format!(
                     "accessor method `{name}` is not supported (`Star`: len, is_empty, own, nbr; \
-                     `Offsets`: at)"
+                     `Offsets`: at, value)"
                 ),
             ),
         }

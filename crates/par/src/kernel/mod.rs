@@ -428,6 +428,23 @@ impl<T: Copy> Offsets<'_, T> {
     }
 }
 
+impl<const N: usize> Offsets<'_, [f64; N]> {
+    /// Value `k` of the element at offset `(dx, dy, dz)`, read alone (no
+    /// copy of the whole element: for kernels that need a few values of a
+    /// large neighbour, such as the face nodes of a DG cell).
+    #[inline(always)]
+    pub fn value(&self, dx: i32, dy: i32, dz: i32, k: usize) -> f64 {
+        let e = self.at + dx as isize + dy as isize * self.sy + dz as isize * self.sz;
+        assert!(
+            e >= 0 && e < self.len,
+            "offset ({dx}, {dy}, {dz}) outside the halo"
+        );
+        assert!(k < N, "value {k} of an element of {N}");
+        // SAFETY: in bounds, checked above; only value `k` is read.
+        unsafe { (*self.base.add(e as usize))[k] }
+    }
+}
+
 /// A dat's memory as the CPU backend passes it to a runner.
 #[derive(Clone, Copy, Debug)]
 pub struct RawDat {

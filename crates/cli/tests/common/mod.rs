@@ -1,0 +1,87 @@
+//! Helpers shared by the command-line tests.
+
+use std::path::Path;
+
+/// Writes the quadrilateral mesh `qfm` (qflow's native format, OP2's
+/// NACA 0012 mesh) as an SU2 file and a Gmsh MSH 4.1 file: nodes at the
+/// same place (the wake cut) merged, boundaries as the markers `airfoil`
+/// (flag 1) and `farfield` (flag 2).
+pub fn write_su2_and_gmsh(qfm: &Path, su2_path: &Path, msh_path: &Path) {
+    let m = qflow_mesh::quad::native::read(qfm).unwrap();
+    // Merge nodes at the same place (the cut).
+    let mut first: std::collections::HashMap<(u64, u64), u32> = Default::default();
+    let mut keep: Vec<[f64; 2]> = Vec::new();
+    let map: Vec<u32> =
+        m.x.iter()
+            .map(|p| {
+                *first
+                    .entry((p[0].to_bits(), p[1].to_bits()))
+                    .or_insert_with(|| {
+                        keep.push(*p);
+                        keep.len() as u32 - 1
+                    })
+            })
+            .collect();
+    let cells: Vec<[u32; 4]> = m
+        .cell_nodes
+        .iter()
+        .map(|c| c.map(|k| map[k as usize]))
+        .collect();
+    let segs = |flag: i32| -> Vec<[u32; 2]> {
+        (0..m.bedges())
+            .filter(|&b| m.bound[b] == flag)
+            .map(|b| m.bedge_nodes[b].map(|k| map[k as usize]))
+            .collect()
+    };
+    let (wall, far) = (segs(1), segs(2));
+    // SU2.
+    let mut su2 = format!("NDIME= 2\nNELEM= {}\n", cells.len());
+    for c in &cells {
+        su2 += &format!("9 {} {} {} {}\n", c[0], c[1], c[2], c[3]);
+    }
+    su2 += &format!("NPOIN= {}\n", keep.len());
+    for p in &keep {
+        su2 += &format!("{:?} {:?}\n", p[0], p[1]);
+    }
+    su2 += "NMARK= 2\n";
+    for (name, s) in [("airfoil", &wall), ("farfield", &far)] {
+        su2 += &format!("MARKER_TAG= {name}\nMARKER_ELEMS= {}\n", s.len());
+        for x in s.iter() {
+            su2 += &format!("3 {} {}\n", x[0], x[1]);
+        }
+    }
+    std::fs::write(su2_path, su2).unwrap();
+    // Gmsh MSH 4.1 (tags 1-based).
+    let mut msh = String::from("$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$PhysicalNames\n2\n1 1 \"airfoil\"\n1 2 \"farfield\"\n$EndPhysicalNames\n");
+    msh += "$Entities\n0 2 1 0\n1 -10 -10 0 10 10 0 1 1 0\n2 -10 -10 0 10 10 0 1 2 0\n3 -10 -10 0 10 10 0 0 0\n$EndEntities\n";
+    msh += &format!("$Nodes\n1 {n} 1 {n}\n2 3 0 {n}\n", n = keep.len());
+    for k in 1..=keep.len() {
+        msh += &format!("{k}\n");
+    }
+    for p in &keep {
+        msh += &format!("{:?} {:?} 0\n", p[0], p[1]);
+    }
+    let total = wall.len() + far.len() + cells.len();
+    msh += &format!("$EndNodes\n$Elements\n3 {total} 1 {total}\n");
+    let mut tag = 0;
+    for (curve, s) in [(1, &wall), (2, &far)] {
+        msh += &format!("1 {curve} 1 {}\n", s.len());
+        for x in s.iter() {
+            tag += 1;
+            msh += &format!("{tag} {} {}\n", x[0] + 1, x[1] + 1);
+        }
+    }
+    msh += &format!("2 3 3 {}\n", cells.len());
+    for c in &cells {
+        tag += 1;
+        msh += &format!(
+            "{tag} {} {} {} {}\n",
+            c[0] + 1,
+            c[1] + 1,
+            c[2] + 1,
+            c[3] + 1
+        );
+    }
+    msh += "$EndElements\n";
+    std::fs::write(msh_path, msh).unwrap();
+}

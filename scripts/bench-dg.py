@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""The PID of the nodal DG method (docs/performance.md): wall seconds per
+right-hand-side evaluation per degree of freedom (node), as the summary of
+`qflow run` reports it (every loop of a step counted: right-hand side,
+Runge-Kutta updates, diagnostics), for 2D linear advection and 2D
+isothermal Euler, orders 2-8, on one core (serial backend) and on the
+threads backend, on grids of about --nodes nodes.
+
+Each configuration runs --repeats times, the backends alternating, and the
+median is reported (the machine is shared and noisy). With --before BIN (a
+build of an earlier commit) that binary runs too, alternating with this
+one, and its medians are reported beside. Markdown to stdout.
+
+Usage: scripts/bench-dg.py [--nodes N] [--steps S] [--repeats R]
+                           [--threads T] [--orders 2,3,...] [--out DIR]
+                           [--equations advection,isothermal-euler]
+                           [--before BIN]
+Build first: cargo build --release -p qflow.
+"""
+import argparse
+import math
+import pathlib
+import statistics
+import subprocess
+import sys
+import tomllib
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+EQUATIONS = {
+    "advection": ("cases/dg-advection-2d.toml", ['dg.velocity=[1.0, 1.0]', 'dg.initial="sine"']),
+    "isothermal-euler": ("cases/dg-euler-2d.toml", []),
+}
+
+
+def run(qflow, out, equation, order, cells, backend, steps, tag="now"):
+    case, sets = EQUATIONS[equation]
+    d = out / f"{equation}-n{order}-{backend}-{tag}"
+    cmd = [str(qflow), "run", str(ROOT / case), "-o", str(d), "-q",
+           "--max-iters", str(steps),
+           "--set", f"dg.order={order}", "--set", f"dg.cells=[{cells}, {cells}]",
+           "--set", 'dg.rk="lserk54"',
+           "--set", "output.plots=false", "--set", "output.vtk=false"]
+    for s in sets:
+        cmd += ["--set", s]
+    if backend == "serial":
+        cmd += ["--backend", "serial"]
+    else:
+        cmd += ["--threads", backend.split("-")[1]]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    with open(d / "summary.toml", "rb") as f:
+        s = tomllib.load(f)
+    return s["pid"], s["dofs"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--nodes", type=float, default=1e5)
+    ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--orders", default="2,3,4,5,6,7,8")
+    ap.add_argument("--out", default="out/bench-dg")
+    ap.add_argument("--equations", default="advection,isothermal-euler")
+    ap.add_argument("--before", default=None)
+    a = ap.parse_args()
+    qflow = ROOT / "target/release/qflow"
+    if not qflow.exists():
+        sys.exit("build first: cargo build --release -p qflow")
+    out = pathlib.Path(a.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    backends = ["serial", f"threads-{a.threads}"]
+    orders = [int(x) for x in a.orders.split(",")]
+    builds = [("now", qflow)] + ([("before", pathlib.Path(a.before))] if a.before else [])
+    print(f"PID (s per RHS per node), lserk54, {a.steps} steps, medians of {a.repeats}; "
+          f"grids of about {a.nodes:.0e} nodes\n")
+    cols = [f"{b} {tag}" for tag, _ in builds for b in ("serial", f"{a.threads} threads")]
+    print("| equation | order | cells | nodes | " + " | ".join(cols) + " | speed-up |")
+    print("|---|---|---|---|" + "---|" * len(cols) + "---|")
+    for equation in a.equations.split(","):
+        for n in orders:
+            cells = max(2, round(math.sqrt(a.nodes) / n))
+            pids = {(tag, b): [] for tag, _ in builds for b in backends}
+            dofs = 0
+            for _ in range(a.repeats):
+                for tag, binary in builds:
+                    for b in backends:
+                        pid, dofs = run(binary, out, equation, n, cells, b, a.steps, tag)
+                        pids[(tag, b)].append(pid)
+            m = {k: statistics.median(v) for k, v in pids.items()}
+            vals = " | ".join(f"{m[(tag, b)]:.2e}" for tag, _ in builds for b in backends)
+            speedup = m[("now", "serial")] / m[("now", backends[1])]
+            print(f"| {equation} | {n} | {cells}^2 | {dofs} | {vals} | {speedup:.2f}x |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
