@@ -3,22 +3,7 @@
 //! limit for every order and scheme, and threads against serial.
 
 use qflow_dg::{Initial, Settings, Solver};
-use qflow_par::backend::{BackendKind, BackendSpec};
-
-fn serial() -> BackendSpec {
-    BackendSpec {
-        kind: BackendKind::Serial,
-        ..BackendSpec::default()
-    }
-}
-
-fn threads(n: usize) -> BackendSpec {
-    BackendSpec {
-        kind: BackendKind::Threads,
-        threads: n,
-        ..BackendSpec::default()
-    }
-}
+use qflow_par::backend::BackendSpec;
 
 fn settings(dimensions: usize, order: usize, cells: usize, rk: &str) -> Settings {
     Settings {
@@ -52,7 +37,7 @@ fn orders(dimensions: usize, order: usize, cells: &[usize], rk: &str, cfl: f64) 
                 cfl,
                 ..settings(dimensions, order, c, rk)
             };
-            errors(&s, &serial()).0
+            errors(&s, &BackendSpec::serial()).0
         })
         .collect();
     let p: Vec<f64> = l2.windows(2).map(|w| (w[0] / w[1]).log2()).collect();
@@ -116,7 +101,7 @@ fn free_stream_is_preserved() {
             final_time: 0.25,
             ..settings(dim, n, 5, rk)
         };
-        let (l2, linf) = errors(&s, &serial());
+        let (l2, linf) = errors(&s, &BackendSpec::serial());
         assert!(linf <= 1e-13 && l2 <= 1e-13, "{dim}D n = {n}: {l2} {linf}");
     }
 }
@@ -129,7 +114,7 @@ fn free_stream_is_preserved() {
 #[test]
 fn stable_at_cfl_one_for_every_order_and_scheme() {
     let check = |s: &Settings, what: &str| {
-        let mut solver = Solver::new(s, &serial()).unwrap();
+        let mut solver = Solver::new(s, &BackendSpec::serial()).unwrap();
         let start = solver.l2_norm();
         solver.run_to_end().unwrap();
         let end = solver.l2_norm();
@@ -168,9 +153,9 @@ fn threads_are_bit_identical_to_serial() {
             final_time: 0.2,
             ..settings(dim, n, 7, rk)
         };
-        let mut a = Solver::new(&s, &serial()).unwrap();
+        let mut a = Solver::new(&s, &BackendSpec::serial()).unwrap();
         a.run_to_end().unwrap();
-        let mut b = Solver::new(&s, &threads(2)).unwrap();
+        let mut b = Solver::new(&s, &BackendSpec::threads(2)).unwrap();
         b.run_to_end().unwrap();
         assert!(a.steps() > 10);
         let (qa, qb) = (a.state(), b.state());
@@ -215,7 +200,7 @@ fn unused_entries_stay_zero() {
         final_time: 0.1,
         ..settings(2, 3, 4, "rk4")
     };
-    let mut solver = Solver::new(&s, &serial()).unwrap();
+    let mut solver = Solver::new(&s, &BackendSpec::serial()).unwrap();
     solver.run_to_end().unwrap();
     assert_eq!(solver.time(), 0.1);
     let q = solver.state();
@@ -237,7 +222,7 @@ fn a_blown_up_step_stops_and_keeps_the_last_finite_state() {
         final_time: 1e6,
         ..settings(1, 8, 8, "rk4")
     };
-    let mut solver = Solver::new(&s, &serial()).unwrap();
+    let mut solver = Solver::new(&s, &BackendSpec::serial()).unwrap();
     let mut before = solver.state();
     for _ in 0..100_000 {
         match solver.step() {
@@ -272,7 +257,7 @@ fn the_multimode_signal_converges_once_resolved() {
     assert!(a.iter().all(|x| (0.0..1.0).contains(x)));
     let other = Settings { seed: 2, ..mm(8) };
     assert_ne!(a, other.amplitudes());
-    let (e32, _) = errors(&mm(32), &serial());
-    let (e64, _) = errors(&mm(64), &serial());
+    let (e32, _) = errors(&mm(32), &BackendSpec::serial());
+    let (e64, _) = errors(&mm(64), &BackendSpec::serial());
     assert!(e64 < 1e-3 && e32 / e64 > 100.0, "L2 {e32:e} then {e64:e}");
 }

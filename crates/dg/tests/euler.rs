@@ -5,23 +5,8 @@
 //! step stopping with the last sound state kept.
 
 use qflow_dg::{Equation, Initial, Settings, Solver};
-use qflow_par::backend::{BackendKind, BackendSpec};
+use qflow_par::backend::BackendSpec;
 use qflow_par::driver::StepError;
-
-fn serial() -> BackendSpec {
-    BackendSpec {
-        kind: BackendKind::Serial,
-        ..BackendSpec::default()
-    }
-}
-
-fn threads(n: usize) -> BackendSpec {
-    BackendSpec {
-        kind: BackendKind::Threads,
-        threads: n,
-        ..BackendSpec::default()
-    }
-}
 
 /// A simple wave of amplitude 0.2 on a background flow, to `t = 0.4`
 /// (it breaks at 0.78 in 1D, 0.55 in 2D).
@@ -44,7 +29,7 @@ fn wave(dimensions: usize, order: usize, cells: usize, rk: &str) -> Settings {
 
 /// The L2 errors of every variable at the final time.
 fn l2(s: &Settings) -> [f64; 3] {
-    let mut solver = Solver::new(s, &serial()).unwrap();
+    let mut solver = Solver::new(s, &BackendSpec::serial()).unwrap();
     solver.run_to_end().unwrap();
     assert_eq!(solver.time(), s.final_time);
     solver.variable_errors().0
@@ -151,7 +136,7 @@ fn free_stream_is_preserved_to_the_bit() {
             final_time: 0.3,
             ..wave(dim, n, 3, rk)
         };
-        let mut solver = Solver::new(&s, &serial()).unwrap();
+        let mut solver = Solver::new(&s, &BackendSpec::serial()).unwrap();
         let start = solver.state();
         let steps = solver.run_to_end().unwrap();
         assert!(steps > 2);
@@ -177,7 +162,7 @@ fn free_stream_is_preserved_to_the_bit() {
 fn mass_is_conserved() {
     for dim in [1, 2] {
         let s = wave(dim, 4, 8, "rk4");
-        let mut solver = Solver::new(&s, &serial()).unwrap();
+        let mut solver = Solver::new(&s, &BackendSpec::serial()).unwrap();
         let first = solver.step().unwrap();
         let mut last = first.clone();
         while solver.time() < s.final_time {
@@ -202,9 +187,9 @@ fn mass_is_conserved() {
 #[test]
 fn threads_match_serial_to_the_bit() {
     let s = wave(2, 5, 6, "rk6");
-    let mut a = Solver::new(&s, &serial()).unwrap();
+    let mut a = Solver::new(&s, &BackendSpec::serial()).unwrap();
     a.run_to_end().unwrap();
-    let mut b = Solver::new(&s, &threads(2)).unwrap();
+    let mut b = Solver::new(&s, &BackendSpec::threads(2)).unwrap();
     b.run_to_end().unwrap();
     assert!(a.state() == b.state());
 }
@@ -218,7 +203,7 @@ fn a_blown_up_step_stops_and_keeps_the_last_sound_state() {
         cfl: 4.0,
         ..wave(1, 8, 8, "rk4")
     };
-    let mut solver = Solver::new(&s, &serial()).unwrap();
+    let mut solver = Solver::new(&s, &BackendSpec::serial()).unwrap();
     let mut before = solver.state();
     while solver.time() < s.final_time {
         match solver.step() {

@@ -5,23 +5,8 @@ use qflow_lw::analysis::Solution;
 use qflow_lw::problem::{primitive, shock};
 use qflow_lw::settings::{Setup, Viscosity, Wall};
 use qflow_lw::{Grid, Settings, Solver};
-use qflow_par::backend::{BackendKind, BackendSpec};
+use qflow_par::backend::BackendSpec;
 use qflow_par::driver::{Method, StepError};
-
-fn serial() -> BackendSpec {
-    BackendSpec {
-        kind: BackendKind::Serial,
-        ..BackendSpec::default()
-    }
-}
-
-fn threads(n: usize) -> BackendSpec {
-    BackendSpec {
-        kind: BackendKind::Threads,
-        threads: n,
-        ..BackendSpec::default()
-    }
-}
 
 fn run(nx: usize, ny: usize, settings: &Settings, spec: &BackendSpec) -> (Solver, Vec<[f64; 4]>) {
     let mut s = Solver::new(&Grid { nx, ny }, settings, spec).unwrap();
@@ -44,7 +29,7 @@ fn paper_code() -> Settings {
 /// the last bit: 366 steps on 100 x 25, sampled at 61 nodes.
 #[test]
 fn reproduces_the_paper_code_to_the_bit() {
-    let (s, q) = run(100, 25, &paper_code(), &serial());
+    let (s, q) = run(100, 25, &paper_code(), &BackendSpec::serial());
     assert_eq!(s.steps(), 366);
     assert_eq!(s.method.dt(), 0.008_205_121_893_505_448);
     let text = include_str!("data/paper-code-100x25.csv");
@@ -85,7 +70,7 @@ fn conservative_shocks_and_plateaus_match_the_exact_solution() {
     let dx = 4.0 / grid.nx as f64;
     let settings = Settings::default();
     let ex = shock(&settings).unwrap();
-    let (_, q) = run(grid.nx, grid.ny, &settings, &serial());
+    let (_, q) = run(grid.nx, grid.ny, &settings, &BackendSpec::serial());
     let m = solution(&grid, &q).measure(&ex);
     let exact = [ex.incident_x(0.5), ex.reflected_x(0.5)];
     for (at, exact) in m.at_half_height.iter().zip(exact) {
@@ -110,7 +95,7 @@ fn conservative_shocks_and_plateaus_match_the_exact_solution() {
         viscosity: Viscosity::Paper,
         ..Settings::default()
     };
-    let (_, qp) = run(grid.nx, grid.ny, &paper, &serial());
+    let (_, qp) = run(grid.nx, grid.ny, &paper, &BackendSpec::serial());
     let mp = solution(&grid, &qp).measure(&ex);
     assert!(
         mp.at_half_height[1] - exact[1] > 4.0 * dx,
@@ -129,7 +114,7 @@ fn conservative_converges_at_first_order() {
     let e: Vec<f64> = [(100, 25), (200, 50)]
         .iter()
         .map(|&(nx, ny)| {
-            let q = run(nx, ny, &settings, &serial()).1;
+            let q = run(nx, ny, &settings, &BackendSpec::serial()).1;
             solution(&Grid { nx, ny }, &q).l1_density_error(&ex)
         })
         .collect();
@@ -145,7 +130,7 @@ fn the_last_step_ends_at_the_final_time() {
         final_time: 0.1,
         ..Settings::default()
     };
-    let (s, _) = run(40, 10, &settings, &serial());
+    let (s, _) = run(40, 10, &settings, &BackendSpec::serial());
     assert_eq!(s.method.time(), Some(0.1));
     let dt = s.method.dt();
     assert_eq!(s.steps(), (0.1 / dt).ceil() as u64);
@@ -156,7 +141,7 @@ fn the_last_step_ends_at_the_final_time() {
             final_time: 0.1,
             ..paper_code()
         },
-        &serial(),
+        &BackendSpec::serial(),
     );
     let t = p.method.time().unwrap();
     assert!(t >= 0.1 && t < 0.1 + p.method.dt(), "t = {t}");
@@ -166,9 +151,9 @@ fn the_last_step_ends_at_the_final_time() {
 #[test]
 fn threads_are_bit_identical_to_serial() {
     for settings in [Settings::default(), paper_code()] {
-        let (_, q) = run(60, 16, &settings, &serial());
+        let (_, q) = run(60, 16, &settings, &BackendSpec::serial());
         for n in [2, 3] {
-            let (_, t) = run(60, 16, &settings, &threads(n));
+            let (_, t) = run(60, 16, &settings, &BackendSpec::threads(n));
             assert!(q == t, "{n} threads differ ({:?})", settings.viscosity);
         }
     }
@@ -178,7 +163,12 @@ fn threads_are_bit_identical_to_serial() {
 /// step and puts back the state of the step's start.
 #[test]
 fn a_non_physical_step_keeps_the_last_good_state() {
-    let mut s = Solver::new(&Grid { nx: 40, ny: 10 }, &Settings::default(), &serial()).unwrap();
+    let mut s = Solver::new(
+        &Grid { nx: 40, ny: 10 },
+        &Settings::default(),
+        &BackendSpec::serial(),
+    )
+    .unwrap();
     s.step().unwrap();
     let good = s.state();
     // A time step twenty times too large.

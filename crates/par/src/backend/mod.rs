@@ -152,6 +152,26 @@ pub struct BackendSpec {
     pub layout: crate::layout::Layout,
 }
 
+impl BackendSpec {
+    /// The serial backend, every other setting at its default.
+    pub fn serial() -> Self {
+        BackendSpec {
+            kind: BackendKind::Serial,
+            ..BackendSpec::default()
+        }
+    }
+
+    /// The threads backend with `threads` threads (0: one per core), every
+    /// other setting at its default.
+    pub fn threads(threads: usize) -> Self {
+        BackendSpec {
+            kind: BackendKind::Threads,
+            threads,
+            ..BackendSpec::default()
+        }
+    }
+}
+
 /// What a backend needs of the method besides the part: the loops it may
 /// run (a device backend compiles them all at start) and their device
 /// source.
