@@ -79,7 +79,8 @@ fn simple_wave_1d_converges_at_order_n() {
 /// weak (A = 0.02: 2.94, 2.83 at n = 3), at about `n - 1` once it is not
 /// (A = 0.2: 2.2, 2.1; n = 4: 3.15, n = 6: 5.1). The same wave along x (in
 /// 2D, also with a tangential flow) converges at order `n` in every
-/// variable; a split-form volume term did not change the rate (docs/dg.md).
+/// variable; a split-form volume term and a Roe flux in place of the
+/// Lax-Friedrichs one did not change the rate (docs/dg.md).
 #[test]
 fn simple_wave_along_the_diagonal_converges() {
     let weak = |c: usize| Settings {
