@@ -303,7 +303,7 @@ fn write_outputs(settings: &Settings, u: &[f64], dir: &Path, vtk: bool, plots: b
         for (v, grid) in grids.iter_mut().enumerate() {
             for j in 0..n {
                 for i in 0..n {
-                    grid[(ey * n + j) * gx + ex * n + i] = chunk[v * stride + 8 * j + i];
+                    grid[(ey * n + j) * gx + ex * n + i] = chunk[v * stride + n * j + i];
                 }
             }
         }
@@ -361,7 +361,7 @@ fn write_outputs(settings: &Settings, u: &[f64], dir: &Path, vtk: bool, plots: b
                     let mut v = 0.0;
                     for j in 0..n {
                         for i in 0..n {
-                            v += la[i] * lb[j] * chunk[8 * j + i];
+                            v += la[i] * lb[j] * chunk[n * j + i];
                         }
                     }
                     samples[(ey * m + b) * sx + ex * m + a] = v;

@@ -164,7 +164,9 @@ par_loop! {
     pub static RHS_2 = rhs_2d over CELLS {
         p: global(PARAMS),
         u: read(U_2 at FACES_2D),
-        r: write(R_2),
+        // Read and written: the kernel writes only the values in use (a
+        // device backend loads the element first).
+        r: rw(R_2),
     }
 }
 par_loop! {
@@ -172,7 +174,8 @@ par_loop! {
     pub static SAVE_2 = save_2d over CELLS {
         p: global(PARAMS),
         u: read(U_2),
-        u0: write(U0_2),
+        // Only the values in use are copied: read and written.
+        u0: rw(U0_2),
     }
 }
 par_loop! {
@@ -180,7 +183,8 @@ par_loop! {
     pub static RESTORE_2 = restore_2d over CELLS {
         p: global(PARAMS),
         u0: read(U0_2),
-        u: write(U_2),
+        // Only the values in use are copied: read and written.
+        u: rw(U_2),
     }
 }
 par_loop! {

@@ -51,7 +51,9 @@ par_loop! {
     pub static RHS_E1 = iso_rhs_1d over CELLS {
         p: global(PARAMS),
         u: read(U_E1 at FACES_1D),
-        r: write(R_E1),
+        // Read and written: the kernel writes only the values in use (a
+        // device backend loads the element first).
+        r: rw(R_E1),
     }
 }
 par_loop! {
@@ -143,7 +145,9 @@ par_loop! {
     pub static RHS_E2 = iso_rhs_2d over CELLS {
         p: global(PARAMS),
         u: read(U_E2 at FACES_2D),
-        r: write(R_E2),
+        // Read and written: the kernel writes only the values in use (a
+        // device backend loads the element first).
+        r: rw(R_E2),
     }
 }
 par_loop! {
@@ -151,7 +155,8 @@ par_loop! {
     pub static SAVE_E2 = iso_save_2d over CELLS {
         p: global(PARAMS),
         u: read(U_E2),
-        u0: write(U0_E2),
+        // Only the values in use are copied: read and written.
+        u0: rw(U0_E2),
     }
 }
 par_loop! {
@@ -159,7 +164,8 @@ par_loop! {
     pub static RESTORE_E2 = iso_restore_2d over CELLS {
         p: global(PARAMS),
         u0: read(U0_E2),
-        u: write(U_E2),
+        // Only the values in use are copied: read and written.
+        u: rw(U_E2),
     }
 }
 par_loop! {

@@ -4,10 +4,11 @@
 //! `rho_t + div(rho u) = 0`, `(rho u)_t + div(rho u u + a^2 rho I) = 0`.
 //!
 //! An element holds the conserved variables of one DG cell, variable by
-//! variable: a 1D cell is an [`Euler1`] (`[f64; 16]`: `rho` at `i`, `rho u`
-//! at `8 + i`), a 2D cell an [`Euler2`] (`[f64; 192]`: `rho` at `8 j + i`,
-//! `rho u` at `64 + 8 j + i`, `rho v` at `128 + 8 j + i`). Entries past the
-//! case's `n` nodes per direction stay 0.
+//! variable, packed for the case's `n` nodes per direction: a 1D cell is
+//! an [`Euler1`] (`[f64; 16]`: `rho` at `i`, `rho u` at `n + i`), a 2D cell
+//! an [`Euler2`] (`[f64; 192]`: `rho` at `n j + i`, `rho u` at `n^2 + n j +
+//! i`, `rho v` at `2 n^2 + n j + i`). The values in use come first; the
+//! rest stay 0 and are never touched.
 //!
 //! The scheme is [`crate::kernels`]'s strong-form DGSEM on collocated GLL
 //! nodes, applied to each variable along each direction: along a line the
@@ -27,11 +28,11 @@ use qflow_par_macros::device;
 
 use crate::tables::{GLL_D, GLL_W};
 
-/// The conserved variables of a 1D cell: `rho` at `i`, `rho u` at `8 + i`.
+/// The conserved variables of a 1D cell: `rho` at `i`, `rho u` at `n + i`.
 pub type Euler1 = [f64; 16];
 
-/// The conserved variables of a 2D cell: `rho` at `8 j + i`, `rho u` at
-/// `64 + 8 j + i`, `rho v` at `128 + 8 j + i`.
+/// The conserved variables of a 2D cell: `rho` at `n j + i`, `rho u` at
+/// `n^2 + n j + i`, `rho v` at `2 n^2 + n j + i`.
 pub type Euler2 = [f64; 192];
 
 /// The isothermal flux across a face of the state `(rho, m_n, m_t)`,
@@ -102,23 +103,20 @@ pub fn iso_line_rhs(n: usize, a: f64, q: &[f64; 24], left: [f64; 3], right: [f64
 #[device]
 pub fn iso_rhs_1d(p: [f64; 5], u: Offsets<'_, Euler1>, r: &mut Euler1) {
     let n = p[0] as usize;
-    let own = u.at(0, 0, 0);
     let last = n - 1;
+    // Values are read one by one (no copy of a whole cell).
     let mut q = [0.0; 24];
     for i in 0..n {
-        q[i] = own[i];
-        q[8 + i] = own[8 + i];
+        q[i] = u.value(0, 0, 0, i);
+        q[8 + i] = u.value(0, 0, 0, n + i);
     }
-    // The neighbours' face values alone (no copy of their cells).
-    let left = [u.value(-1, 0, 0, last), u.value(-1, 0, 0, 8 + last), 0.0];
-    let right = [u.value(1, 0, 0, 0), u.value(1, 0, 0, 8), 0.0];
+    let left = [u.value(-1, 0, 0, last), u.value(-1, 0, 0, n + last), 0.0];
+    let right = [u.value(1, 0, 0, 0), u.value(1, 0, 0, n), 0.0];
     let line = iso_line_rhs(n, p[1], &q, left, right);
-    let mut out = [0.0; 16];
     for i in 0..n {
-        out[i] = -p[3] * line[i];
-        out[8 + i] = -p[3] * line[8 + i];
+        r[i] = -p[3] * line[i];
+        r[n + i] = -p[3] * line[8 + i];
     }
-    *r = out;
 }
 
 /// The right-hand side of a 2D cell from it and its neighbours along x
@@ -126,33 +124,34 @@ pub fn iso_rhs_1d(p: [f64; 5], u: Offsets<'_, Euler1>, r: &mut Euler1) {
 #[device]
 pub fn iso_rhs_2d(p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler2) {
     let n = p[0] as usize;
-    let own = u.at(0, 0, 0);
+    let nn = n * n;
     let last = n - 1;
-    // Along x: row j, (rho, rho u, rho v) (only the rows in use written).
+    // Values are read one by one (no copy of a whole cell), the cell's own
+    // and its neighbours' face values.
+    // Along x: row j, (rho, rho u, rho v).
     for j in 0..n {
         let mut q = [0.0; 24];
-        for i in 0..n {
-            for v in 0..3 {
-                q[8 * v + i] = own[64 * v + 8 * j + i];
+        for v in 0..3 {
+            for i in 0..n {
+                q[8 * v + i] = u.value(0, 0, 0, nn * v + n * j + i);
             }
         }
-        let w = 8 * j + last;
-        let e = 8 * j;
-        // The neighbours' face values alone (no copy of their cells).
+        let w = n * j + last;
+        let e = n * j;
         let left = [
             u.value(-1, 0, 0, w),
-            u.value(-1, 0, 0, 64 + w),
-            u.value(-1, 0, 0, 128 + w),
+            u.value(-1, 0, 0, nn + w),
+            u.value(-1, 0, 0, 2 * nn + w),
         ];
         let right = [
             u.value(1, 0, 0, e),
-            u.value(1, 0, 0, 64 + e),
-            u.value(1, 0, 0, 128 + e),
+            u.value(1, 0, 0, nn + e),
+            u.value(1, 0, 0, 2 * nn + e),
         ];
         let line = iso_line_rhs(n, p[1], &q, left, right);
-        for i in 0..n {
-            for v in 0..3 {
-                r[64 * v + 8 * j + i] = -p[3] * line[8 * v + i];
+        for v in 0..3 {
+            for i in 0..n {
+                r[nn * v + n * j + i] = -p[3] * line[8 * v + i];
             }
         }
     }
@@ -160,26 +159,26 @@ pub fn iso_rhs_2d(p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler2) {
     for i in 0..n {
         let mut q = [0.0; 24];
         for j in 0..n {
-            q[j] = own[8 * j + i];
-            q[8 + j] = own[128 + 8 * j + i];
-            q[16 + j] = own[64 + 8 * j + i];
+            q[j] = u.value(0, 0, 0, n * j + i);
+            q[8 + j] = u.value(0, 0, 0, 2 * nn + n * j + i);
+            q[16 + j] = u.value(0, 0, 0, nn + n * j + i);
         }
-        let s = 8 * last + i;
+        let s = n * last + i;
         let left = [
             u.value(0, -1, 0, s),
-            u.value(0, -1, 0, 128 + s),
-            u.value(0, -1, 0, 64 + s),
+            u.value(0, -1, 0, 2 * nn + s),
+            u.value(0, -1, 0, nn + s),
         ];
         let right = [
             u.value(0, 1, 0, i),
-            u.value(0, 1, 0, 128 + i),
-            u.value(0, 1, 0, 64 + i),
+            u.value(0, 1, 0, 2 * nn + i),
+            u.value(0, 1, 0, nn + i),
         ];
         let line = iso_line_rhs(n, p[1], &q, left, right);
         for j in 0..n {
-            r[8 * j + i] -= p[4] * line[j];
-            r[128 + 8 * j + i] -= p[4] * line[8 + j];
-            r[64 + 8 * j + i] -= p[4] * line[16 + j];
+            r[n * j + i] -= p[4] * line[j];
+            r[2 * nn + n * j + i] -= p[4] * line[8 + j];
+            r[nn + n * j + i] -= p[4] * line[16 + j];
         }
     }
 }
@@ -196,7 +195,7 @@ pub fn iso_diag_1d(p: [f64; 5], u: &Euler1, mass: &mut f64, kinetic: &mut f64, l
     let mut lo = *low;
     for i in 0..n {
         let rho = u[i];
-        let mx = u[8 + i];
+        let mx = u[n + i];
         m += GLL_W[w0 + i] * rho;
         k += GLL_W[w0 + i] * (0.5 * mx * mx / rho);
         lo = lo.min(rho);
@@ -219,10 +218,10 @@ pub fn iso_diag_2d(p: [f64; 5], u: &Euler2, mass: &mut f64, kinetic: &mut f64, l
     for j in 0..n {
         for i in 0..n {
             let w = GLL_W[w0 + i] * GLL_W[w0 + j];
-            let s = 8 * j + i;
+            let s = n * j + i;
             let rho = u[s];
-            let mx = u[64 + s];
-            let my = u[128 + s];
+            let mx = u[n * n + s];
+            let my = u[2 * n * n + s];
             m += w * rho;
             k += w * (0.5 * (mx * mx + my * my) / rho);
             lo = lo.min(rho);
@@ -262,61 +261,41 @@ pub fn iso_lserk_1d(s: [f64; 3], r: &Euler1, k: &mut Euler1, u: &mut Euler1) {
     }
 }
 
-/// The offset of row `k` of the rows in use of a 2D Euler cell: `n` rows
-/// of 8 values per variable, variables 64 apart.
-#[device]
-#[inline(always)]
-pub fn iso_row(n: usize, k: usize) -> usize {
-    64 * (k / n) + 8 * (k % n)
-}
-
 /// Keeps the state at the start of a step: `u0 = u` (2D Euler). Only the
-/// rows in use (`j < n` of each variable, 8 values: one cache line) are
-/// touched, here and in the other 2D vector kernels.
+/// `3 n^2` values in use are touched, here and in the other 2D vector
+/// kernels.
 #[device]
 pub fn iso_save_2d(p: [f64; 5], u: &Euler2, u0: &mut Euler2) {
-    let n = p[0] as usize;
-    for k in 0..3 * n {
-        let o = iso_row(n, k);
-        for i in 0..8 {
-            u0[o + i] = u[o + i];
-        }
+    let used = 3 * (p[0] as usize) * (p[0] as usize);
+    for k in 0..used {
+        u0[k] = u[k];
     }
 }
 
 /// Puts the step's start back: `u = u0` (2D Euler).
 #[device]
 pub fn iso_restore_2d(p: [f64; 5], u0: &Euler2, u: &mut Euler2) {
-    let n = p[0] as usize;
-    for k in 0..3 * n {
-        let o = iso_row(n, k);
-        for i in 0..8 {
-            u[o + i] = u0[o + i];
-        }
+    let used = 3 * (p[0] as usize) * (p[0] as usize);
+    for k in 0..used {
+        u[k] = u0[k];
     }
 }
 
 /// `y += c x` (2D Euler).
 #[device]
 pub fn iso_axpy_2d(p: [f64; 5], c: f64, x: &Euler2, y: &mut Euler2) {
-    let n = p[0] as usize;
-    for k in 0..3 * n {
-        let o = iso_row(n, k);
-        for i in 0..8 {
-            y[o + i] += c * x[o + i];
-        }
+    let used = 3 * (p[0] as usize) * (p[0] as usize);
+    for k in 0..used {
+        y[k] += c * x[k];
     }
 }
 
 /// A low-storage stage, `s = [A, B, dt]` (2D Euler).
 #[device]
 pub fn iso_lserk_2d(p: [f64; 5], s: [f64; 3], r: &Euler2, k: &mut Euler2, u: &mut Euler2) {
-    let n = p[0] as usize;
-    for m in 0..3 * n {
-        let o = iso_row(n, m);
-        for i in 0..8 {
-            k[o + i] = s[0] * k[o + i] + s[2] * r[o + i];
-            u[o + i] += s[1] * k[o + i];
-        }
+    let used = 3 * (p[0] as usize) * (p[0] as usize);
+    for m in 0..used {
+        k[m] = s[0] * k[m] + s[2] * r[m];
+        u[m] += s[1] * k[m];
     }
 }

@@ -5,8 +5,9 @@
 //! An **element** is one DG cell with all its nodal values, held in a
 //! fixed-size array at the largest order: a 1D cell is a [`Cell1`]
 //! (`[f64; 8]`, nodes `0..n`), a 2D cell a [`Cell2`] (`[f64; 64]`, node
-//! `(i, j)` at `8 j + i`, `i, j < n`), `n` the case's `order` (nodes per
-//! direction, 1 to 8) given at run time. Entries past `n` stay 0.
+//! `(i, j)` at `n j + i`, `i, j < n`: packed, the `n^2` values in use
+//! first), `n` the case's `order` (nodes per direction, 1 to 8) given at
+//! run time. Entries past the `n^d` in use stay 0 and are never touched.
 //!
 //! The right-hand side is the strong-form DGSEM on collocated
 //! Gauss-Lobatto-Legendre nodes (diagonal mass matrix `w`): along one
@@ -37,7 +38,7 @@ use crate::tables::{GLL_D, GLL_W};
 /// The nodal values of a 1D cell (node `i` at `i`).
 pub type Cell1 = [f64; 8];
 
-/// The nodal values of a 2D cell (node `(i, j)` at `8 j + i`).
+/// The nodal values of a 2D cell (node `(i, j)` at `n j + i`).
 pub type Cell2 = [f64; 64];
 
 /// The Lax-Friedrichs (here: upwind) flux of `f = a u` between `ul` and
@@ -93,33 +94,33 @@ pub fn rhs_1d(p: [f64; 5], u: Offsets<'_, Cell1>, r: &mut Cell1) {
 #[device]
 pub fn rhs_2d(p: [f64; 5], u: Offsets<'_, Cell2>, r: &mut Cell2) {
     let n = p[0] as usize;
-    let own = u.at(0, 0, 0);
     let last = n - 1;
-    // Along x: row j (only the rows in use are written).
+    // Values are read one by one (no copy of a whole cell), the cell's own
+    // and its neighbours' face values.
+    // Along x: row j.
     for j in 0..n {
         let mut q = [0.0; 8];
         for i in 0..n {
-            q[i] = own[8 * j + i];
+            q[i] = u.value(0, 0, 0, n * j + i);
         }
-        // The neighbours' face values alone (no copy of their cells).
-        let west = u.value(-1, 0, 0, 8 * j + last);
-        let east = u.value(1, 0, 0, 8 * j);
+        let west = u.value(-1, 0, 0, n * j + last);
+        let east = u.value(1, 0, 0, n * j);
         let line = line_rhs(n, p[1], &q, west, east);
         for i in 0..n {
-            r[8 * j + i] = -p[3] * line[i];
+            r[n * j + i] = -p[3] * line[i];
         }
     }
     // Along y: column i.
     for i in 0..n {
         let mut q = [0.0; 8];
         for j in 0..n {
-            q[j] = own[8 * j + i];
+            q[j] = u.value(0, 0, 0, n * j + i);
         }
-        let south = u.value(0, -1, 0, 8 * last + i);
+        let south = u.value(0, -1, 0, n * last + i);
         let north = u.value(0, 1, 0, i);
         let line = line_rhs(n, p[2], &q, south, north);
         for j in 0..n {
-            r[8 * j + i] -= p[4] * line[j];
+            r[n * j + i] -= p[4] * line[j];
         }
     }
 }
@@ -154,13 +155,12 @@ pub fn lserk_1d(s: [f64; 3], r: &Cell1, k: &mut Cell1, u: &mut Cell1) {
     }
 }
 
-/// Keeps the state at the start of a step: `u0 = u` (2D). Only the rows
-/// in use (`j < n`, 8 values each: one cache line) are touched, here and
-/// in the other 2D vector kernels: the rest of every 2D dat stays 0.
+/// Keeps the state at the start of a step: `u0 = u` (2D). Only the `n^2`
+/// values in use are touched, here and in the other 2D vector kernels.
 #[device]
 pub fn save_2d(p: [f64; 5], u: &Cell2, u0: &mut Cell2) {
-    let rows = 8 * (p[0] as usize);
-    for k in 0..rows {
+    let used = (p[0] as usize) * (p[0] as usize);
+    for k in 0..used {
         u0[k] = u[k];
     }
 }
@@ -168,8 +168,8 @@ pub fn save_2d(p: [f64; 5], u: &Cell2, u0: &mut Cell2) {
 /// Puts the step's start back: `u = u0` (2D).
 #[device]
 pub fn restore_2d(p: [f64; 5], u0: &Cell2, u: &mut Cell2) {
-    let rows = 8 * (p[0] as usize);
-    for k in 0..rows {
+    let used = (p[0] as usize) * (p[0] as usize);
+    for k in 0..used {
         u[k] = u0[k];
     }
 }
@@ -177,8 +177,8 @@ pub fn restore_2d(p: [f64; 5], u0: &Cell2, u: &mut Cell2) {
 /// `y += c x` (2D): a Runge-Kutta stage's term.
 #[device]
 pub fn axpy_2d(p: [f64; 5], c: f64, x: &Cell2, y: &mut Cell2) {
-    let rows = 8 * (p[0] as usize);
-    for k in 0..rows {
+    let used = (p[0] as usize) * (p[0] as usize);
+    for k in 0..used {
         y[k] += c * x[k];
     }
 }
@@ -187,8 +187,8 @@ pub fn axpy_2d(p: [f64; 5], c: f64, x: &Cell2, y: &mut Cell2) {
 /// `k = A k + dt r`, `u = u + B k`.
 #[device]
 pub fn lserk_2d(p: [f64; 5], s: [f64; 3], r: &Cell2, k: &mut Cell2, u: &mut Cell2) {
-    let rows = 8 * (p[0] as usize);
-    for m in 0..rows {
+    let used = (p[0] as usize) * (p[0] as usize);
+    for m in 0..used {
         k[m] = s[0] * k[m] + s[2] * r[m];
         u[m] += s[1] * k[m];
     }
@@ -217,7 +217,7 @@ pub fn norm_2d(p: [f64; 5], u: &Cell2, sum: &mut f64) {
     let mut s = 0.0;
     for j in 0..n {
         for i in 0..n {
-            let v = u[8 * j + i];
+            let v = u[n * j + i];
             s += GLL_W[w0 + i] * GLL_W[w0 + j] * v * v;
         }
     }

@@ -13,21 +13,19 @@ use crate::decl_euler::{DATS_E1, DATS_E2};
 use crate::gll::Gll;
 use crate::settings::{Equation, Initial, Settings};
 
-/// Values per variable of an element: 8 in 1D, 64 in 2D (variable `v`'s
-/// node slot `k` is at `v * stride + k`).
+/// Values per variable of an element in use: `n` in 1D, `n^2` in 2D
+/// (packed: variable `v`'s node slot `k` is at `v * stride + k`, node `(i,
+/// j)`'s slot `n j + i`, [`crate::kernels`], [`crate::euler`]).
 pub fn variable_stride(settings: &Settings) -> usize {
-    if settings.dimensions == 1 {
-        8
-    } else {
-        64
-    }
+    settings.order.pow(settings.dimensions as u32)
 }
 
-/// Values per element of the family of `settings`: the variables times
-/// [`variable_stride`] (8 or 64 for advection, 16 or 192 for isothermal
-/// Euler).
+/// Values per element of the family of `settings` as stored (sized for
+/// the largest order): 8 or 64 for advection, 16 or 192 for isothermal
+/// Euler, in 1D or 2D.
 pub fn element_len(settings: &Settings) -> usize {
-    settings.variables() * variable_stride(settings)
+    let per_variable = if settings.dimensions == 1 { 8 } else { 64 };
+    settings.variables() * per_variable
 }
 
 /// The names of the variables of `settings`' equation, in element order.
@@ -222,7 +220,7 @@ pub fn for_each_node(settings: &Settings, mut f: impl FnMut(usize, usize, f64, f
                 for j in 0..n {
                     let y = node_position(&gll, ey, j, hy);
                     for i in 0..n {
-                        f(e, 8 * j + i, node_position(&gll, ex, i, hx), y);
+                        f(e, n * j + i, node_position(&gll, ex, i, hx), y);
                     }
                 }
             }
@@ -288,13 +286,14 @@ pub fn build(settings: &Settings) -> Result<Problem, String> {
 }
 
 /// The quadrature weight of slot `k` of an element: `(hx/2) w_i` in 1D,
-/// `(hx/2)(hy/2) w_i w_j` in 2D (slot `k = 8 j + i`).
+/// `(hx/2)(hy/2) w_i w_j` in 2D (slot `k = n j + i`).
 fn quadrature_weight(settings: &Settings, gll: &Gll, k: usize) -> f64 {
     let [hx, hy] = settings.spacing();
     if settings.dimensions == 1 {
         0.5 * hx * gll.weights[k]
     } else {
-        0.25 * hx * hy * gll.weights[k % 8] * gll.weights[k / 8]
+        let n = settings.order;
+        0.25 * hx * hy * gll.weights[k % n] * gll.weights[k / n]
     }
 }
 
