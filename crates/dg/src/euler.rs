@@ -102,7 +102,23 @@ pub fn iso_line_rhs(n: usize, a: f64, q: &[f64; 24], left: [f64; 3], right: [f64
 /// The right-hand side of a 1D cell from it and its neighbours along x.
 #[device]
 pub fn iso_rhs_1d(p: [f64; 5], u: Offsets<'_, Euler1>, r: &mut Euler1) {
-    let n = p[0] as usize;
+    // One copy of the body per order, `n` a constant in each.
+    match p[0] as usize {
+        1 => iso_rhs_1d_n(1, p, u, r),
+        2 => iso_rhs_1d_n(2, p, u, r),
+        3 => iso_rhs_1d_n(3, p, u, r),
+        4 => iso_rhs_1d_n(4, p, u, r),
+        5 => iso_rhs_1d_n(5, p, u, r),
+        6 => iso_rhs_1d_n(6, p, u, r),
+        7 => iso_rhs_1d_n(7, p, u, r),
+        _ => iso_rhs_1d_n(8, p, u, r),
+    }
+}
+
+/// [`iso_rhs_1d`] for `n` nodes per direction.
+#[device]
+#[inline(always)]
+pub fn iso_rhs_1d_n(n: usize, p: [f64; 5], u: Offsets<'_, Euler1>, r: &mut Euler1) {
     let last = n - 1;
     // Values are read one by one (no copy of a whole cell).
     let mut q = [0.0; 24];
@@ -123,17 +139,35 @@ pub fn iso_rhs_1d(p: [f64; 5], u: Offsets<'_, Euler1>, r: &mut Euler1) {
 /// and y: along x the normal momentum is `rho u`, along y `rho v`.
 #[device]
 pub fn iso_rhs_2d(p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler2) {
-    let n = p[0] as usize;
+    // One copy of the body per order, `n` a constant in each (the compiler
+    // unrolls the node loops).
+    match p[0] as usize {
+        1 => iso_rhs_2d_n(1, p, u, r),
+        2 => iso_rhs_2d_n(2, p, u, r),
+        3 => iso_rhs_2d_n(3, p, u, r),
+        4 => iso_rhs_2d_n(4, p, u, r),
+        5 => iso_rhs_2d_n(5, p, u, r),
+        6 => iso_rhs_2d_n(6, p, u, r),
+        7 => iso_rhs_2d_n(7, p, u, r),
+        _ => iso_rhs_2d_n(8, p, u, r),
+    }
+}
+
+/// [`iso_rhs_2d`] for `n` nodes per direction.
+#[device]
+#[inline(always)]
+pub fn iso_rhs_2d_n(n: usize, p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler2) {
     let nn = n * n;
     let last = n - 1;
-    // Values are read one by one (no copy of a whole cell), the cell's own
-    // and its neighbours' face values.
+    let own = u.at(0, 0, 0);
+    // The neighbours' face values are read one by one (no copy of their
+    // cells).
     // Along x: row j, (rho, rho u, rho v).
     for j in 0..n {
         let mut q = [0.0; 24];
         for v in 0..3 {
             for i in 0..n {
-                q[8 * v + i] = u.value(0, 0, 0, nn * v + n * j + i);
+                q[8 * v + i] = own[nn * v + n * j + i];
             }
         }
         let w = n * j + last;
@@ -159,9 +193,9 @@ pub fn iso_rhs_2d(p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler2) {
     for i in 0..n {
         let mut q = [0.0; 24];
         for j in 0..n {
-            q[j] = u.value(0, 0, 0, n * j + i);
-            q[8 + j] = u.value(0, 0, 0, 2 * nn + n * j + i);
-            q[16 + j] = u.value(0, 0, 0, nn + n * j + i);
+            q[j] = own[n * j + i];
+            q[8 + j] = own[2 * nn + n * j + i];
+            q[16 + j] = own[nn + n * j + i];
         }
         let s = n * last + i;
         let left = [

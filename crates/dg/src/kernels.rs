@@ -77,7 +77,24 @@ pub fn line_rhs(n: usize, a: f64, q: &[f64; 8], left: f64, right: f64) -> [f64; 
 /// The right-hand side of a 1D cell from it and its neighbours along x.
 #[device]
 pub fn rhs_1d(p: [f64; 5], u: Offsets<'_, Cell1>, r: &mut Cell1) {
-    let n = p[0] as usize;
+    // One copy of the body per order, `n` a constant in each (the compiler
+    // unrolls the node loops).
+    match p[0] as usize {
+        1 => rhs_1d_n(1, p, u, r),
+        2 => rhs_1d_n(2, p, u, r),
+        3 => rhs_1d_n(3, p, u, r),
+        4 => rhs_1d_n(4, p, u, r),
+        5 => rhs_1d_n(5, p, u, r),
+        6 => rhs_1d_n(6, p, u, r),
+        7 => rhs_1d_n(7, p, u, r),
+        _ => rhs_1d_n(8, p, u, r),
+    }
+}
+
+/// [`rhs_1d`] for `n` nodes per direction.
+#[device]
+#[inline(always)]
+pub fn rhs_1d_n(n: usize, p: [f64; 5], u: Offsets<'_, Cell1>, r: &mut Cell1) {
     let own = u.at(0, 0, 0);
     let left = u.value(-1, 0, 0, n - 1);
     let right = u.value(1, 0, 0, 0);
@@ -93,7 +110,24 @@ pub fn rhs_1d(p: [f64; 5], u: Offsets<'_, Cell1>, r: &mut Cell1) {
 /// and y.
 #[device]
 pub fn rhs_2d(p: [f64; 5], u: Offsets<'_, Cell2>, r: &mut Cell2) {
-    let n = p[0] as usize;
+    // One copy of the body per order, `n` a constant in each (the compiler
+    // unrolls the node loops).
+    match p[0] as usize {
+        1 => rhs_2d_n(1, p, u, r),
+        2 => rhs_2d_n(2, p, u, r),
+        3 => rhs_2d_n(3, p, u, r),
+        4 => rhs_2d_n(4, p, u, r),
+        5 => rhs_2d_n(5, p, u, r),
+        6 => rhs_2d_n(6, p, u, r),
+        7 => rhs_2d_n(7, p, u, r),
+        _ => rhs_2d_n(8, p, u, r),
+    }
+}
+
+/// [`rhs_2d`] for `n` nodes per direction.
+#[device]
+#[inline(always)]
+pub fn rhs_2d_n(n: usize, p: [f64; 5], u: Offsets<'_, Cell2>, r: &mut Cell2) {
     let last = n - 1;
     // Values are read one by one (no copy of a whole cell), the cell's own
     // and its neighbours' face values.
