@@ -2,5 +2,13 @@
 //! included as `DEVICE_SOURCE`).
 
 fn main() {
-    qflow_par_codegen::build_script(&["src/kernels.rs", "src/euler.rs", "src/tables.rs"], "dg");
+    qflow_par_codegen::build_script(
+        &[
+            "src/kernels.rs",
+            "src/kernels3.rs",
+            "src/euler.rs",
+            "src/tables.rs",
+        ],
+        "dg",
+    );
 }

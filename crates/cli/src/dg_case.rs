@@ -4,7 +4,7 @@
 //! method = "dg"
 //! [dg]
 //! equation = "advection"        # or "isothermal-euler" (p = a^2 rho)
-//! dimensions = 2                # 1 or 2
+//! dimensions = 2                # 1, 2 or 3 (3D: advection)
 //! order = 8                     # nodes per direction (degree + 1), 1 to 8
 //! cells = [40, 40]              # one number per dimension, on the unit box
 //! velocity = [1.0, 1.0]         # one component per dimension (Euler: the background flow)
@@ -72,9 +72,9 @@ impl DgCase {
     /// About the bytes rank 0 holds: up to 11 dats of a cell's values (8
     /// or 64 per variable in 1D or 2D), and the outputs' copies.
     pub fn bytes_needed(&self) -> u64 {
-        let [cx, cy] = self.dg.grid();
+        let cells: u64 = self.dg.grid().iter().map(|&c| c as u64).product();
         let per_cell = qflow_dg::problem::element_len(&self.dg) as u64;
-        (cx as u64) * (cy as u64) * per_cell * 8 * 14
+        cells * per_cell * 8 * 14
     }
 
     /// The step limit: the case's, else none.
@@ -105,7 +105,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(c.dg.order, 8);
-        assert_eq!(c.dg.grid(), [40, 40]);
+        assert_eq!(c.dg.grid(), [40, 40, 1]);
         assert_eq!(c.max_steps(), u64::MAX);
     }
 
@@ -130,8 +130,10 @@ mod tests {
         assert!(e.contains("[dg] sound_speed = -1"), "{e}");
         let e = err("cfl = 0.0\n");
         assert!(e.contains("[dg] cfl = 0"), "{e}");
-        let e = err("dimensions = 3\n");
-        assert!(e.contains("[dg] dimensions = 3"), "{e}");
+        let e = err("dimensions = 4\n");
+        assert!(e.contains("[dg] dimensions = 4"), "{e}");
+        let e = err("dimensions = 3\ncells = [4, 4]\nvelocity = [1.0, 1.0, 1.0]\n");
+        assert!(e.contains("[dg] cells = [4, 4]"), "{e}");
         let e = err("ordre = 3\n");
         assert!(e.contains("ordre"), "{e}");
     }

@@ -62,8 +62,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     let mode = opts.exchange.unwrap_or(ExchangeMode::Nonblocking);
     let mut ex = executor(comm, part, &method, &opts.backend, mode).map_err(|e| anyhow!(e))?;
     let setup_seconds = t.elapsed().as_secs_f64();
-    let [cx, cy] = settings.grid();
-    let cells = cx * cy;
+    let cells: usize = settings.grid().iter().product();
     let n = settings.order;
     let dofs = cells * n.pow(settings.dimensions as u32);
     let key = format!(
@@ -89,7 +88,11 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
         resume: opts.resume,
         quiet: opts.quiet,
         problem_key: key,
-        fingerprint: ((cx as u64) << 32) | cy as u64,
+        // Cells per direction (at most 2^20 each): 21 bits apiece.
+        fingerprint: {
+            let [cx, cy, cz] = settings.grid().map(|c| c as u64);
+            (cx << 42) | (cy << 21) | cz
+        },
         user_numbering: Vec::new(),
     };
     if !opts.quiet && rank0 {
@@ -224,49 +227,51 @@ fn write_outputs(settings: &Settings, u: &[f64], dir: &Path, vtk: bool, plots: b
     let vars = names.len();
     let t = settings.final_time;
     let exact = problem::ExactSolution::new(settings);
-    // Per node: x, y, the variables, their exact values.
-    let mut nodes: Vec<(f64, f64, [f64; 3], [f64; 3])> = Vec::new();
-    problem::for_each_node(settings, |e, k, x, y| {
+    // Per node: its position, the variables, their exact values.
+    let mut nodes: Vec<([f64; 3], [f64; 3], [f64; 3])> = Vec::new();
+    problem::for_each_node(settings, |e, k, p| {
         let mut q = [0.0; 3];
         for (v, qv) in q.iter_mut().enumerate().take(vars) {
             *qv = u[e * len + v * stride + k];
         }
-        nodes.push((x, y, q, exact.state(x, y, t)));
+        nodes.push((p, q, exact.state(p, t)));
     });
-    let two = settings.dimensions == 2;
+    let dims = settings.dimensions;
     let path = dir.join("solution.csv");
     qflow_mesh::fsutil::write_atomically(&path, |w| {
         use std::io::Write;
-        let mut header = vec![if two { "x,y" } else { "x" }.to_string()];
+        let mut header: Vec<String> = ["x", "y", "z"][..dims]
+            .iter()
+            .map(|c| c.to_string())
+            .collect();
         header.extend(names.iter().map(|n| n.to_string()));
         header.extend(names.iter().map(|n| format!("{n}_exact")));
         writeln!(w, "{}", header.join(","))?;
-        for (x, y, q, e) in &nodes {
-            if two {
-                write!(w, "{x:?},{y:?}")?;
-            } else {
-                write!(w, "{x:?}")?;
-            }
-            for v in q.iter().take(vars) {
-                write!(w, ",{v:?}")?;
-            }
-            for v in e.iter().take(vars) {
-                write!(w, ",{v:?}")?;
-            }
-            writeln!(w)?;
+        for (p, q, e) in &nodes {
+            let row: Vec<String> = p[..dims]
+                .iter()
+                .chain(q.iter().take(vars))
+                .chain(e.iter().take(vars))
+                .map(|v| format!("{v:?}"))
+                .collect();
+            writeln!(w, "{}", row.join(","))?;
         }
         Ok(())
     })
     .with_context(|| format!("writing {}", path.display()))?;
+    if dims == 3 {
+        // 3D: the nodes' values only (no picture, no VTK field yet).
+        return Ok(());
+    }
     let n = settings.order;
-    let [cx, cy] = settings.grid();
-    if !two {
+    let [cx, cy, _] = settings.grid();
+    if dims == 1 {
         if plots {
-            let computed: Vec<(f64, f64)> = nodes.iter().map(|p| (p.0, p.2[0])).collect();
+            let computed: Vec<(f64, f64)> = nodes.iter().map(|p| (p.0[0], p.1[0])).collect();
             let exact: Vec<(f64, f64)> = (0..=2000)
                 .map(|k| {
                     let x = k as f64 / 2000.0;
-                    (x, exact.at(x, 0.0, t))
+                    (x, exact.at([x, 0.0, 0.0], t))
                 })
                 .collect();
             let series = [
@@ -310,7 +315,7 @@ fn write_outputs(settings: &Settings, u: &[f64], dir: &Path, vtk: bool, plots: b
     }
     if vtk {
         let gll = Gll::new(n).map_err(|e| anyhow!("{e}"))?;
-        let [hx, hy] = settings.spacing();
+        let [hx, hy, _] = settings.spacing();
         let (xs, ys) = (
             node_intervals(cx, n, hx, &gll),
             node_intervals(cy, n, hy, &gll),

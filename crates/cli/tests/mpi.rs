@@ -625,13 +625,14 @@ fn lw_on_several_ranks_gives_the_serial_bits() {
 /// Nodal DG on 1-4 ranks: the layer cuts the periodic block of cells into
 /// boxes and exchanges the face neighbours; every loop is a gather, so
 /// every rank count and exchange mode gives the serial `solution.csv` to
-/// the bit, for advection and for isothermal Euler.
+/// the bit, for advection (2D and 3D) and for isothermal Euler.
 #[test]
 fn dg_on_several_ranks_gives_the_serial_bits() {
     let d = scratch("dg");
     let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases");
     let advection = cases.join("dg-advection-2d.toml");
     let euler = cases.join("dg-euler-2d.toml");
+    let cube = cases.join("dg-advection-3d.toml");
     let mut runs: Vec<(&Path, usize, Vec<&str>)> = vec![
         (&advection, 2, vec![]),
         (&advection, 3, vec![]),
@@ -643,6 +644,8 @@ fn dg_on_several_ranks_gives_the_serial_bits() {
     runs.push((&advection, 2, vec!["--set", "dg.rk=\"rk4\""]));
     runs.push((&euler, 3, vec![]));
     runs.push((&euler, 4, vec!["--exchange", "rma"]));
+    runs.push((&cube, 4, vec![]));
+    runs.push((&cube, 3, vec!["--exchange", "blocking"]));
     let common = [
         "--set",
         "dg.final_time=0.1",

@@ -226,7 +226,7 @@ pub static DATS_2: [&DatDecl; 11] = [
 pub static STAGES_2: [&DatDecl; MAX_STAGES] = [&K1_2, &K2_2, &K3_2, &K4_2, &K5_2, &K6_2, &K7_2];
 
 /// Every global of the method.
-pub static GLOBALS: [&GlobalDecl; 7] = [
+pub static GLOBALS: [&GlobalDecl; 8] = [
     &PARAMS,
     &COEF,
     &STAGE,
@@ -234,4 +234,5 @@ pub static GLOBALS: [&GlobalDecl; 7] = [
     &crate::decl_euler::MASS,
     &crate::decl_euler::KINETIC,
     &crate::decl_euler::RHO_MIN,
+    &crate::decl3::PARAMS_3,
 ];

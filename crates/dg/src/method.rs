@@ -18,6 +18,7 @@ use qflow_par::driver::{Method, StepError};
 use qflow_par::{DatDecl, Exec, GlobalDecl, LoopDecl, SetDecl};
 
 use crate::decl::*;
+use crate::decl3::*;
 use crate::decl_euler::*;
 use crate::problem;
 use crate::rk::{LowStorage, Scheme, Tableau};
@@ -52,6 +53,8 @@ struct Family {
     /// The diagnostics: `NORM_SQ` (advection) or `MASS`, `KINETIC` and
     /// `RHO_MIN` (Euler).
     diag: &'static LoopDecl,
+    /// The operator's global: `PARAMS` (1D, 2D) or `PARAMS_3`.
+    params: &'static GlobalDecl,
 }
 
 static FAMILY_1: Family = Family {
@@ -67,6 +70,7 @@ static FAMILY_1: Family = Family {
     axpy: &AXPY_1,
     lserk: &LSERK_1,
     diag: &NORM_1,
+    params: &PARAMS,
 };
 
 static FAMILY_2: Family = Family {
@@ -82,6 +86,23 @@ static FAMILY_2: Family = Family {
     axpy: &AXPY_2,
     lserk: &LSERK_2,
     diag: &NORM_2,
+    params: &PARAMS,
+};
+
+static FAMILY_3: Family = Family {
+    loops: &LOOPS_3,
+    dats: &DATS_3,
+    u: &U_3,
+    r: &R_3,
+    x: &X_3,
+    stages: &STAGES_3,
+    rhs: &RHS_3,
+    save: &SAVE_3,
+    restore: &RESTORE_3,
+    axpy: &AXPY_3,
+    lserk: &LSERK_3,
+    diag: &NORM_3,
+    params: &PARAMS_3,
 };
 
 static FAMILY_E1: Family = Family {
@@ -97,6 +118,7 @@ static FAMILY_E1: Family = Family {
     axpy: &AXPY_E1,
     lserk: &LSERK_E1,
     diag: &DIAG_E1,
+    params: &PARAMS,
 };
 
 static FAMILY_E2: Family = Family {
@@ -112,6 +134,7 @@ static FAMILY_E2: Family = Family {
     axpy: &AXPY_E2,
     lserk: &LSERK_E2,
     diag: &DIAG_E2,
+    params: &PARAMS,
 };
 
 /// How a step advances.
@@ -147,7 +170,8 @@ impl Dg {
         }
         let family = match (settings.equation, settings.dimensions) {
             (Equation::Advection, 1) => &FAMILY_1,
-            (Equation::Advection, _) => &FAMILY_2,
+            (Equation::Advection, 2) => &FAMILY_2,
+            (Equation::Advection, _) => &FAMILY_3,
             (Equation::IsothermalEuler, 1) => &FAMILY_E1,
             (Equation::IsothermalEuler, _) => &FAMILY_E2,
         };
@@ -184,29 +208,34 @@ impl Dg {
         self.family.u
     }
 
-    /// The operator's global `[n, ax, ay, 2/hx, 2/hy]` (isothermal Euler:
-    /// `[n, a, 0, 2/hx, 2/hy]`; the GLL matrices are the kernels'
-    /// constants, [`crate::tables`]).
-    pub fn params(&self) -> [f64; 5] {
-        let n = self.settings.order;
-        let [ax, ay] = match self.settings.equation {
-            Equation::Advection => self.settings.speed(),
-            Equation::IsothermalEuler => [self.settings.sound_speed, 0.0],
-        };
-        let [hx, hy] = self.settings.spacing();
-        [n as f64, ax, ay, 2.0 / hx, 2.0 / hy]
+    /// The operator's global: `[n, ax, ay, 2/hx, 2/hy]` in 1D and 2D
+    /// (isothermal Euler: `[n, a, 0, 2/hx, 2/hy]`), `[n, ax, ay, az, 2/hx,
+    /// 2/hy, 2/hz]` in 3D; the GLL matrices are the kernels' constants,
+    /// [`crate::tables`].
+    pub fn params(&self) -> Vec<f64> {
+        let n = self.settings.order as f64;
+        let a = self.settings.speed();
+        let h = self.settings.spacing();
+        match (self.settings.equation, self.settings.dimensions) {
+            (Equation::IsothermalEuler, _) => {
+                vec![n, self.settings.sound_speed, 0.0, 2.0 / h[0], 2.0 / h[1]]
+            }
+            (Equation::Advection, 3) => {
+                vec![n, a[0], a[1], a[2], 2.0 / h[0], 2.0 / h[1], 2.0 / h[2]]
+            }
+            (Equation::Advection, _) => vec![n, a[0], a[1], 2.0 / h[0], 2.0 / h[1]],
+        }
     }
 
     /// The diagnostics after a step, the history row past the time:
     /// `[l2_norm]` (advection) or `[mass, kinetic_energy, min_density]`
     /// (Euler), and whether they are sound (finite; a positive density).
     fn diagnostics(&self, ex: &mut Exec) -> Result<(Vec<f64>, bool), StepError> {
-        let [hx, hy] = self.settings.spacing();
-        let jacobian = if self.settings.dimensions == 1 {
-            0.5 * hx
-        } else {
-            0.25 * hx * hy
-        };
+        let h = self.settings.spacing();
+        let jacobian: f64 = h[..self.settings.dimensions]
+            .iter()
+            .map(|v| 0.5 * v)
+            .product();
         match self.settings.equation {
             Equation::Advection => {
                 ex.reset(&NORM_SQ);
@@ -316,7 +345,9 @@ impl Method for Dg {
     }
 
     fn start(&mut self, ex: &mut Exec) -> Result<(), StepError> {
-        ex.set_const(&PARAMS, &self.params());
+        ex.set_const(&PARAMS, &[0.0; 5]);
+        ex.set_const(&PARAMS_3, &[0.0; 7]);
+        ex.set_const(self.family.params, &self.params());
         ex.set_const(&COEF, &[0.0]);
         ex.set_const(&STAGE, &[0.0; 3]);
         Ok(())

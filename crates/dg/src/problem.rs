@@ -9,6 +9,7 @@ use std::f64::consts::PI;
 use qflow_par::{DatData, DatDecl, PartitionHints, Problem, SetData, Shape, Values};
 
 use crate::decl::{CELLS, DATS_1, DATS_2};
+use crate::decl3::DATS_3;
 use crate::decl_euler::{DATS_E1, DATS_E2};
 use crate::gll::Gll;
 use crate::settings::{Equation, Initial, Settings};
@@ -21,11 +22,10 @@ pub fn variable_stride(settings: &Settings) -> usize {
 }
 
 /// Values per element of the family of `settings` as stored (sized for
-/// the largest order): 8 or 64 for advection, 16 or 192 for isothermal
-/// Euler, in 1D or 2D.
+/// the largest order): 8, 64 or 512 for advection in 1D, 2D or 3D, 16 or
+/// 192 for isothermal Euler in 1D or 2D.
 pub fn element_len(settings: &Settings) -> usize {
-    let per_variable = if settings.dimensions == 1 { 8 } else { 64 };
-    settings.variables() * per_variable
+    settings.variables() * 8usize.pow(settings.dimensions as u32)
 }
 
 /// The names of the variables of `settings`' equation, in element order.
@@ -58,29 +58,31 @@ impl<'a> ExactSolution<'a> {
         }
     }
 
-    /// The initial advected value at `(x, y)` (`y` unused in 1D).
-    fn initial_scalar(&self, x: f64, y: f64) -> f64 {
+    /// The initial advected value at `x` (the coordinates past the case's
+    /// dimensions unused).
+    fn initial_scalar(&self, x: [f64; 3]) -> f64 {
         match self.settings.initial {
-            Initial::Multimode => multimode(&self.amplitudes, x),
-            Initial::Sine => {
-                let s = (2.0 * PI * x).sin();
-                if self.settings.dimensions == 1 {
-                    s
-                } else {
-                    s * (2.0 * PI * y).sin()
-                }
-            }
+            Initial::Multimode => multimode(&self.amplitudes, x[0]),
+            Initial::Sine => x[..self.settings.dimensions]
+                .iter()
+                .map(|v| (2.0 * PI * v).sin())
+                .product(),
             _ => 1.0,
         }
     }
 
-    /// The conserved variables at `(x, y)` at time `t`, in element order
+    /// The conserved variables at `p` at time `t`, in element order
     /// (advection: `[u, 0, 0]`; Euler: `[rho, rho u, rho v]`).
-    pub fn state(&self, x: f64, y: f64, t: f64) -> [f64; 3] {
+    pub fn state(&self, p: [f64; 3], t: f64) -> [f64; 3] {
         let s = self.settings;
-        let [ux, uy] = s.speed();
+        let a = s.speed();
+        let [x, y, _] = p;
+        let [ux, uy, _] = a;
         match s.equation {
-            Equation::Advection => [self.initial_scalar(x - ux * t, y - uy * t), 0.0, 0.0],
+            Equation::Advection => {
+                let foot = [0, 1, 2].map(|d| p[d] - a[d] * t);
+                [self.initial_scalar(foot), 0.0, 0.0]
+            }
             Equation::IsothermalEuler => {
                 let (rho, u, v) = match s.initial {
                     Initial::SimpleWave => self.simple_wave(x, y, t),
@@ -92,9 +94,9 @@ impl<'a> ExactSolution<'a> {
         }
     }
 
-    /// The first variable (`u` or `rho`) at `(x, y)` at time `t`.
-    pub fn at(&self, x: f64, y: f64, t: f64) -> f64 {
-        self.state(x, y, t)[0]
+    /// The first variable (`u` or `rho`) at `p` at time `t`.
+    pub fn at(&self, p: [f64; 3], t: f64) -> f64 {
+        self.state(p, t)[0]
     }
 
     /// The simple wave's `(rho, u, v)` at `(x, y, t)` ([`Initial::SimpleWave`]):
@@ -105,7 +107,7 @@ impl<'a> ExactSolution<'a> {
         let s = self.settings;
         let a = s.sound_speed;
         let amp = s.amplitude;
-        let [ux, uy] = s.speed();
+        let [ux, uy, _] = s.speed();
         let two = s.dimensions == 2;
         let r = std::f64::consts::FRAC_1_SQRT_2;
         // Phase, its gradient's length, the background's normal and
@@ -160,31 +162,30 @@ impl<'a> ExactSolution<'a> {
     }
 }
 
-/// The largest wave speed along x and y over the initial state at the
+/// The largest wave speed along x, y and z over the initial state at the
 /// nodes: `|a_d|` for advection, `max |u_d| + a` for isothermal Euler (the
 /// exact solutions here keep their range of states, so the initial
-/// state's speeds hold for the whole run).
-pub fn wave_speeds(settings: &Settings) -> [f64; 2] {
-    let [ax, ay] = settings.speed();
+/// state's speeds hold for the whole run); 0 past the case's dimensions.
+pub fn wave_speeds(settings: &Settings) -> [f64; 3] {
     if settings.equation == Equation::Advection {
-        return [ax.abs(), ay.abs()];
+        return settings.speed().map(f64::abs);
     }
     let exact = ExactSolution::new(settings);
-    let (mut lx, mut ly) = (0.0f64, 0.0f64);
-    for_each_node(settings, |_, _, x, y| {
-        let q = exact.state(x, y, 0.0);
-        lx = lx.max((q[1] / q[0]).abs());
-        ly = ly.max((q[2] / q[0]).abs());
+    let mut l = [0.0f64; 3];
+    for_each_node(settings, |_, _, p| {
+        let q = exact.state(p, 0.0);
+        for d in 0..settings.dimensions {
+            l[d] = l[d].max((q[1 + d] / q[0]).abs());
+        }
     });
     let a = settings.sound_speed;
-    [
-        lx + a,
-        if settings.dimensions == 2 {
-            ly + a
+    [0, 1, 2].map(|d| {
+        if d < settings.dimensions {
+            l[d] + a
         } else {
             0.0
-        },
-    ]
+        }
+    })
 }
 
 /// The multi-mode signal `sum_k A_k sin(2 pi k x)` of the amplitudes `a`
@@ -202,25 +203,35 @@ pub fn node_position(gll: &Gll, c: usize, i: usize, h: f64) -> f64 {
     (c as f64 + 0.5 * (1.0 + gll.nodes[i])) * h
 }
 
-/// Calls `f(element, slot, x, y)` for every node in use, element by
-/// element (`x` fastest), nodes in the element's order.
-pub fn for_each_node(settings: &Settings, mut f: impl FnMut(usize, usize, f64, f64)) {
+/// Calls `f(element, slot, position)` for every node in use, element by
+/// element (`x` fastest), nodes in the element's order (slot `n^2 k + n j
+/// + i` of node `(i, j, k)`; coordinates past the case's dimensions 0).
+pub fn for_each_node(settings: &Settings, mut f: impl FnMut(usize, usize, [f64; 3])) {
     let gll = Gll::new(settings.order).expect("validated order");
     let n = settings.order;
-    let [cx, cy] = settings.grid();
-    let [hx, hy] = settings.spacing();
-    for ey in 0..cy {
-        for ex in 0..cx {
-            let e = ey * cx + ex;
-            if settings.dimensions == 1 {
-                for i in 0..n {
-                    f(e, i, node_position(&gll, ex, i, hx), 0.0);
-                }
-            } else {
-                for j in 0..n {
-                    let y = node_position(&gll, ey, j, hy);
-                    for i in 0..n {
-                        f(e, n * j + i, node_position(&gll, ex, i, hx), y);
+    let d = settings.dimensions;
+    let [cx, cy, cz] = settings.grid();
+    let h = settings.spacing();
+    // Nodes per direction in use: n, or 1 past the dimensions.
+    let m = [0, 1, 2].map(|k| if k < d { n } else { 1 });
+    let at = |c: usize, i: usize, k: usize| {
+        if k < d {
+            node_position(&gll, c, i, h[k])
+        } else {
+            0.0
+        }
+    };
+    for ez in 0..cz {
+        for ey in 0..cy {
+            for ex in 0..cx {
+                let e = (ez * cy + ey) * cx + ex;
+                for k in 0..m[2] {
+                    let z = at(ez, k, 2);
+                    for j in 0..m[1] {
+                        let y = at(ey, j, 1);
+                        for i in 0..m[0] {
+                            f(e, (k * n + j) * n + i, [at(ex, i, 0), y, z]);
+                        }
                     }
                 }
             }
@@ -232,7 +243,8 @@ pub fn for_each_node(settings: &Settings, mut f: impl FnMut(usize, usize, f64, f
 pub fn dats(settings: &Settings) -> &'static [&'static DatDecl] {
     match (settings.equation, settings.dimensions) {
         (Equation::Advection, 1) => &DATS_1,
-        (Equation::Advection, _) => &DATS_2,
+        (Equation::Advection, 2) => &DATS_2,
+        (Equation::Advection, _) => &DATS_3,
         (Equation::IsothermalEuler, 1) => &DATS_E1,
         (Equation::IsothermalEuler, _) => &DATS_E2,
     }
@@ -242,13 +254,14 @@ pub fn dats(settings: &Settings) -> &'static [&'static DatDecl] {
 /// dats zero).
 pub fn build(settings: &Settings) -> Result<Problem, String> {
     settings.validate()?;
-    let [cx, cy] = settings.grid();
+    let [cx, cy, cz] = settings.grid();
+    let cells = cx * cy * cz;
     let len = element_len(settings);
     let (stride, vars) = (variable_stride(settings), settings.variables());
-    let mut u = vec![0.0; cx * cy * len];
+    let mut u = vec![0.0; cells * len];
     let exact = ExactSolution::new(settings);
-    for_each_node(settings, |e, k, x, y| {
-        let q = exact.state(x, y, 0.0);
+    for_each_node(settings, |e, k, p| {
+        let q = exact.state(p, 0.0);
         for v in 0..vars {
             u[e * len + v * stride + k] = q[v];
         }
@@ -262,15 +275,15 @@ pub fn build(settings: &Settings) -> Result<Problem, String> {
     for d in &decls[1..] {
         dats.push(DatData {
             decl: d,
-            values: Values::F64(vec![0.0; cx * cy * len]),
+            values: Values::F64(vec![0.0; cells * len]),
         });
     }
     Ok(Problem {
         sets: vec![SetData {
             decl: &CELLS,
             shape: Shape::Block {
-                dims: [cx, cy, 1],
-                periodic: [true, settings.dimensions == 2, false],
+                dims: [cx, cy, cz],
+                periodic: [0, 1, 2].map(|d| d < settings.dimensions),
             },
             blocks: Vec::new(),
         }],
@@ -285,16 +298,15 @@ pub fn build(settings: &Settings) -> Result<Problem, String> {
     })
 }
 
-/// The quadrature weight of slot `k` of an element: `(hx/2) w_i` in 1D,
-/// `(hx/2)(hy/2) w_i w_j` in 2D (slot `k = n j + i`).
+/// The quadrature weight of slot `k` of an element: the product over the
+/// case's dimensions of `(h_d / 2) w_i` (slot `k = n^2 k3 + n j + i`).
 fn quadrature_weight(settings: &Settings, gll: &Gll, k: usize) -> f64 {
-    let [hx, hy] = settings.spacing();
-    if settings.dimensions == 1 {
-        0.5 * hx * gll.weights[k]
-    } else {
-        let n = settings.order;
-        0.25 * hx * hy * gll.weights[k % n] * gll.weights[k / n]
-    }
+    let h = settings.spacing();
+    let n = settings.order;
+    let index = [k % n, k / n % n, k / (n * n)];
+    (0..settings.dimensions)
+        .map(|d| 0.5 * h[d] * gll.weights[index[d]])
+        .product()
 }
 
 /// The errors of the nodal values `u` (the block's elements, as
@@ -309,8 +321,8 @@ pub fn variable_errors(settings: &Settings, u: &[f64], t: f64) -> ([f64; 3], [f6
     let (stride, vars) = (variable_stride(settings), settings.variables());
     let (mut sum, mut max) = ([0.0f64; 3], [0.0f64; 3]);
     let exact = ExactSolution::new(settings);
-    for_each_node(settings, |e, k, x, y| {
-        let q = exact.state(x, y, t);
+    for_each_node(settings, |e, k, p| {
+        let q = exact.state(p, t);
         let w = quadrature_weight(settings, &gll, k);
         for v in 0..vars {
             let err = u[e * len + v * stride + k] - q[v];
@@ -334,7 +346,7 @@ pub fn l2_norm(settings: &Settings, u: &[f64]) -> f64 {
     let gll = Gll::new(settings.order).expect("validated order");
     let len = element_len(settings);
     let mut sum = 0.0;
-    for_each_node(settings, |e, k, _, _| {
+    for_each_node(settings, |e, k, _| {
         sum += quadrature_weight(settings, &gll, k) * u[e * len + k] * u[e * len + k];
     });
     sum.sqrt()

@@ -75,7 +75,7 @@ impl Equation {
 pub struct Settings {
     /// The equation: `"advection"` or `"isothermal-euler"`.
     pub equation: Equation,
-    /// 1 or 2.
+    /// 1, 2 or 3 (3D: advection).
     pub dimensions: usize,
     /// Nodes per direction (polynomial degree + 1), 1 to 8: the paper's
     /// "order".
@@ -144,43 +144,41 @@ impl Settings {
             .map_err(|e| format!("[dg] rk = \"{}\": {e}", self.rk))
     }
 
-    /// The cells in use: `[cx, 1]` in 1D.
-    pub fn grid(&self) -> [usize; 2] {
-        if self.dimensions == 1 {
-            [self.cells[0], 1]
-        } else {
-            [self.cells[0], self.cells[1]]
+    /// The cells in use per direction, 1 past the case's dimensions.
+    pub fn grid(&self) -> [usize; 3] {
+        let mut g = [1; 3];
+        for (d, c) in self.cells.iter().take(self.dimensions).enumerate() {
+            g[d] = *c;
         }
+        g
     }
 
-    /// The cell widths `[hx, hy]` on the unit box.
-    pub fn spacing(&self) -> [f64; 2] {
-        let [cx, cy] = self.grid();
-        [1.0 / cx as f64, 1.0 / cy as f64]
+    /// The cell widths `[hx, hy, hz]` on the unit box (1 past the case's
+    /// dimensions).
+    pub fn spacing(&self) -> [f64; 3] {
+        self.grid().map(|c| 1.0 / c as f64)
     }
 
-    /// The velocity in use: `[ax, 0]` in 1D.
-    pub fn speed(&self) -> [f64; 2] {
-        if self.dimensions == 1 {
-            [self.velocity[0], 0.0]
-        } else {
-            [self.velocity[0], self.velocity[1]]
+    /// The velocity in use, 0 past the case's dimensions.
+    pub fn speed(&self) -> [f64; 3] {
+        let mut a = [0.0; 3];
+        for (d, v) in self.velocity.iter().take(self.dimensions).enumerate() {
+            a[d] = *v;
         }
+        a
     }
 
-    /// The time step for the largest wave speeds `lambda` along x and y:
-    /// `dt = cfl min(hx, hy) / (sum_d lambda_d (2 (n - 1) + 1))`, the usual
-    /// RK-DG rule with the degree's `2 N + 1`; stable for `cfl <= 1` with
-    /// every scheme here and every order (tested for advection). An
-    /// infinite step if every speed is 0.
-    pub fn dt(&self, lambda: [f64; 2]) -> f64 {
-        let [hx, hy] = self.spacing();
-        let h = if self.dimensions == 1 { hx } else { hx.min(hy) };
-        let l = if self.dimensions == 1 {
-            lambda[0]
-        } else {
-            lambda[0] + lambda[1]
-        };
+    /// The time step for the largest wave speeds `lambda` along x, y and
+    /// z: `dt = cfl min_d h_d / (sum_d lambda_d (2 (n - 1) + 1))` over the
+    /// case's dimensions, the usual RK-DG rule with the degree's `2 N +
+    /// 1`; stable for `cfl <= 1` with every scheme here and every order
+    /// (tested for advection). An infinite step if every speed is 0.
+    pub fn dt(&self, lambda: [f64; 3]) -> f64 {
+        let d = self.dimensions;
+        let h = self.spacing()[..d]
+            .iter()
+            .fold(f64::INFINITY, |m, v| m.min(*v));
+        let l: f64 = lambda[..d].iter().sum();
         self.cfl * h / (l * (2 * (self.order - 1) + 1) as f64)
     }
 
@@ -253,11 +251,17 @@ impl Settings {
 
     /// Checks the settings; an error names the key.
     pub fn validate(&self) -> Result<(), String> {
-        if !(1..=2).contains(&self.dimensions) {
+        if !(1..=3).contains(&self.dimensions) {
             return Err(format!(
-                "[dg] dimensions = {}: give 1 or 2 (3D is not built yet)",
+                "[dg] dimensions = {}: give 1, 2 or 3",
                 self.dimensions
             ));
+        }
+        if self.dimensions == 3 && self.equation == Equation::IsothermalEuler {
+            return Err(
+                "[dg] dimensions = 3: isothermal Euler is built in 1D and 2D (3D: advection only)"
+                    .into(),
+            );
         }
         if !(1..=MAX_NODES).contains(&self.order) {
             return Err(format!(

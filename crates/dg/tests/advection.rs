@@ -83,6 +83,25 @@ fn orders_1d_high_order_and_other_schemes() {
     }
 }
 
+/// 3D: the tensor product along x, y and z, velocity (1, 1, 1), half a
+/// revolution.
+#[test]
+fn orders_3d_are_p_plus_1() {
+    let l2: Vec<f64> = [4, 8]
+        .iter()
+        .map(|&c| {
+            let s = Settings {
+                final_time: 0.5,
+                ..settings(3, 3, c, "lserk54")
+            };
+            errors(&s, &BackendSpec::serial()).0
+        })
+        .collect();
+    let p = (l2[0] / l2[1]).log2();
+    eprintln!("3D n = 3: L2 {l2:?} order {p:.2}");
+    assert!(p >= 2.7, "3D n = 3: order {p}");
+}
+
 #[test]
 fn orders_2d_are_p_plus_1() {
     for p in orders(2, 3, &[4, 8, 16], "lserk54", 0.5) {
@@ -94,10 +113,15 @@ fn orders_2d_are_p_plus_1() {
 /// `sum_j D_ij (f_j - f_i)` and the flux of equal states is exact.
 #[test]
 fn free_stream_is_preserved() {
-    for (dim, n, rk) in [(1, 8, "rk4"), (2, 5, "lserk54"), (2, 8, "rk6")] {
+    for (dim, n, rk) in [
+        (1, 8, "rk4"),
+        (2, 5, "lserk54"),
+        (2, 8, "rk6"),
+        (3, 4, "rk4"),
+    ] {
         let s = Settings {
             initial: Initial::Constant,
-            velocity: [0.7, -0.3][..dim].to_vec(),
+            velocity: [0.7, -0.3, 0.4][..dim].to_vec(),
             final_time: 0.25,
             ..settings(dim, n, 5, rk)
         };
@@ -143,13 +167,26 @@ fn stable_at_cfl_one_for_every_order_and_scheme() {
         };
         check(&s, &format!("2D n = {n}"));
     }
+    // 3D.
+    let s = Settings {
+        cfl: 1.0,
+        velocity: vec![1.0, -0.5, 0.7],
+        final_time: 0.5,
+        ..settings(3, 5, 3, "rk4")
+    };
+    check(&s, "3D n = 5");
 }
 
 #[test]
 fn threads_are_bit_identical_to_serial() {
-    for (dim, n, rk) in [(1, 5, "rk4"), (2, 4, "lserk54"), (2, 3, "rk6")] {
+    for (dim, n, rk) in [
+        (1, 5, "rk4"),
+        (2, 4, "lserk54"),
+        (2, 3, "rk6"),
+        (3, 3, "rk4"),
+    ] {
         let s = Settings {
-            velocity: [1.0, 0.6][..dim].to_vec(),
+            velocity: [1.0, 0.6, -0.8][..dim].to_vec(),
             final_time: 0.2,
             ..settings(dim, n, 7, rk)
         };
@@ -183,13 +220,13 @@ fn settings_errors_name_the_key() {
         .unwrap_err()
         .starts_with("[dg] rk = \"rk5\":"));
     let bad = Settings {
-        dimensions: 3,
+        dimensions: 4,
         ..Settings::default()
     };
     assert!(bad
         .validate()
         .unwrap_err()
-        .starts_with("[dg] dimensions = 3:"));
+        .starts_with("[dg] dimensions = 4:"));
 }
 
 /// Every value past the order's nodes stays 0, and the final step lands

@@ -20,6 +20,7 @@ fn the_device_agrees_with_the_cpu() {
         (Equation::Advection, 2, 4, "lserk54"),
         // A tableau scheme below order 8: restores into packed cells.
         (Equation::Advection, 2, 3, "rk4"),
+        (Equation::Advection, 3, 3, "rk4"),
         (Equation::Advection, 2, 8, "rk6"),
         (Equation::IsothermalEuler, 1, 6, "rk4"),
         (Equation::IsothermalEuler, 2, 5, "lserk54"),
@@ -30,8 +31,8 @@ fn the_device_agrees_with_the_cpu() {
             equation,
             dimensions,
             order,
-            cells: [6, 5][..dimensions].to_vec(),
-            velocity: [1.0, -0.7][..dimensions].to_vec(),
+            cells: [6, 5, 4][..dimensions].to_vec(),
+            velocity: [1.0, -0.7, 0.5][..dimensions].to_vec(),
             amplitude: 0.2,
             rk: rk.into(),
             final_time: 0.1,

@@ -1,0 +1,116 @@
+//! The 3D advection family of the DG method's data and loops
+//! ([`crate::kernels3`]), declared like [`crate::decl`]'s 1D and 2D ones on
+//! the same set [`CELLS`] (a periodic 3D block), with its own operator
+//! global [`PARAMS_3`].
+
+use qflow_par::{par_loop, DatDecl, GlobalDecl, LoopDecl, Role, StencilDecl};
+
+use crate::decl::{CELLS, COEF, MAX_STAGES, NORM_SQ, STAGE};
+use crate::kernels3::{axpy_3d, lserk_3d, norm_3d, restore_3d, rhs_3d, save_3d};
+
+/// A 3D cell and its neighbours across its six faces.
+pub static FACES_3D: StencilDecl = StencilDecl {
+    name: "faces_3d",
+    set: &CELLS,
+    offsets: &[
+        [-1, 0, 0],
+        [0, -1, 0],
+        [0, 0, -1],
+        [0, 0, 0],
+        [0, 0, 1],
+        [0, 1, 0],
+        [1, 0, 0],
+    ],
+};
+
+/// `[n, ax, ay, az, 2/hx, 2/hy, 2/hz]`: nodes per direction, velocity,
+/// inverse half-widths.
+pub static PARAMS_3: GlobalDecl = GlobalDecl::f64("params_3", 7);
+
+/// The solution (3D).
+pub static U_3: DatDecl = DatDecl::f64("u_3", &CELLS, 512, Role::State);
+/// The state at the start of a step (3D).
+pub static U0_3: DatDecl = DatDecl::f64("u0_3", &CELLS, 512, Role::Scratch);
+/// The right-hand side just computed (3D).
+pub static R_3: DatDecl = DatDecl::f64("r_3", &CELLS, 512, Role::Scratch);
+/// The operand of `axpy` (a stage's right-hand side swapped in) (3D).
+pub static X_3: DatDecl = DatDecl::f64("x_3", &CELLS, 512, Role::Scratch);
+/// Stage 1's right-hand side (the low-storage register) (3D).
+pub static K1_3: DatDecl = DatDecl::f64("k1_3", &CELLS, 512, Role::Scratch);
+/// Stage 2's right-hand side (3D).
+pub static K2_3: DatDecl = DatDecl::f64("k2_3", &CELLS, 512, Role::Scratch);
+/// Stage 3's right-hand side (3D).
+pub static K3_3: DatDecl = DatDecl::f64("k3_3", &CELLS, 512, Role::Scratch);
+/// Stage 4's right-hand side (3D).
+pub static K4_3: DatDecl = DatDecl::f64("k4_3", &CELLS, 512, Role::Scratch);
+/// Stage 5's right-hand side (3D).
+pub static K5_3: DatDecl = DatDecl::f64("k5_3", &CELLS, 512, Role::Scratch);
+/// Stage 6's right-hand side (3D).
+pub static K6_3: DatDecl = DatDecl::f64("k6_3", &CELLS, 512, Role::Scratch);
+/// Stage 7's right-hand side (3D).
+pub static K7_3: DatDecl = DatDecl::f64("k7_3", &CELLS, 512, Role::Scratch);
+
+par_loop! {
+    /// The right-hand side (3D).
+    pub static RHS_3 = rhs_3d over CELLS {
+        p: global(PARAMS_3),
+        u: read(U_3 at FACES_3D),
+        // Read and written: the kernel writes only the values in use (a
+        // device backend loads the element first).
+        r: rw(R_3),
+    }
+}
+par_loop! {
+    /// Keeps the step's start (3D).
+    pub static SAVE_3 = save_3d over CELLS {
+        p: global(PARAMS_3),
+        u: read(U_3),
+        // Only the values in use are copied: read and written.
+        u0: rw(U0_3),
+    }
+}
+par_loop! {
+    /// Puts the step's start back (3D).
+    pub static RESTORE_3 = restore_3d over CELLS {
+        p: global(PARAMS_3),
+        u0: read(U0_3),
+        // Only the values in use are copied: read and written.
+        u: rw(U_3),
+    }
+}
+par_loop! {
+    /// `u += coef x` (3D).
+    pub static AXPY_3 = axpy_3d over CELLS {
+        p: global(PARAMS_3),
+        c: global(COEF),
+        x: read(X_3),
+        y: rw(U_3),
+    }
+}
+par_loop! {
+    /// A low-storage stage (3D).
+    pub static LSERK_3 = lserk_3d over CELLS {
+        p: global(PARAMS_3),
+        s: global(STAGE),
+        r: read(R_3),
+        k: rw(K1_3),
+        u: rw(U_3),
+    }
+}
+par_loop! {
+    /// The squared L2 norm (3D).
+    pub static NORM_3 = norm_3d over CELLS {
+        p: global(PARAMS_3),
+        u: read(U_3),
+        sum: sum(NORM_SQ),
+    }
+}
+
+/// The loops of the 3D family.
+pub static LOOPS_3: [&LoopDecl; 6] = [&RHS_3, &SAVE_3, &RESTORE_3, &AXPY_3, &LSERK_3, &NORM_3];
+/// The dats of the 3D family.
+pub static DATS_3: [&DatDecl; 11] = [
+    &U_3, &U0_3, &R_3, &X_3, &K1_3, &K2_3, &K3_3, &K4_3, &K5_3, &K6_3, &K7_3,
+];
+/// The stages' right-hand sides of the 3D family.
+pub static STAGES_3: [&DatDecl; MAX_STAGES] = [&K1_3, &K2_3, &K3_3, &K4_3, &K5_3, &K6_3, &K7_3];

@@ -1,0 +1,145 @@
+//! The 3D kernels of the nodal DG method for linear advection, as
+//! [`crate::kernels`]'s 1D and 2D ones: a 3D cell is a [`Cell3`]
+//! (`[f64; 512]`, sized for order 8, packed for the case's `n`: node `(i,
+//! j, k)` at `n^2 k + n j + i`, the `n^3` values in use first, the rest
+//! never touched). The right-hand side applies the 1D operator
+//! [`crate::kernels::line_rhs`] along the x, y and z lines of the cell (a
+//! tensor product). The global `p = [n, ax, ay, az, 2/hx, 2/hy, 2/hz]`.
+
+use qflow_par::Offsets;
+use qflow_par_macros::device;
+
+use crate::kernels::line_rhs;
+use crate::tables::GLL_W;
+
+/// The nodal values of a 3D cell (node `(i, j, k)` at `n^2 k + n j + i`).
+pub type Cell3 = [f64; 512];
+
+/// The right-hand side of a 3D cell from it and its six face neighbours.
+#[device]
+pub fn rhs_3d(p: [f64; 7], u: Offsets<'_, Cell3>, r: &mut Cell3) {
+    // One copy of the body per order, `n` a constant in each.
+    match p[0] as usize {
+        1 => rhs_3d_n(1, p, u, r),
+        2 => rhs_3d_n(2, p, u, r),
+        3 => rhs_3d_n(3, p, u, r),
+        4 => rhs_3d_n(4, p, u, r),
+        5 => rhs_3d_n(5, p, u, r),
+        6 => rhs_3d_n(6, p, u, r),
+        7 => rhs_3d_n(7, p, u, r),
+        _ => rhs_3d_n(8, p, u, r),
+    }
+}
+
+/// [`rhs_3d`] for `n` nodes per direction.
+#[device]
+#[inline(always)]
+pub fn rhs_3d_n(n: usize, p: [f64; 7], u: Offsets<'_, Cell3>, r: &mut Cell3) {
+    let nn = n * n;
+    let last = n - 1;
+    let own = u.at(0, 0, 0);
+    // Along x: the line (j, k); the neighbours' face values read alone.
+    for k in 0..n {
+        for j in 0..n {
+            let b = nn * k + n * j;
+            let mut q = [0.0; 8];
+            for i in 0..n {
+                q[i] = own[b + i];
+            }
+            let west = u.value(-1, 0, 0, b + last);
+            let east = u.value(1, 0, 0, b);
+            let line = line_rhs(n, p[1], &q, west, east);
+            for i in 0..n {
+                r[b + i] = -p[4] * line[i];
+            }
+        }
+    }
+    // Along y: the line (i, k).
+    for k in 0..n {
+        for i in 0..n {
+            let b = nn * k + i;
+            let mut q = [0.0; 8];
+            for j in 0..n {
+                q[j] = own[b + n * j];
+            }
+            let south = u.value(0, -1, 0, b + n * last);
+            let north = u.value(0, 1, 0, b);
+            let line = line_rhs(n, p[2], &q, south, north);
+            for j in 0..n {
+                r[b + n * j] -= p[5] * line[j];
+            }
+        }
+    }
+    // Along z: the line (i, j).
+    for j in 0..n {
+        for i in 0..n {
+            let b = n * j + i;
+            let mut q = [0.0; 8];
+            for k in 0..n {
+                q[k] = own[b + nn * k];
+            }
+            let below = u.value(0, 0, -1, b + nn * last);
+            let above = u.value(0, 0, 1, b);
+            let line = line_rhs(n, p[3], &q, below, above);
+            for k in 0..n {
+                r[b + nn * k] -= p[6] * line[k];
+            }
+        }
+    }
+}
+
+/// Keeps the state at the start of a step: `u0 = u` (3D; the `n^3`
+/// values in use, here and in the other 3D vector kernels).
+#[device]
+pub fn save_3d(p: [f64; 7], u: &Cell3, u0: &mut Cell3) {
+    let n = p[0] as usize;
+    for m in 0..n * n * n {
+        u0[m] = u[m];
+    }
+}
+
+/// Puts the step's start back: `u = u0` (3D).
+#[device]
+pub fn restore_3d(p: [f64; 7], u0: &Cell3, u: &mut Cell3) {
+    let n = p[0] as usize;
+    for m in 0..n * n * n {
+        u[m] = u0[m];
+    }
+}
+
+/// `y += c x` (3D): a Runge-Kutta stage's term.
+#[device]
+pub fn axpy_3d(p: [f64; 7], c: f64, x: &Cell3, y: &mut Cell3) {
+    let n = p[0] as usize;
+    for m in 0..n * n * n {
+        y[m] += c * x[m];
+    }
+}
+
+/// A stage of a low-storage scheme, `s = [A, B, dt]` (3D).
+#[device]
+pub fn lserk_3d(p: [f64; 7], s: [f64; 3], r: &Cell3, k: &mut Cell3, u: &mut Cell3) {
+    let n = p[0] as usize;
+    for m in 0..n * n * n {
+        k[m] = s[0] * k[m] + s[2] * r[m];
+        u[m] += s[1] * k[m];
+    }
+}
+
+/// A 3D cell's share of the squared L2 norm on the reference cell,
+/// `sum_ijk w_i w_j w_k u_ijk^2` (the host scales by `hx hy hz / 8`).
+#[device]
+pub fn norm_3d(p: [f64; 7], u: &Cell3, sum: &mut f64) {
+    let n = p[0] as usize;
+    let w0 = 8 * (n - 1);
+    let mut s = 0.0;
+    for k in 0..n {
+        for j in 0..n {
+            for i in 0..n {
+                let v = u[(k * n + j) * n + i];
+                s += GLL_W[w0 + i] * GLL_W[w0 + j] * GLL_W[w0 + k] * v * v;
+            }
+        }
+    }
+    *sum += s;
+}
