@@ -7,6 +7,7 @@ fn main() {
             "src/kernels.rs",
             "src/kernels3.rs",
             "src/euler.rs",
+            "src/euler3.rs",
             "src/tables.rs",
         ],
         "dg",

@@ -4,7 +4,7 @@
 //! method = "dg"
 //! [dg]
 //! equation = "advection"        # or "isothermal-euler" (p = a^2 rho)
-//! dimensions = 2                # 1, 2 or 3 (3D: advection)
+//! dimensions = 2                # 1, 2 or 3
 //! order = 8                     # nodes per direction (degree + 1), 1 to 8
 //! cells = [40, 40]              # one number per dimension, on the unit box
 //! velocity = [1.0, 1.0]         # one component per dimension (Euler: the background flow)

@@ -228,9 +228,9 @@ fn write_outputs(settings: &Settings, u: &[f64], dir: &Path, vtk: bool, plots: b
     let t = settings.final_time;
     let exact = problem::ExactSolution::new(settings);
     // Per node: its position, the variables, their exact values.
-    let mut nodes: Vec<([f64; 3], [f64; 3], [f64; 3])> = Vec::new();
+    let mut nodes: Vec<([f64; 3], [f64; 4], [f64; 4])> = Vec::new();
     problem::for_each_node(settings, |e, k, p| {
-        let mut q = [0.0; 3];
+        let mut q = [0.0; 4];
         for (v, qv) in q.iter_mut().enumerate().take(vars) {
             *qv = u[e * len + v * stride + k];
         }

@@ -625,7 +625,7 @@ fn lw_on_several_ranks_gives_the_serial_bits() {
 /// Nodal DG on 1-4 ranks: the layer cuts the periodic block of cells into
 /// boxes and exchanges the face neighbours; every loop is a gather, so
 /// every rank count and exchange mode gives the serial `solution.csv` to
-/// the bit, for advection (2D and 3D) and for isothermal Euler.
+/// the bit, for advection and isothermal Euler in 2D and 3D.
 #[test]
 fn dg_on_several_ranks_gives_the_serial_bits() {
     let d = scratch("dg");
@@ -646,6 +646,17 @@ fn dg_on_several_ranks_gives_the_serial_bits() {
     runs.push((&euler, 4, vec!["--exchange", "rma"]));
     runs.push((&cube, 4, vec![]));
     runs.push((&cube, 3, vec!["--exchange", "blocking"]));
+    let euler_3d = vec![
+        "--set",
+        "dg.dimensions=3",
+        "--set",
+        "dg.cells=[4, 4, 4]",
+        "--set",
+        "dg.velocity=[0.3, -0.2, 0.1]",
+        "--set",
+        "dg.order=3",
+    ];
+    runs.push((&euler, 4, euler_3d));
     let common = [
         "--set",
         "dg.final_time=0.1",

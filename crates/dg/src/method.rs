@@ -20,6 +20,7 @@ use qflow_par::{DatDecl, Exec, GlobalDecl, LoopDecl, SetDecl};
 use crate::decl::*;
 use crate::decl3::*;
 use crate::decl_euler::*;
+use crate::decl_euler3::*;
 use crate::problem;
 use crate::rk::{LowStorage, Scheme, Tableau};
 use crate::settings::{Equation, Settings};
@@ -137,6 +138,22 @@ static FAMILY_E2: Family = Family {
     params: &PARAMS,
 };
 
+static FAMILY_E3: Family = Family {
+    loops: &LOOPS_E3,
+    dats: &DATS_E3,
+    u: &U_E3,
+    r: &R_E3,
+    x: &X_E3,
+    stages: &STAGES_E3,
+    rhs: &RHS_E3,
+    save: &SAVE_E3,
+    restore: &RESTORE_E3,
+    axpy: &AXPY_E3,
+    lserk: &LSERK_E3,
+    diag: &DIAG_E3,
+    params: &PARAMS_3,
+};
+
 /// How a step advances.
 enum Stepper {
     /// An explicit Butcher tableau (at most [`MAX_STAGES`] stages).
@@ -173,7 +190,8 @@ impl Dg {
             (Equation::Advection, 2) => &FAMILY_2,
             (Equation::Advection, _) => &FAMILY_3,
             (Equation::IsothermalEuler, 1) => &FAMILY_E1,
-            (Equation::IsothermalEuler, _) => &FAMILY_E2,
+            (Equation::IsothermalEuler, 2) => &FAMILY_E2,
+            (Equation::IsothermalEuler, _) => &FAMILY_E3,
         };
         let dt = settings.dt(problem::wave_speeds(&settings));
         Ok(Dg {
@@ -210,13 +228,18 @@ impl Dg {
 
     /// The operator's global: `[n, ax, ay, 2/hx, 2/hy]` in 1D and 2D
     /// (isothermal Euler: `[n, a, 0, 2/hx, 2/hy]`), `[n, ax, ay, az, 2/hx,
-    /// 2/hy, 2/hz]` in 3D; the GLL matrices are the kernels' constants,
+    /// 2/hy, 2/hz]` in 3D (Euler: `[n, a, 0, 0, ..]`); the GLL matrices are
+    /// the kernels' constants,
     /// [`crate::tables`].
     pub fn params(&self) -> Vec<f64> {
         let n = self.settings.order as f64;
         let a = self.settings.speed();
         let h = self.settings.spacing();
         match (self.settings.equation, self.settings.dimensions) {
+            (Equation::IsothermalEuler, 3) => {
+                let a = self.settings.sound_speed;
+                vec![n, a, 0.0, 0.0, 2.0 / h[0], 2.0 / h[1], 2.0 / h[2]]
+            }
             (Equation::IsothermalEuler, _) => {
                 vec![n, self.settings.sound_speed, 0.0, 2.0 / h[0], 2.0 / h[1]]
             }

@@ -11,6 +11,7 @@ use qflow_par::{DatData, DatDecl, PartitionHints, Problem, SetData, Shape, Value
 use crate::decl::{CELLS, DATS_1, DATS_2};
 use crate::decl3::DATS_3;
 use crate::decl_euler::{DATS_E1, DATS_E2};
+use crate::decl_euler3::DATS_E3;
 use crate::gll::Gll;
 use crate::settings::{Equation, Initial, Settings};
 
@@ -22,8 +23,8 @@ pub fn variable_stride(settings: &Settings) -> usize {
 }
 
 /// Values per element of the family of `settings` as stored (sized for
-/// the largest order): 8, 64 or 512 for advection in 1D, 2D or 3D, 16 or
-/// 192 for isothermal Euler in 1D or 2D.
+/// the largest order): 8, 64 or 512 for advection in 1D, 2D or 3D, 16, 192
+/// or 2048 for isothermal Euler.
 pub fn element_len(settings: &Settings) -> usize {
     settings.variables() * 8usize.pow(settings.dimensions as u32)
 }
@@ -33,7 +34,8 @@ pub fn variable_names(settings: &Settings) -> &'static [&'static str] {
     match (settings.equation, settings.dimensions) {
         (Equation::Advection, _) => &["u"],
         (Equation::IsothermalEuler, 1) => &["rho", "rho_u"],
-        (Equation::IsothermalEuler, _) => &["rho", "rho_u", "rho_v"],
+        (Equation::IsothermalEuler, 2) => &["rho", "rho_u", "rho_v"],
+        (Equation::IsothermalEuler, _) => &["rho", "rho_u", "rho_v", "rho_w"],
     }
 }
 
@@ -72,8 +74,9 @@ impl<'a> ExactSolution<'a> {
     }
 
     /// The conserved variables at `p` at time `t`, in element order
-    /// (advection: `[u, 0, 0]`; Euler: `[rho, rho u, rho v]`).
-    pub fn state(&self, p: [f64; 3], t: f64) -> [f64; 3] {
+    /// (advection: `[u, 0, 0, 0]`; Euler: `[rho, rho u, rho v, rho w]`, 0
+    /// past the case's dimensions).
+    pub fn state(&self, p: [f64; 3], t: f64) -> [f64; 4] {
         let s = self.settings;
         let a = s.speed();
         let [x, y, _] = p;
@@ -81,7 +84,14 @@ impl<'a> ExactSolution<'a> {
         match s.equation {
             Equation::Advection => {
                 let foot = [0, 1, 2].map(|d| p[d] - a[d] * t);
-                [self.initial_scalar(foot), 0.0, 0.0]
+                [self.initial_scalar(foot), 0.0, 0.0, 0.0]
+            }
+            Equation::IsothermalEuler if s.dimensions == 3 => {
+                let (rho, v) = match s.initial {
+                    Initial::SimpleWave => self.simple_wave_3d(p, t),
+                    _ => (1.0, a),
+                };
+                [rho, rho * v[0], rho * v[1], rho * v[2]]
             }
             Equation::IsothermalEuler => {
                 let (rho, u, v) = match s.initial {
@@ -89,7 +99,7 @@ impl<'a> ExactSolution<'a> {
                     Initial::Shear => (1.0, ux, uy + s.amplitude * (2.0 * PI * (x - ux * t)).sin()),
                     _ => (1.0, ux, uy),
                 };
-                [rho, rho * u, rho * v]
+                [rho, rho * u, rho * v, 0.0]
             }
         }
     }
@@ -97,6 +107,53 @@ impl<'a> ExactSolution<'a> {
     /// The first variable (`u` or `rho`) at `p` at time `t`.
     pub fn at(&self, p: [f64; 3], t: f64) -> f64 {
         self.state(p, t)[0]
+    }
+
+    /// The 3D simple wave along the diagonal `n = (1, 1, 1) / sqrt 3`
+    /// (phase `x + y + z`): `(rho, velocity)` at `p`, the velocity the
+    /// background's plus `a ln(rho) n` (the Riemann invariant `u_n - a ln
+    /// rho` uniform), the foot of the characteristic found as in
+    /// [`Self::state`]'s 1D and 2D waves.
+    fn simple_wave_3d(&self, p: [f64; 3], t: f64) -> (f64, [f64; 3]) {
+        let s = self.settings;
+        let (a, amp) = (s.sound_speed, s.amplitude);
+        let bg = s.speed();
+        let r = 1.0 / 3f64.sqrt();
+        let g = 3f64.sqrt();
+        let un0 = r * (bg[0] + bg[1] + bg[2]);
+        let phi = p[0] + p[1] + p[2];
+        let rho0 = |q: f64| 1.0 + amp * (2.0 * PI * q).sin();
+        let f = |q: f64| q + g * (un0 + a * rho0(q).ln() + a) * t - phi;
+        let df = |q: f64| 1.0 + t * g * a * amp * 2.0 * PI * (2.0 * PI * q).cos() / rho0(q);
+        let (lo_s, hi_s) = (
+            g * (un0 + a * (1.0 - amp.abs()).ln() + a),
+            g * (un0 + a * (1.0 + amp.abs()).ln() + a),
+        );
+        let (mut lo, mut hi) = (phi - hi_s * t, phi - lo_s * t);
+        let mut q = 0.5 * (lo + hi);
+        for _ in 0..200 {
+            let v = f(q);
+            if v == 0.0 {
+                break;
+            }
+            if v > 0.0 {
+                hi = q;
+            } else {
+                lo = q;
+            }
+            let mut next = q - v / df(q);
+            if !(next > lo && next < hi) {
+                next = 0.5 * (lo + hi);
+            }
+            if (next - q).abs() <= 1e-16 * (1.0 + q.abs()) {
+                q = next;
+                break;
+            }
+            q = next;
+        }
+        let rho = rho0(q);
+        let du = r * a * rho.ln();
+        (rho, [bg[0] + du, bg[1] + du, bg[2] + du])
     }
 
     /// The simple wave's `(rho, u, v)` at `(x, y, t)` ([`Initial::SimpleWave`]):
@@ -246,7 +303,8 @@ pub fn dats(settings: &Settings) -> &'static [&'static DatDecl] {
         (Equation::Advection, 2) => &DATS_2,
         (Equation::Advection, _) => &DATS_3,
         (Equation::IsothermalEuler, 1) => &DATS_E1,
-        (Equation::IsothermalEuler, _) => &DATS_E2,
+        (Equation::IsothermalEuler, 2) => &DATS_E2,
+        (Equation::IsothermalEuler, _) => &DATS_E3,
     }
 }
 
@@ -315,11 +373,11 @@ fn quadrature_weight(settings: &Settings, gll: &Gll, k: usize) -> f64 {
 /// (hx/2)(hy/2) sum_ij w_i w_j e_ij^2`, square-rooted; the same quadrature
 /// as the mass matrix) and the largest error at a node. Variables past
 /// [`Settings::variables`] are 0.
-pub fn variable_errors(settings: &Settings, u: &[f64], t: f64) -> ([f64; 3], [f64; 3]) {
+pub fn variable_errors(settings: &Settings, u: &[f64], t: f64) -> ([f64; 4], [f64; 4]) {
     let gll = Gll::new(settings.order).expect("validated order");
     let len = element_len(settings);
     let (stride, vars) = (variable_stride(settings), settings.variables());
-    let (mut sum, mut max) = ([0.0f64; 3], [0.0f64; 3]);
+    let (mut sum, mut max) = ([0.0f64; 4], [0.0f64; 4]);
     let exact = ExactSolution::new(settings);
     for_each_node(settings, |e, k, p| {
         let q = exact.state(p, t);

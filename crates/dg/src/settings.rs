@@ -75,7 +75,7 @@ impl Equation {
 pub struct Settings {
     /// The equation: `"advection"` or `"isothermal-euler"`.
     pub equation: Equation,
-    /// 1, 2 or 3 (3D: advection).
+    /// 1, 2 or 3.
     pub dimensions: usize,
     /// Nodes per direction (polynomial degree + 1), 1 to 8: the paper's
     /// "order".
@@ -193,14 +193,9 @@ impl Settings {
 
     /// The time at which the simple wave breaks into a shock: the first
     /// time at which two characteristics meet, `sqrt(1 - A^2) / (2 pi g a
-    /// |A|)` (`g = |grad phi|`, 1 in 1D, `sqrt 2` in 2D); infinite for `A =
-    /// 0`.
+    /// |A|)` (`g = |grad phi| = sqrt(dimensions)`); infinite for `A = 0`.
     pub fn breaking_time(&self) -> f64 {
-        let g = if self.dimensions == 1 {
-            1.0
-        } else {
-            std::f64::consts::SQRT_2
-        };
+        let g = (self.dimensions as f64).sqrt();
         let a = self.amplitude.abs();
         (1.0 - a * a).sqrt() / (2.0 * std::f64::consts::PI * g * self.sound_speed * a)
     }
@@ -256,12 +251,6 @@ impl Settings {
                 "[dg] dimensions = {}: give 1, 2 or 3",
                 self.dimensions
             ));
-        }
-        if self.dimensions == 3 && self.equation == Equation::IsothermalEuler {
-            return Err(
-                "[dg] dimensions = 3: isothermal Euler is built in 1D and 2D (3D: advection only)"
-                    .into(),
-            );
         }
         if !(1..=MAX_NODES).contains(&self.order) {
             return Err(format!(

@@ -25,6 +25,7 @@ fn the_device_agrees_with_the_cpu() {
         (Equation::IsothermalEuler, 1, 6, "rk4"),
         (Equation::IsothermalEuler, 2, 5, "lserk54"),
         (Equation::IsothermalEuler, 2, 4, "ssprk3"),
+        (Equation::IsothermalEuler, 3, 3, "rk4"),
     ];
     for (equation, dimensions, order, rk) in cases {
         let settings = Settings {

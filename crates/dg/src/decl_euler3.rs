@@ -1,0 +1,109 @@
+//! The 3D isothermal Euler family of the DG method's data and loops
+//! ([`crate::euler3`]), declared like [`crate::decl_euler`]'s, with the 3D
+//! operator global [`crate::decl3::PARAMS_3`].
+
+use qflow_par::{par_loop, DatDecl, LoopDecl, Role};
+
+use crate::decl::{CELLS, COEF, MAX_STAGES, STAGE};
+use crate::decl3::{FACES_3D, PARAMS_3};
+use crate::decl_euler::{KINETIC, MASS, RHO_MIN};
+use crate::euler3::{
+    iso_axpy_3d, iso_diag_3d, iso_lserk_3d, iso_restore_3d, iso_rhs_3d, iso_save_3d,
+};
+
+/// The conserved variables (3D Euler).
+pub static U_E3: DatDecl = DatDecl::f64("u_e3", &CELLS, 2048, Role::State);
+/// The state at the start of a step (3D Euler).
+pub static U0_E3: DatDecl = DatDecl::f64("u0_e3", &CELLS, 2048, Role::Scratch);
+/// The right-hand side just computed (3D Euler).
+pub static R_E3: DatDecl = DatDecl::f64("r_e3", &CELLS, 2048, Role::Scratch);
+/// The operand of `axpy` (a stage's right-hand side swapped in) (3D Euler).
+pub static X_E3: DatDecl = DatDecl::f64("x_e3", &CELLS, 2048, Role::Scratch);
+/// Stage 1's right-hand side (the low-storage register) (3D Euler).
+pub static K1_E3: DatDecl = DatDecl::f64("k1_e3", &CELLS, 2048, Role::Scratch);
+/// Stage 2's right-hand side (3D Euler).
+pub static K2_E3: DatDecl = DatDecl::f64("k2_e3", &CELLS, 2048, Role::Scratch);
+/// Stage 3's right-hand side (3D Euler).
+pub static K3_E3: DatDecl = DatDecl::f64("k3_e3", &CELLS, 2048, Role::Scratch);
+/// Stage 4's right-hand side (3D Euler).
+pub static K4_E3: DatDecl = DatDecl::f64("k4_e3", &CELLS, 2048, Role::Scratch);
+/// Stage 5's right-hand side (3D Euler).
+pub static K5_E3: DatDecl = DatDecl::f64("k5_e3", &CELLS, 2048, Role::Scratch);
+/// Stage 6's right-hand side (3D Euler).
+pub static K6_E3: DatDecl = DatDecl::f64("k6_e3", &CELLS, 2048, Role::Scratch);
+/// Stage 7's right-hand side (3D Euler).
+pub static K7_E3: DatDecl = DatDecl::f64("k7_e3", &CELLS, 2048, Role::Scratch);
+
+par_loop! {
+    /// The right-hand side (3D Euler).
+    pub static RHS_E3 = iso_rhs_3d over CELLS {
+        p: global(PARAMS_3),
+        u: read(U_E3 at FACES_3D),
+        // Read and written: the kernel writes only the values in use.
+        r: rw(R_E3),
+    }
+}
+par_loop! {
+    /// Keeps the step's start (3D Euler).
+    pub static SAVE_E3 = iso_save_3d over CELLS {
+        p: global(PARAMS_3),
+        u: read(U_E3),
+        // Only the values in use are copied: read and written.
+        u0: rw(U0_E3),
+    }
+}
+par_loop! {
+    /// Puts the step's start back (3D Euler).
+    pub static RESTORE_E3 = iso_restore_3d over CELLS {
+        p: global(PARAMS_3),
+        u0: read(U0_E3),
+        // Only the values in use are copied: read and written.
+        u: rw(U_E3),
+    }
+}
+par_loop! {
+    /// `u += coef x` (3D Euler).
+    pub static AXPY_E3 = iso_axpy_3d over CELLS {
+        p: global(PARAMS_3),
+        c: global(COEF),
+        x: read(X_E3),
+        y: rw(U_E3),
+    }
+}
+par_loop! {
+    /// A low-storage stage (3D Euler).
+    pub static LSERK_E3 = iso_lserk_3d over CELLS {
+        p: global(PARAMS_3),
+        s: global(STAGE),
+        r: read(R_E3),
+        k: rw(K1_E3),
+        u: rw(U_E3),
+    }
+}
+par_loop! {
+    /// The mass, kinetic energy and smallest density (3D Euler).
+    pub static DIAG_E3 = iso_diag_3d over CELLS {
+        p: global(PARAMS_3),
+        u: read(U_E3),
+        mass: sum(MASS),
+        kinetic: sum(KINETIC),
+        low: min(RHO_MIN),
+    }
+}
+
+/// The loops of the 3D Euler family.
+pub static LOOPS_E3: [&LoopDecl; 6] = [
+    &RHS_E3,
+    &SAVE_E3,
+    &RESTORE_E3,
+    &AXPY_E3,
+    &LSERK_E3,
+    &DIAG_E3,
+];
+/// The dats of the 3D Euler family.
+pub static DATS_E3: [&DatDecl; 11] = [
+    &U_E3, &U0_E3, &R_E3, &X_E3, &K1_E3, &K2_E3, &K3_E3, &K4_E3, &K5_E3, &K6_E3, &K7_E3,
+];
+/// The stages' right-hand sides of the 3D Euler family.
+pub static STAGES_E3: [&DatDecl; MAX_STAGES] =
+    [&K1_E3, &K2_E3, &K3_E3, &K4_E3, &K5_E3, &K6_E3, &K7_E3];
