@@ -2,9 +2,9 @@
 """The PID of the nodal DG method (docs/performance.md): wall seconds per
 right-hand-side evaluation per degree of freedom (node), as the summary of
 `qflow run` reports it (every loop of a step counted: right-hand side,
-Runge-Kutta updates, diagnostics), for 2D linear advection and 2D
-isothermal Euler, orders 2-8, on one core (serial backend) and on the
-threads backend, on grids of about --nodes nodes.
+Runge-Kutta updates, diagnostics), for linear advection and isothermal
+Euler in 2D (or 3D with --dims 3), orders 2-8, on one core (serial
+backend) and on the threads backend, on grids of about --nodes nodes.
 
 Each configuration runs --repeats times, the backends alternating, and the
 median is reported (the machine is shared and noisy). With --before BIN (a
@@ -14,7 +14,7 @@ one, and its medians are reported beside. Markdown to stdout.
 Usage: scripts/bench-dg.py [--nodes N] [--steps S] [--repeats R]
                            [--threads T] [--orders 2,3,...] [--out DIR]
                            [--equations advection,isothermal-euler]
-                           [--before BIN]
+                           [--before BIN] [--dims 2|3]
 Build first: cargo build --release -p qflow.
 """
 import argparse
@@ -33,16 +33,20 @@ EQUATIONS = {
 }
 
 
-def run(qflow, out, equation, order, cells, backend, steps, tag="now"):
+def run(qflow, out, equation, order, cells, backend, steps, tag="now", dims=2):
     case, sets = EQUATIONS[equation]
-    d = out / f"{equation}-n{order}-{backend}-{tag}"
+    d = out / f"{equation}-{dims}d-n{order}-{backend}-{tag}"
+    grid = ", ".join([str(cells)] * dims)
     cmd = [str(qflow), "run", str(ROOT / case), "-o", str(d), "-q",
            "--max-iters", str(steps),
-           "--set", f"dg.order={order}", "--set", f"dg.cells=[{cells}, {cells}]",
+           "--set", f"dg.order={order}", "--set", f"dg.cells=[{grid}]",
            "--set", 'dg.rk="lserk54"',
            "--set", "output.plots=false", "--set", "output.vtk=false"]
     for s in sets:
         cmd += ["--set", s]
+    if dims == 3:
+        velocity = "[1.0, 1.0, 1.0]" if equation == "advection" else "[0.3, -0.2, 0.1]"
+        cmd += ["--set", "dg.dimensions=3", "--set", f"dg.velocity={velocity}"]
     if backend == "serial":
         cmd += ["--backend", "serial"]
     else:
@@ -63,6 +67,7 @@ def main():
     ap.add_argument("--out", default="out/bench-dg")
     ap.add_argument("--equations", default="advection,isothermal-euler")
     ap.add_argument("--before", default=None)
+    ap.add_argument("--dims", type=int, default=2, choices=[2, 3])
     a = ap.parse_args()
     qflow = ROOT / "target/release/qflow"
     if not qflow.exists():
@@ -79,18 +84,19 @@ def main():
     print("|---|---|---|---|" + "---|" * len(cols) + "---|")
     for equation in a.equations.split(","):
         for n in orders:
-            cells = max(2, round(math.sqrt(a.nodes) / n))
+            cells = max(2, round(a.nodes ** (1 / a.dims) / n))
             pids = {(tag, b): [] for tag, _ in builds for b in backends}
             dofs = 0
             for _ in range(a.repeats):
                 for tag, binary in builds:
                     for b in backends:
-                        pid, dofs = run(binary, out, equation, n, cells, b, a.steps, tag)
+                        pid, dofs = run(binary, out, equation, n, cells, b, a.steps, tag, a.dims)
                         pids[(tag, b)].append(pid)
             m = {k: statistics.median(v) for k, v in pids.items()}
             vals = " | ".join(f"{m[(tag, b)]:.2e}" for tag, _ in builds for b in backends)
             speedup = m[("now", "serial")] / m[("now", backends[1])]
-            print(f"| {equation} | {n} | {cells}^2 | {dofs} | {vals} | {speedup:.2f}x |", flush=True)
+            print(f"| {equation} | {n} | {cells}^{a.dims} | {dofs} | {vals} | {speedup:.2f}x |",
+                  flush=True)
 
 
 if __name__ == "__main__":
