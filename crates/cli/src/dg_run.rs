@@ -11,7 +11,8 @@
 //! density beside the exact solution), in 2D `field.vtu` (every variable;
 //! a cell of the picture per node, bounded half-way between nodes) and
 //! `field.png` (`u` or the density: the cells' polynomials sampled on a
-//! uniform grid).
+//! uniform grid), in 3D `field.vtr` (a rectilinear grid, a cell per node,
+//! every variable).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -204,6 +205,48 @@ fn node_intervals(cells: usize, n: usize, h: f64, gll: &Gll) -> Vec<f64> {
     b
 }
 
+/// Writes a 3D solution as `field.vtr`: a rectilinear grid with a cell per
+/// node, bounded half-way between nodes (as the 2D `field.vtu`), every
+/// variable as cell data.
+fn write_field_3d(settings: &Settings, u: &[f64], path: &Path) -> Result<()> {
+    let n = settings.order;
+    let gll = Gll::new(n).map_err(|e| anyhow!("{e}"))?;
+    let [cx, cy, cz] = settings.grid();
+    let h = settings.spacing();
+    let bounds = [
+        node_intervals(cx, n, h[0], &gll),
+        node_intervals(cy, n, h[1], &gll),
+        node_intervals(cz, n, h[2], &gll),
+    ];
+    let (len, stride) = (
+        problem::element_len(settings),
+        problem::variable_stride(settings),
+    );
+    let names = problem::variable_names(settings);
+    let (gx, gy) = (cx * n, cy * n);
+    let mut grids = vec![vec![0.0; gx * gy * cz * n]; names.len()];
+    for (e, chunk) in u.chunks_exact(len).enumerate() {
+        let (ex, ey, ez) = (e % cx, e / cx % cy, e / (cx * cy));
+        for (v, grid) in grids.iter_mut().enumerate() {
+            for k in 0..n {
+                for j in 0..n {
+                    for i in 0..n {
+                        let at = ((ez * n + k) * gy + ey * n + j) * gx + ex * n + i;
+                        grid[at] = chunk[v * stride + (k * n + j) * n + i];
+                    }
+                }
+            }
+        }
+    }
+    let fields: Vec<(&str, &[f64])> = names
+        .iter()
+        .zip(&grids)
+        .map(|(name, g)| (*name, g.as_slice()))
+        .collect();
+    qflow_io::vtk::write_rectilinear_vtr(path, [&bounds[0], &bounds[1], &bounds[2]], &fields)?;
+    Ok(())
+}
+
 /// The Lagrange basis of the nodes `xi` at `x`: `l_i(x)` for every node.
 fn lagrange(xi: &[f64], x: f64) -> Vec<f64> {
     (0..xi.len())
@@ -260,7 +303,10 @@ fn write_outputs(settings: &Settings, u: &[f64], dir: &Path, vtk: bool, plots: b
     })
     .with_context(|| format!("writing {}", path.display()))?;
     if dims == 3 {
-        // 3D: the nodes' values only (no picture, no VTK field yet).
+        // 3D: field.vtr, a picture cell per node (no picture).
+        if vtk {
+            write_field_3d(settings, u, &dir.join("field.vtr"))?;
+        }
         return Ok(());
     }
     let n = settings.order;

@@ -50,7 +50,12 @@ fn the_shipped_cases_run_with_their_errors() {
     for (name, t, bound, files) in [
         ("dg-advection-1d", 1.0, 1e-7, one),
         ("dg-advection-2d", 1.0, 1e-7, two),
-        ("dg-advection-3d", 1.0, 1e-4, &["solution.csv"][..]),
+        (
+            "dg-advection-3d",
+            1.0,
+            1e-4,
+            &["solution.csv", "field.vtr"][..],
+        ),
         ("dg-euler-1d", 0.5, 2e-6, one),
         ("dg-euler-2d", 0.3, 5e-5, two),
     ] {

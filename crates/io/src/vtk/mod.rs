@@ -32,6 +32,7 @@
 
 mod cells;
 mod format;
+mod rectilinear;
 #[cfg(test)]
 mod tests;
 
@@ -46,6 +47,7 @@ use crate::error::check_states;
 use crate::OutputError;
 pub use cells::write_cells_vtu;
 use format::{write_selection, Selection, ACTIVE_ATTRIBUTES, CELLS, POINTS, POINT_DATA};
+pub use rectilinear::write_rectilinear_vtr;
 
 /// Writes the whole cloud and its state (`prim[i]` is point `i`) as a VTK
 /// unstructured grid file, points numbered `1..=n`, atomically.
