@@ -20,20 +20,7 @@ pub fn write_cells_vtu(
     fields: &[(&str, &[f64])],
 ) -> Result<(), OutputError> {
     let (np, nc) = (mesh.nodes(), mesh.cells());
-    for (name, values) in fields {
-        if values.len() != nc {
-            return Err(OutputError::data(
-                path,
-                format!("field `{name}` has {} values for {nc} cells", values.len()),
-            ));
-        }
-        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(OutputError::data(
-                path,
-                format!("field name `{name}`: letters, digits and _ only"),
-            ));
-        }
-    }
+    super::check_cell_fields(path, fields, nc)?;
     // Byte counts of the blocks, in the order they are written.
     let mut blocks: Vec<u64> = fields.iter().map(|_| 8 * nc as u64).collect();
     blocks.push(24 * np as u64); // points

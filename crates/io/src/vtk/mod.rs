@@ -49,6 +49,26 @@ pub use cells::write_cells_vtu;
 use format::{write_selection, Selection, ACTIVE_ATTRIBUTES, CELLS, POINTS, POINT_DATA};
 pub use rectilinear::write_rectilinear_vtr;
 
+/// Checks named cell fields before writing: one value per cell each (`nc`
+/// cells), names of letters, digits and `_`.
+fn check_cell_fields(path: &Path, fields: &[(&str, &[f64])], nc: usize) -> Result<(), OutputError> {
+    for (name, values) in fields {
+        if values.len() != nc {
+            return Err(OutputError::data(
+                path,
+                format!("field `{name}` has {} values for {nc} cells", values.len()),
+            ));
+        }
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(OutputError::data(
+                path,
+                format!("field name `{name}`: letters, digits and _ only"),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Writes the whole cloud and its state (`prim[i]` is point `i`) as a VTK
 /// unstructured grid file, points numbered `1..=n`, atomically.
 pub fn write_vtu(

@@ -30,20 +30,7 @@ pub fn write_rectilinear_vtr(
         cells[d] = b.len() - 1;
     }
     let nc: usize = cells.iter().product();
-    for (name, values) in fields {
-        if values.len() != nc {
-            return Err(OutputError::data(
-                path,
-                format!("field `{name}` has {} values for {nc} cells", values.len()),
-            ));
-        }
-        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(OutputError::data(
-                path,
-                format!("field name `{name}`: letters, digits and _ only"),
-            ));
-        }
-    }
+    super::check_cell_fields(path, fields, nc)?;
     // Blocks in the order written: the fields, then the three coordinate
     // arrays.
     let mut blocks: Vec<u64> = fields.iter().map(|_| 8 * nc as u64).collect();
