@@ -116,43 +116,11 @@ impl<'a> ExactSolution<'a> {
     /// [`Self::state`]'s 1D and 2D waves.
     fn simple_wave_3d(&self, p: [f64; 3], t: f64) -> (f64, [f64; 3]) {
         let s = self.settings;
-        let (a, amp) = (s.sound_speed, s.amplitude);
         let bg = s.speed();
         let r = 1.0 / 3f64.sqrt();
-        let g = 3f64.sqrt();
         let un0 = r * (bg[0] + bg[1] + bg[2]);
-        let phi = p[0] + p[1] + p[2];
-        let rho0 = |q: f64| 1.0 + amp * (2.0 * PI * q).sin();
-        let f = |q: f64| q + g * (un0 + a * rho0(q).ln() + a) * t - phi;
-        let df = |q: f64| 1.0 + t * g * a * amp * 2.0 * PI * (2.0 * PI * q).cos() / rho0(q);
-        let (lo_s, hi_s) = (
-            g * (un0 + a * (1.0 - amp.abs()).ln() + a),
-            g * (un0 + a * (1.0 + amp.abs()).ln() + a),
-        );
-        let (mut lo, mut hi) = (phi - hi_s * t, phi - lo_s * t);
-        let mut q = 0.5 * (lo + hi);
-        for _ in 0..200 {
-            let v = f(q);
-            if v == 0.0 {
-                break;
-            }
-            if v > 0.0 {
-                hi = q;
-            } else {
-                lo = q;
-            }
-            let mut next = q - v / df(q);
-            if !(next > lo && next < hi) {
-                next = 0.5 * (lo + hi);
-            }
-            if (next - q).abs() <= 1e-16 * (1.0 + q.abs()) {
-                q = next;
-                break;
-            }
-            q = next;
-        }
-        let rho = rho0(q);
-        let du = r * a * rho.ln();
+        let rho = self.simple_wave_density(p[0] + p[1] + p[2], 3f64.sqrt(), un0, t);
+        let du = r * s.sound_speed * rho.ln();
         (rho, [bg[0] + du, bg[1] + du, bg[2] + du])
     }
 
@@ -163,7 +131,6 @@ impl<'a> ExactSolution<'a> {
     fn simple_wave(&self, x: f64, y: f64, t: f64) -> (f64, f64, f64) {
         let s = self.settings;
         let a = s.sound_speed;
-        let amp = s.amplitude;
         let [ux, uy, _] = s.speed();
         let two = s.dimensions == 2;
         let r = std::f64::consts::FRAC_1_SQRT_2;
@@ -179,9 +146,24 @@ impl<'a> ExactSolution<'a> {
         } else {
             (x, 1.0, ux, 0.0)
         };
+        let rho = self.simple_wave_density(phi, g, un0, t);
+        let un = un0 + a * rho.ln();
+        if two {
+            (rho, r * (un - ut), r * (un + ut))
+        } else {
+            (rho, un, 0.0)
+        }
+    }
+
+    /// The simple wave's density at phase `phi` and time `t` (`g = |grad
+    /// phi|`, `un0` the background's normal velocity): `rho0(phi0)` at the
+    /// foot `phi0` of the characteristic, from `phi0 + g (u_n(phi0) + a) t =
+    /// phi` by Newton's method safeguarded by bisection (the left side
+    /// grows with `phi0` before the wave breaks).
+    fn simple_wave_density(&self, phi: f64, g: f64, un0: f64, t: f64) -> f64 {
+        let (a, amp) = (self.settings.sound_speed, self.settings.amplitude);
         let rho0 = |p: f64| 1.0 + amp * (2.0 * PI * p).sin();
-        let speed = |p: f64| g * (un0 + a * rho0(p).ln() + a);
-        let f = |p: f64| p + speed(p) * t - phi;
+        let f = |p: f64| p + g * (un0 + a * rho0(p).ln() + a) * t - phi;
         let df = |p: f64| 1.0 + t * g * a * amp * 2.0 * PI * (2.0 * PI * p).cos() / rho0(p);
         let (lo_s, hi_s) = (
             g * (un0 + a * (1.0 - amp.abs()).ln() + a),
@@ -209,13 +191,7 @@ impl<'a> ExactSolution<'a> {
             }
             p = next;
         }
-        let rho = rho0(p);
-        let un = un0 + a * rho.ln();
-        if two {
-            (rho, r * (un - ut), r * (un + ut))
-        } else {
-            (rho, un, 0.0)
-        }
+        rho0(p)
     }
 }
 

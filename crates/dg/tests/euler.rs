@@ -290,3 +290,26 @@ fn bad_physics_is_refused() {
     });
     assert!(e.contains("[dg] initial = \"simple-wave\""), "{e}");
 }
+
+/// The finer-grid rates of docs/verification.md 11b (not in CI, minutes):
+/// the diagonal wave at rest, A = 0.2, t = 0.1, n = 3 on 8-128 cells and
+/// n = 4, 6 on 8-64, and the weaker waves A = 0.02, 0.05, 0.1 at n = 3.
+/// Run: `cargo test --release -p qflow-dg --test euler -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn diagonal_wave_rates_on_finer_grids() {
+    let at_rest = |n: usize, amp: f64| {
+        move |c: usize| Settings {
+            velocity: vec![0.0, 0.0],
+            amplitude: amp,
+            final_time: 0.1,
+            ..wave(2, n, c, "rk4")
+        }
+    };
+    orders_by_variable(at_rest(3, 0.2), &[8, 16, 32, 64, 128]);
+    orders_by_variable(at_rest(4, 0.2), &[8, 16, 32, 64]);
+    orders_by_variable(at_rest(6, 0.2), &[8, 16, 32, 64]);
+    for amp in [0.02, 0.05, 0.1] {
+        orders_by_variable(at_rest(3, amp), &[16, 32, 64]);
+    }
+}
