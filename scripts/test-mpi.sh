@@ -75,4 +75,4 @@ for np in ${QFLOW_MPI_RANKS:-1 2 3 4}; do
 done
 
 echo "== qflow run under mpirun"
-cargo test --release -p qflow --features "$features" --test mpi -- --test-threads 1
+cargo test --release -p qflow --features "$features" --test mpi --test mpi_faults -- --test-threads 1

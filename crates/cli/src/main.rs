@@ -243,10 +243,7 @@ fn restore_default_sigpipe() {
     }
 }
 
-/// Threads per CPU beyond which `--threads` is refused: a few per core
-/// can make sense (tests of thread counts, hyperthreads hidden by an
-/// affinity mask), thousands per core cannot.
-const MAX_THREADS_PER_CPU: usize = 16;
+use qflow::run::MAX_THREADS_PER_CPU;
 
 /// Refuses more threads than this machine can run, and says so when more
 /// threads are asked for than this process may run on (its CPU affinity,

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Result};
 
-use qflow_par::backend::BackendSpec;
+use qflow_par::backend::{BackendKind, BackendSpec};
 use qflow_par::comm::{Comm, ExchangeMode, SelfComm};
 use qflow_par::driver::summary::{Summary, Value};
 use qflow_par::driver::StopReason;
@@ -108,16 +108,34 @@ fn launched_ranks() -> Option<usize> {
 #[error("reported by rank 0")]
 pub struct ReportedByRankZero;
 
+/// How long a rank that ran into an error waits for the other ranks to
+/// reach it too before it ends the job ([`Comm::all_arrive_within`]):
+/// ranks that share an error arrive within the time their work differs
+/// by; a fault on one rank ends the job after this.
+pub const FAULT_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Runs a case file. Rank 0 prints a failure or an early stop before the
 /// world ends (MPI finalizes when it drops, and an exit on another rank
 /// may end the job); the other ranks of an MPI job return
 /// [`ReportedByRankZero`] instead of their copy of an error, which every
-/// rank has (agreed, or the same on each).
+/// rank has (agreed, or the same on each). An error only some ranks have
+/// (a fault: the others wait for them in an exchange or a reduction) is
+/// printed by the ranks that have it, with their rank, and ends the job.
 pub fn run_case(path: &Path, opts: &RunOptions) -> Result<Finished> {
     let comm: std::sync::Arc<dyn Comm + Sync> = world()?.into();
     let rank0 = comm.rank() == 0;
     let jobs = comm.size() > 1;
     let result = run_on(Box::new(comm.clone()), path, opts);
+    if let Err(e) = &result {
+        if jobs && !comm.all_arrive_within(FAULT_GRACE) {
+            eprintln!(
+                "error: rank {}: {e:#}\n(the other ranks did not reach this error within {} s: ending the job)",
+                comm.rank(),
+                FAULT_GRACE.as_secs()
+            );
+            comm.abort(1);
+        }
+    }
     match &result {
         Ok(f) if rank0 => {
             if let Some(m) = f.message() {
@@ -140,6 +158,7 @@ fn run_on(comm: Box<dyn Comm>, path: &Path, opts: &RunOptions) -> Result<Finishe
     {
         bail!("--partitioner, --exchange and --vtk-pieces apply to runs under mpirun with a build that has `--features mpi`");
     }
+    agree(&*comm, check_node_load(&*comm, opts)).map_err(|e| anyhow!(e))?;
     // Rank 0 reads the case; every rank gets its text.
     let read = if comm.rank() == 0 {
         CaseFile::load(path, &opts.sets)
@@ -157,6 +176,42 @@ fn run_on(comm: Box<dyn Comm>, path: &Path, opts: &RunOptions) -> Result<Finishe
         MethodName::Lw => crate::lw_run::run(comm, &case, opts),
         MethodName::Dg => crate::dg_run::run(comm, &case, opts),
     }
+}
+
+/// Threads per CPU beyond which `--threads` (or ranks times threads on a
+/// node) is refused: a few per core can make sense (tests of thread
+/// counts, hyperthreads hidden by an affinity mask), thousands per core
+/// cannot.
+pub const MAX_THREADS_PER_CPU: usize = 16;
+
+/// Refuses more ranks on a node, times the threads each runs, than the
+/// node's CPUs can run ([`MAX_THREADS_PER_CPU`] each); the same verdict on
+/// every rank of a node.
+fn check_node_load(comm: &dyn Comm, opts: &RunOptions) -> Result<(), String> {
+    let (_, on_node) = comm.node_rank();
+    let threads = match opts.backend.kind {
+        BackendKind::Threads => opts.backend.threads.max(1),
+        _ => 1,
+    };
+    // SAFETY: sysconf only reads a system value.
+    let cpus = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) }.max(1) as usize;
+    let most = MAX_THREADS_PER_CPU * cpus;
+    if on_node * threads <= most {
+        return Ok(());
+    }
+    Err(if threads > 1 {
+        format!(
+            "{on_node} ranks on this node with --threads {threads} each: {} threads on {cpus} \
+             CPU(s), at most {most} ({MAX_THREADS_PER_CPU} per CPU) can run; give fewer ranks \
+             or threads",
+            on_node * threads
+        )
+    } else {
+        format!(
+            "{on_node} ranks on this node of {cpus} CPU(s): at most {most} \
+             ({MAX_THREADS_PER_CPU} per CPU) can run; give fewer ranks (mpirun -np)"
+        )
+    })
 }
 
 /// One rank's numbers for the summary of a run on several ranks.

@@ -8,117 +8,12 @@
 //! (`--oversubscribe`: the CI machine has 2 cores).
 #![cfg(feature = "mpi")]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::time::{Duration, Instant};
+mod mpirun;
 
-const QFLOW: &str = env!("CARGO_BIN_EXE_qflow");
+use std::path::Path;
+use std::process::Command;
 
-fn qflow(args: &[&str]) -> Output {
-    Command::new(QFLOW)
-        .args(args)
-        .output()
-        .expect("running qflow")
-}
-
-/// `mpirun -np ranks qflow args`, killed after a minute (a hang is a
-/// failure, not a stuck CI job).
-fn mpirun(ranks: usize, args: &[&str]) -> Output {
-    mpirun_with(ranks, &[], args)
-}
-
-/// [`mpirun`] with environment variables for every rank.
-fn mpirun_with(ranks: usize, env: &[(&str, &str)], args: &[&str]) -> Output {
-    let mut child = Command::new("mpirun")
-        .envs(env.iter().copied())
-        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-        .args(["--oversubscribe", "-np", &ranks.to_string(), QFLOW])
-        .args(args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("mpirun (OpenMPI) is installed: scripts/install-deps.sh");
-    let t = Instant::now();
-    while child.try_wait().expect("waiting for mpirun").is_none() {
-        if t.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            panic!("mpirun -np {ranks} qflow {args:?} hung");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().expect("mpirun output")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn ok(o: &Output) {
-    assert!(o.status.success(), "failed:\n{}", stderr(o));
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("qflow-mpi-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn small_cloud(dir: &Path) -> PathBuf {
-    let p = dir.join("small.cloud");
-    ok(&qflow(&[
-        "generate",
-        "naca0012",
-        "--wall-points",
-        "48",
-        "--rings",
-        "16",
-        "--far-field",
-        "8",
-        "-o",
-        p.to_str().unwrap(),
-    ]));
-    p
-}
-
-/// A case file `name` on `cloud`: `solver` lines go in `[solver]` (which
-/// keeps the cloud's numbering, so that the serial run reports the same
-/// point as the distributed one when two go bad at once), `rest` after.
-fn case(dir: &Path, name: &str, cloud: &Path, solver: &str, rest: &str) -> PathBuf {
-    let p = dir.join(name);
-    std::fs::write(
-        &p,
-        format!(
-            "[cloud]\nfile = \"{}\"\n[solver]\nrenumber = \"none\"\n{solver}\n{rest}",
-            cloud.display()
-        ),
-    )
-    .unwrap();
-    p
-}
-
-fn read(p: &Path) -> String {
-    std::fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-}
-
-/// history.csv without the wall-clock column.
-fn history(dir: &Path) -> Vec<String> {
-    read(&dir.join("history.csv"))
-        .lines()
-        .map(|l| l.rsplit_once(',').map_or(l, |x| x.0).to_string())
-        .collect()
-}
-
-/// solution.dat and history (all but the clock) are the same: both are
-/// written with 17 significant digits, so equal text is equal bits.
-fn assert_same_run(a: &Path, b: &Path, what: &str) {
-    assert!(
-        read(&a.join("solution.dat")) == read(&b.join("solution.dat")),
-        "{what}: solution.dat differs"
-    );
-    assert_eq!(history(a), history(b), "{what}: history differs");
-}
+use mpirun::*;
 
 #[test]
 fn mpi_runs_equal_the_serial_run_and_resume_on_any_rank_count() {
@@ -280,61 +175,6 @@ fn every_exchange_and_a_partition_file_give_the_same_bits() {
     let e = stderr(&o);
     assert!(e.contains("3 parts but 2 are needed"), "{e}");
     assert_eq!(e.matches("error:").count(), 1, "one message:\n{e}");
-}
-
-#[test]
-fn failures_end_every_rank_with_one_message() {
-    let d = scratch("fail");
-    let cloud = small_cloud(&d);
-    // Rank 0 cannot read the cloud: the others get the error, not a hang.
-    let text = read(&cloud);
-    let bad = d.join("bad.cloud");
-    std::fs::write(&bad, &text[..text.len() / 3]).unwrap();
-    let c = case(&d, "bad.toml", &bad, "", "");
-    let o = mpirun(
-        3,
-        &[
-            "run",
-            c.to_str().unwrap(),
-            "-o",
-            d.join("o").to_str().unwrap(),
-        ],
-    );
-    assert!(!o.status.success());
-    let e = stderr(&o);
-    assert!(e.contains("bad.cloud"), "{e}");
-    assert_eq!(e.matches("error:").count(), 1, "one message:\n{e}");
-    assert!(!e.contains("panicked"), "{e}");
-    // Unknown exchange: named.
-    let c = case(&d, "two.toml", &cloud, "", "[stop]\nmax_iters = 2\n");
-    let o = mpirun(
-        2,
-        &["run", c.to_str().unwrap(), "--exchange", "carrier-pigeon"],
-    );
-    assert!(stderr(&o).contains("carrier-pigeon"), "{}", stderr(&o));
-
-    // A diverging run: every rank stops at the serial run's iteration, with
-    // its point, and the last good state is written.
-    let case_path = case(
-        &d,
-        "div.toml",
-        &cloud,
-        "cfl = 3.0",
-        "[stop]\nmax_iters = 200\n[output]\nplots = false\n",
-    );
-    let cp = case_path.to_str().unwrap();
-    let s = qflow(&["run", cp, "-o", d.join("ds").to_str().unwrap(), "-q"]);
-    assert!(!s.status.success());
-    let serial_msg = stderr(&s);
-    let at = serial_msg.find("iteration ").expect("the serial message");
-    // The message up to the output folder, which differs.
-    let what = serial_msg[at..].lines().next().unwrap().to_string();
-    let o = mpirun(3, &["run", cp, "-o", d.join("dm").to_str().unwrap(), "-q"]);
-    assert!(!o.status.success());
-    let e = stderr(&o);
-    assert!(e.contains(&what), "serial: {what}\nmpi: {e}");
-    assert_eq!(e.matches("error:").count(), 1, "one message:\n{e}");
-    assert_same_run(&d.join("ds"), &d.join("dm"), "last good state");
 }
 
 /// `--backend opencl` under mpirun: each rank on an OpenCL device (PoCL's

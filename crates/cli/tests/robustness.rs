@@ -1,5 +1,6 @@
-//! Process edges a user or an adversary hits (issue 16, growing): a full
-//! standard output, impossible thread counts, an output folder held by
+//! Process edges a user or an adversary hits (issue 16): a full standard
+//! output, a full disk, an output folder that cannot be made, impossible
+//! thread counts, an output folder held by
 //! another run, temporary files of killed runs, and the signal exits. Each
 //! ends with a one-line error or a clean exit, never a panic.
 
@@ -69,6 +70,37 @@ fn a_full_standard_output_is_an_error_not_a_panic() {
         .output()
         .unwrap();
     assert_clean_failure(&o, "writing to standard output");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A disk that fills up under a run: a file-size limit of 16 KiB
+/// (`ulimit -f`, with SIGXFSZ ignored so that a write past it fails with
+/// EFBIG as a full disk fails with ENOSPC) stops the run at its first
+/// checkpoint with one error line naming the file; no temporary is left,
+/// nor the folder's lock. An output folder that cannot be made is named.
+#[test]
+fn a_full_disk_and_an_unwritable_output_folder_are_one_line_errors() {
+    let d = scratch("disk");
+    let out = d.join("out");
+    let script = format!(
+        "ulimit -f 16 && trap '' XFSZ && exec '{QFLOW}' run '{}' -o '{}' \
+         --max-iters 3 --set output.plots=false -q",
+        small_case().display(),
+        out.display()
+    );
+    let o = Command::new("bash").args(["-c", &script]).output().unwrap();
+    assert_clean_failure(&o, "File too large");
+    assert!(stderr(&o).contains("checkpoint.qchk"), "{}", stderr(&o));
+    let left: Vec<_> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+
+    let file = d.join("a-file");
+    std::fs::write(&file, "not a folder").unwrap();
+    let o = run(&file.join("out"), &[]);
+    assert_clean_failure(&o, "cannot create output folder");
     let _ = std::fs::remove_dir_all(&d);
 }
 

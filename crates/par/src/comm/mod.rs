@@ -130,6 +130,10 @@ pub mod flags {
     pub const STOP: u64 = 1;
     /// A rank's backend failed.
     pub const ERROR: u64 = 2;
+    /// The first bit of the signals behind a stop: signal `s` (below 56)
+    /// sets bit `SIGNAL_SHIFT + s`, so every rank learns which signals the
+    /// ranks that received one got.
+    pub const SIGNAL_SHIFT: u32 = 8;
 }
 
 /// Most values one reduction carries.
@@ -288,6 +292,16 @@ pub trait Comm: Send {
     fn broadcast(&self, root: usize, bytes: &mut Vec<u8>);
     /// Ends every rank of the job at once (after a fault on one).
     fn abort(&self, code: i32) -> !;
+    /// Whether every rank calls this within `grace` of this rank: a rank
+    /// that ran into an error asks whether the others ran into it too
+    /// (an error every rank has, or agreed). If they did not, they are
+    /// waiting for this rank in an exchange or a reduction, and only
+    /// [`Comm::abort`] frees them. Collective in that sense only: ranks
+    /// that never call it are what it detects.
+    fn all_arrive_within(&self, grace: std::time::Duration) -> bool {
+        let _ = grace;
+        self.size() == 1
+    }
     /// This rank's index among the ranks on its node, and their number
     /// (threads per rank and devices per node follow from them).
     fn node_rank(&self) -> (usize, usize) {
@@ -403,6 +417,9 @@ impl<T: Comm + Sync + ?Sized> Comm for std::sync::Arc<T> {
     }
     fn abort(&self, code: i32) -> ! {
         (**self).abort(code)
+    }
+    fn all_arrive_within(&self, grace: std::time::Duration) -> bool {
+        (**self).all_arrive_within(grace)
     }
     fn node_rank(&self) -> (usize, usize) {
         (**self).node_rank()

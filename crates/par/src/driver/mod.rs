@@ -231,6 +231,7 @@ pub fn run(
         history = rows;
     }
     let signals = Signals::install().map_err(RunError::Write)?;
+    let fault = injected_fault();
     let mut progress = Progress::new(config.quiet || !rank0, first, config.max_iters);
     let mut row = vec![0.0; columns.len()];
     let start = Instant::now();
@@ -238,10 +239,17 @@ pub fn run(
     let mut iteration = first;
     ex.reset_times();
     while iteration < config.max_iters {
-        if signals.received().is_some() {
-            ex.request_stop();
+        if let Some(s) = signals.received() {
+            ex.request_stop(s);
         }
         let it = iteration + 1;
+        if let Some((_, _, panic)) = fault.filter(|&(r, i, _)| r == ex.rank() && i == it) {
+            let what = format!("a fault injected by {FAULT_AT} at iteration {it}");
+            if panic {
+                panic!("{what}");
+            }
+            return Err(RunError::Write(what));
+        }
         let r = step_in_pool(method, ex, it, &mut row);
         match r {
             Ok(()) => {}
@@ -261,8 +269,14 @@ pub fn run(
             });
         }
         progress.update(iteration, &|| method.progress_label(&row), elapsed);
-        if ex.stop_agreed() {
-            stop = StopReason::Signal(signals.received().unwrap_or(signal_hook::consts::SIGINT));
+        if let Some(s) = ex.stop_agreed() {
+            // The signal every rank agreed on (a signal to one rank stops
+            // all with its status).
+            stop = StopReason::Signal(if s > 0 {
+                s
+            } else {
+                signal_hook::consts::SIGINT
+            });
             break;
         }
         if let (Some(drop), Some(c)) = (config.residue_drop, method.log_residue_column()) {
@@ -289,12 +303,14 @@ pub fn run(
     progress.finish();
     write_checkpoint(method, ex, config, iteration, &history)?;
     outputs(ex, &history, OutputPhase::Final).map_err(RunError::Write)?;
+    let mut written = Ok(());
     if rank0 {
         if let Some(dir) = &config.out_dir {
-            history::write(&dir.join("history.csv"), columns, &history)
-                .map_err(|e| RunError::Write(e.to_string()))?;
+            written = history::write(&dir.join("history.csv"), columns, &history)
+                .map_err(|e| e.to_string());
         }
     }
+    crate::launch::agree(ex.comm(), written).map_err(RunError::Write)?;
     Ok(RunOutcome {
         iterations: iteration,
         steps_run: iteration - first,
@@ -303,6 +319,27 @@ pub fn run(
         wall_seconds,
         loop_times: ex.loop_times(),
     })
+}
+
+/// The environment variable that makes one rank fail at the start of one
+/// iteration, `RANK:ITERATION` (an error returned) or
+/// `RANK:ITERATION:panic`: how the tests check that a fault on one rank
+/// ends every rank with its reason.
+pub const FAULT_AT: &str = "QFLOW_FAULT_AT";
+
+/// The rank, iteration and kind (a panic or not) [`FAULT_AT`] names, if set
+/// and well formed.
+fn injected_fault() -> Option<(usize, u64, bool)> {
+    let v = std::env::var(FAULT_AT).ok()?;
+    let mut f = v.split(':').map(str::trim);
+    let rank = f.next()?.parse().ok()?;
+    let iteration = f.next()?.parse().ok()?;
+    let panic = match f.next() {
+        None => false,
+        Some("panic") => true,
+        Some(_) => return None,
+    };
+    Some((rank, iteration, panic))
 }
 
 /// Runs step `iteration` of `method` inside the executor's thread pool
@@ -338,7 +375,8 @@ fn numbering<'a>(config: &'a RunConfig, set: &str) -> Option<&'a [u32]> {
         .map(|(_, v)| &v[..])
 }
 
-/// Writes a checkpoint of the current state (collective: gathers).
+/// Writes a checkpoint of the current state (collective: gathers; every
+/// rank learns whether rank 0 could write it).
 fn write_checkpoint(
     method: &dyn Method,
     ex: &mut Exec,
@@ -346,6 +384,18 @@ fn write_checkpoint(
     iteration: u64,
     history: &[Row],
 ) -> Result<(), RunError> {
+    let written = gather_and_write_checkpoint(method, ex, config, iteration, history);
+    crate::launch::agree(ex.comm(), written).map_err(RunError::Write)
+}
+
+/// The gathers of [`write_checkpoint`] and rank 0's write.
+fn gather_and_write_checkpoint(
+    method: &dyn Method,
+    ex: &mut Exec,
+    config: &RunConfig,
+    iteration: u64,
+    history: &[Row],
+) -> Result<(), String> {
     let mut dats = Vec::new();
     for d in state_dats(method) {
         let gathered = ex.gather(d);
@@ -387,7 +437,7 @@ fn write_checkpoint(
         dats,
     };
     cp.write(&dir.join(CHECKPOINT))
-        .map_err(|e| RunError::Write(format!("writing the checkpoint: {e}")))
+        .map_err(|e| format!("writing the checkpoint: {e}"))
 }
 
 /// Reads, checks and applies the checkpoint (collective): the iteration and

@@ -585,15 +585,28 @@ impl Exec {
         self.reduce(&[], &mut [])
     }
 
-    /// Asks every rank to stop after the current step (the request travels
-    /// with the next reduction).
-    pub fn request_stop(&mut self) {
+    /// Asks every rank to stop after the current step because of `signal`
+    /// (the request travels with the next reduction).
+    pub fn request_stop(&mut self, signal: i32) {
         self.control |= flags::STOP;
+        if (1..56).contains(&signal) {
+            self.control |= 1 << (flags::SIGNAL_SHIFT + signal as u32);
+        }
     }
 
-    /// Whether some rank asked to stop (known after a reduction).
-    pub fn stop_agreed(&self) -> bool {
-        self.agreed & flags::STOP != 0
+    /// Whether some rank asked to stop (known after a reduction), and the
+    /// signal behind it: the lowest-numbered one any rank received, the
+    /// same on every rank (0 if none was named).
+    pub fn stop_agreed(&self) -> Option<i32> {
+        if self.agreed & flags::STOP == 0 {
+            return None;
+        }
+        let signals = self.agreed >> flags::SIGNAL_SHIFT;
+        Some(if signals == 0 {
+            0
+        } else {
+            signals.trailing_zeros() as i32
+        })
     }
 
     /// Communication statistics so far.

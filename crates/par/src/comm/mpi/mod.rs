@@ -168,6 +168,9 @@ pub struct MpiComm {
     world: SimpleCommunicator,
     node: (usize, usize),
     reducer: std::sync::Mutex<Reducer>,
+    /// A communicator of its own for [`Comm::all_arrive_within`], so that
+    /// its barrier never matches another rank's collective.
+    faults: DupComm,
     // Dropped last: finalizes MPI.
     _universe: Option<mpi::environment::Universe>,
 }
@@ -192,6 +195,7 @@ impl MpiComm {
             world,
             node,
             reducer: std::sync::Mutex::new(Reducer::new()),
+            faults: DupComm::of_world(),
             _universe: Some(universe),
         };
         install_panic_abort(comm.world.rank());
@@ -279,6 +283,33 @@ impl Comm for MpiComm {
 
     fn abort(&self, code: i32) -> ! {
         abort(code)
+    }
+
+    fn all_arrive_within(&self, grace: std::time::Duration) -> bool {
+        let deadline = std::time::Instant::now() + grace;
+        let mut request: ffi::MPI_Request = unsafe { ffi::RSMPI_REQUEST_NULL };
+        // SAFETY: a non-blocking barrier on our own communicator; the
+        // request is tested until it completes or the deadline passes (then
+        // the caller aborts the job, so a pending request is never reused).
+        check(
+            unsafe { ffi::MPI_Ibarrier(self.faults.raw(), &mut request) },
+            "MPI_Ibarrier",
+        );
+        loop {
+            let mut done: c_int = 0;
+            // SAFETY: `request` is the barrier's, still pending.
+            check(
+                unsafe { ffi::MPI_Test(&mut request, &mut done, ffi::RSMPI_STATUS_IGNORE) },
+                "MPI_Test",
+            );
+            if done != 0 {
+                return true;
+            }
+            if std::time::Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
     }
 
     fn node_rank(&self) -> (usize, usize) {
