@@ -193,6 +193,50 @@ fn bad_input_is_refused_before_any_work() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// A CFL number far above the scheme's limit: the run stops at the first
+/// iteration whose state is no longer finite, exits non-zero, and its
+/// outputs and checkpoint hold the state of the iteration before, to the
+/// bit: the outputs of a run stopped there by its step limit.
+#[test]
+fn a_blown_up_iteration_stops_with_the_state_before_it() {
+    let d = temp("blow");
+    let small = cases_dir().join("op2-airfoil-small.toml");
+    let hot = ["--set", "fv.cfl=5", "--set", "output.plots=false"];
+    let o = run(&small, &d.join("blown"), &hot);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{e}");
+    let at = e
+        .split("iteration ")
+        .nth(1)
+        .and_then(|t| t.split(':').next())
+        .and_then(|n| n.parse::<u64>().ok())
+        .unwrap_or_else(|| panic!("no iteration in: {e}"));
+    assert!(e.contains("no longer finite"), "{e}");
+    let kept = (at - 1).to_string();
+    let mut limited = hot.to_vec();
+    limited.extend(["--max-iters", &kept]);
+    let o = run(&small, &d.join("limited"), &limited);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let surface = std::fs::read_to_string(d.join("blown/surface.csv")).unwrap();
+    assert!(
+        !surface.to_lowercase().contains("nan"),
+        "surface.csv holds NaN"
+    );
+    for f in ["surface.csv", "field.vtu"] {
+        let a = std::fs::read(d.join("blown").join(f)).unwrap();
+        let b = std::fs::read(d.join("limited").join(f)).unwrap();
+        assert!(a == b, "{f}: not the state after iteration {kept}");
+    }
+    // The histories agree but for the wall clock (the last column).
+    let rows = |o: &str| -> Vec<Vec<f64>> {
+        let (_, r) = history(&d.join(o));
+        r.into_iter().map(|r| r[..r.len() - 1].to_vec()).collect()
+    };
+    assert_eq!(rows("blown"), rows("limited"));
+    assert_eq!(rows("blown").len() as u64, at - 1);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 /// A mesh written by `qflow generate` in either format, run from its file,
 /// gives the generated mesh's history to the bit.
 #[test]

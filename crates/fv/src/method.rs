@@ -85,6 +85,8 @@ impl Method for Fv {
         ex.reduce(&[&RMS], &mut sum)?;
         let rms = (sum[0] / self.cells as f64).sqrt();
         if !rms.is_finite() {
+            // save_soln left the start of the step in qold: put it back.
+            ex.swap(&Q, &QOLD);
             return Err(StepError::NonPhysical(format!(
                 "iteration {iteration}: the state is no longer finite (rms = {rms}); \
                  stopped with the state after iteration {} kept",
