@@ -27,6 +27,11 @@
 /// `scratch(Type::new)` (work space of a device type, made once per chunk
 /// of elements on the CPU and once per work item on a device).
 ///
+/// `over SET in colours(C)` (or `in colours_reversed(C)`) declares a
+/// Gauss-Seidel sweep ([`Sweep`](crate::decl::Sweep)): the loop runs colour
+/// by colour of the `i32` dat `C`, and may write a dat it reads through its
+/// `Star`.
+///
 /// It defines a `static` [`LoopDecl`](crate::decl::LoopDecl) whose CPU
 /// runner calls the kernel element by element, built both for the target's
 /// baseline and, on x86-64 processors that have it, for AVX2 (chosen at run
@@ -40,7 +45,8 @@
 macro_rules! par_loop {
     (
         $(#[$meta:meta])*
-        $vis:vis static $loop_name:ident = $kernel:ident over $set:ident {
+        $vis:vis static $loop_name:ident = $kernel:ident over $set:ident
+            $(in $order:ident ($colour:ident))? {
             $($arg:ident : $mode:ident ( $($spec:tt)* )),* $(,)?
         }
     ) => {
@@ -99,7 +105,16 @@ macro_rules! par_loop {
                 }
                 run
             },
+            sweep: $crate::par_loop!(@sweep $($order $colour)?),
         };
+    };
+    // A sweep's order: none, `colours(D)` or `colours_reversed(D)`.
+    (@sweep) => { None };
+    (@sweep colours $c:ident) => {
+        Some($crate::decl::Sweep { colour: &$c, reverse: false })
+    };
+    (@sweep colours_reversed $c:ident) => {
+        Some($crate::decl::Sweep { colour: &$c, reverse: true })
     };
 
     // A runner's body over views of one layout (`aos`: every dat an array

@@ -1,10 +1,12 @@
-//! Two toy methods on the layer, to prove the paths q-LSKUM does not take:
+//! Toy methods on the layer, to prove the paths q-LSKUM does not take:
 //!
 //! - heat on a periodic structured block, read through a five-point
 //!   stencil of offsets (`Offsets`), with a sum reduction;
 //! - a one-dimensional periodic finite-volume diffusion whose faces
 //!   increment the residuals of their two cells through a fixed-arity map
-//!   (`inc(D via M[k])`), with a max reduction.
+//!   (`inc(D via M[k])`), with a max reduction;
+//! - symmetric Gauss-Seidel sweeps through a compressed-row stencil (a
+//!   loop run colour by colour that writes what it reads).
 //!
 //! Both are checked against the exact discrete solution (a Fourier mode
 //! decays by a known factor per step), serial against threads to the bit,
@@ -14,6 +16,7 @@
 mod toy_methods;
 
 use qflow_par::backend::BackendKind;
+use toy_methods::kernels::gs_forward;
 use toy_methods::*;
 
 #[test]
@@ -88,6 +91,63 @@ fn colourings_give_the_same_bits_for_any_thread_count() {
     }
 }
 
+/// Gauss-Seidel sweeps (`over GRID in colours(C)`, a loop that writes the
+/// dat it reads through its stencil): the colouring is proper (no element
+/// shares a colour with one it reads or that reads it), the sweeps equal
+/// the same sweeps written out by hand to the bit, on one thread and on
+/// several, and the residual falls as Gauss-Seidel's does.
+#[test]
+fn gauss_seidel_sweeps_run_colour_by_colour_to_the_same_bits() {
+    let (start, idx) = grid_stencil();
+    let colours = qflow_par::plan::stencil_colours(&start, &idx).unwrap();
+    for e in 0..GX * GY {
+        for &k in &idx[start[e] as usize..start[e + 1] as usize] {
+            assert_ne!(colours[e], colours[k as usize], "{e} and {k}");
+        }
+    }
+    // A five-point grid is two-coloured (red-black).
+    assert_eq!(*colours.iter().max().unwrap(), 1);
+    let by_hand = sweeps_by_hand();
+    let (u, residuals) = sweeps(&spec(BackendKind::Serial, 1));
+    assert_eq!(u, by_hand, "serial");
+    assert!(residuals.windows(2).all(|w| w[1] < w[0]), "{residuals:?}");
+    assert!(
+        residuals[GS_SWEEPS - 1] < 0.25 * residuals[0],
+        "{residuals:?}"
+    );
+    for threads in [1, 2, 3] {
+        let (t, r) = sweeps(&spec(BackendKind::Threads, threads));
+        assert_eq!(t, by_hand, "{threads} threads");
+        assert_eq!(r, residuals, "{threads} threads");
+    }
+}
+
+/// A loop that writes a dat it reads through a stencil is a race unless it
+/// is a sweep; a sweep's colours are an i32 input dat of its set.
+#[test]
+fn only_sweeps_may_write_what_they_read_through_a_stencil() {
+    use qflow_par::par_loop;
+    par_loop! {
+        static RACE = gs_forward over GRID {
+            f: read(GS_F),
+            nbrs: read(GS_U via GRID_NBRS),
+            u: rw(GS_U),
+        }
+    }
+    par_loop! {
+        static BAD_COLOURS = gs_forward over GRID in colours(GS_F) {
+            f: read(GS_F),
+            nbrs: read(GS_U via GRID_NBRS),
+            u: rw(GS_U),
+        }
+    }
+    let e = RACE.validate().unwrap_err().to_string();
+    assert!(e.contains("a race"), "{e}");
+    assert!(GS_FORWARD.validate().is_ok());
+    let e = BAD_COLOURS.validate().unwrap_err().to_string();
+    assert!(e.contains("i32 input dat"), "{e}");
+}
+
 /// The same kernels on an OpenCL device: within 1e-13 of serial (the
 /// arithmetic is the same; the device may order the sums differently).
 #[cfg(feature = "opencl")]
@@ -105,4 +165,8 @@ fn opencl_runs_the_translated_kernels() {
     let (sv, speaks) = line(&spec(BackendKind::Serial, 1));
     assert!(max_diff(&v, &sv) < 1e-13, "line field");
     assert!(max_diff(&peaks, &speaks) < 1e-13, "line peaks");
+    let (g, res) = sweeps(&ocl);
+    assert_eq!(g, sweeps_by_hand(), "sweeps: the serial bits");
+    let (_, sres) = sweeps(&spec(BackendKind::Serial, 1));
+    assert!(max_diff(&res, &sres) < 1e-13, "sweep residuals");
 }

@@ -25,6 +25,7 @@ use crate::driver::LoopTime;
 use crate::part::Part;
 
 mod collect;
+mod sweep;
 
 /// Core elements computed between two polls of an exchange under way.
 const POLL_CHUNK: usize = 4096;
@@ -88,6 +89,8 @@ pub struct Exec {
     reduce_time: Duration,
     reductions: u64,
     times: Vec<LoopTime>,
+    /// Per sweep colour dat: each colour's runs of owned elements.
+    sweep_runs: HashMap<usize, Vec<Vec<Range<usize>>>>,
 }
 
 impl Drop for Exec {
@@ -151,6 +154,7 @@ impl Exec {
             reduce_time: Duration::ZERO,
             reductions: 0,
             times: Vec::with_capacity(32),
+            sweep_runs: HashMap::new(),
         }
     }
 
@@ -246,7 +250,11 @@ impl Exec {
             });
         }
         let t = Instant::now();
-        let r = self.run_untimed(l);
+        let r = if l.sweep.is_some() {
+            self.run_sweep(l)
+        } else {
+            self.run_untimed(l)
+        };
         if self.local.asynchronous() {
             // Timings per loop on a device: wait for it.
             self.local.synchronize();

@@ -132,6 +132,56 @@ pub fn greedy_colours(n: usize, incs: &[IncTarget]) -> Result<Vec<u8>, String> {
     Ok(colours)
 }
 
+/// The colours of a Gauss-Seidel sweep ([`crate::decl::Sweep`]) over the
+/// elements of a compressed-row map from a set to itself (row `e` is
+/// `idx[start[e]..start[e + 1]]`): greedy, in element order, the smallest
+/// colour that no element `e` reads and no element reading `e` has been
+/// given yet, so that elements of one colour never read each other. The
+/// same colours whatever the partition, since they are made once for the
+/// whole set. `Err` if more than [`MAX_COLOURS`] are needed or an index is
+/// out of range.
+pub fn stencil_colours(start: &[u32], idx: &[u32]) -> Result<Vec<u8>, String> {
+    let n = start.len().saturating_sub(1);
+    // Who reads each element (the map turned round).
+    let mut count = vec![0u32; n + 1];
+    for &k in idx {
+        if k as usize >= n {
+            return Err(format!("stencil entry {k} out of range 0..{n}"));
+        }
+        count[k as usize + 1] += 1;
+    }
+    for e in 0..n {
+        count[e + 1] += count[e];
+    }
+    let mut readers = vec![0u32; idx.len()];
+    let mut at = count.clone();
+    for e in 0..n {
+        for &k in &idx[start[e] as usize..start[e + 1] as usize] {
+            readers[at[k as usize] as usize] = e as u32;
+            at[k as usize] += 1;
+        }
+    }
+    let mut colours = vec![u8::MAX; n];
+    for e in 0..n {
+        let mut used = 0u64;
+        let reads = &idx[start[e] as usize..start[e + 1] as usize];
+        let read_by = &readers[count[e] as usize..count[e + 1] as usize];
+        for &k in reads.iter().chain(read_by) {
+            let c = colours[k as usize];
+            if k as usize != e && c != u8::MAX {
+                used |= 1 << c;
+            }
+        }
+        if used == u64::MAX {
+            return Err(format!(
+                "element {e} would need more than {MAX_COLOURS} colours"
+            ));
+        }
+        colours[e] = (!used).trailing_zeros() as u8;
+    }
+    Ok(colours)
+}
+
 /// Blocks of `block` consecutive elements of `n` (the last may be
 /// shorter).
 pub fn fixed_blocks(n: usize, block: usize) -> Vec<Range<usize>> {

@@ -1,7 +1,7 @@
 //! The toy problems' kernels: written once, run natively by the CPU
 //! backends and, translated at test time, by the OpenCL backend.
 
-use qflow_par::Offsets;
+use qflow_par::{Offsets, Star};
 use qflow_par_macros::device;
 
 /// Explicit heat step on a block: `unew = u + r (u_E + u_W - 2u) + s (u_N + u_S - 2u)`.
@@ -38,4 +38,37 @@ pub fn cell_update(r: f64, res: &mut f64, u: &mut f64, peak: &mut f64) {
     if *u > *peak {
         *peak = *u;
     }
+}
+
+/// One Gauss-Seidel update of `-Laplace u = f` on a grid (unit spacing,
+/// zero beyond its edges): `u = (f + the neighbours' u) / 4`, with the
+/// neighbours' current values (a forward sweep).
+#[device]
+pub fn gs_forward(f: &f64, nbrs: Star<f64>, u: &mut f64) {
+    let mut s = 0.0;
+    for m in 0..nbrs.len() {
+        s += nbrs.nbr(m);
+    }
+    *u = (*f + s) * 0.25;
+}
+
+/// The same update in a backward sweep.
+#[device]
+pub fn gs_backward(f: &f64, nbrs: Star<f64>, u: &mut f64) {
+    let mut s = 0.0;
+    for m in 0..nbrs.len() {
+        s += nbrs.nbr(m);
+    }
+    *u = (*f + s) * 0.25;
+}
+
+/// The squared residual `(f + the neighbours' u - 4 u)^2`, summed.
+#[device]
+pub fn gs_residual(f: &f64, u: Star<f64>, r2: &mut f64) {
+    let mut s = 0.0;
+    for m in 0..u.len() {
+        s += u.nbr(m);
+    }
+    let r = *f + s - 4.0 * u.own();
+    *r2 += r * r;
 }

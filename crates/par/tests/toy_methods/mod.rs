@@ -1,14 +1,15 @@
-//! Two toy methods on the layer, shared by `toys.rs` (one process) and
+//! Three toy methods on the layer, shared by `toys.rs` (one process) and
 //! `mpi_toys.rs` (under mpirun): heat on a periodic block read through
-//! offsets, and faces that increment their cells through a map. Each test
-//! binary uses part of it.
+//! offsets, faces that increment their cells through a map, and symmetric
+//! Gauss-Seidel sweeps through a compressed-row stencil. Each test binary
+//! uses part of it.
 #![allow(dead_code)]
 
 pub mod kernels;
 
 use std::f64::consts::PI;
 
-use kernels::{cell_update, face_flux, heat_copy, heat_step};
+use kernels::{cell_update, face_flux, gs_backward, gs_forward, gs_residual, heat_copy, heat_step};
 use qflow_par::backend::{BackendKind, BackendSpec, Program};
 use qflow_par::{
     par_loop, Arity, DatData, DatDecl, Exec, GlobalDecl, LoopDecl, MapData, MapDecl,
@@ -304,4 +305,173 @@ pub fn line_exact() -> Vec<f64> {
     (0..N_LINE)
         .map(|i| 2.0 + a * (2.0 * PI * 3.0 * i as f64 / N_LINE as f64).sin())
         .collect()
+}
+
+// ---- Gauss-Seidel sweeps through a stencil ----------------------------
+
+pub static GRID: SetDecl = SetDecl { name: "grid" };
+pub static GRID_NBRS: MapDecl = MapDecl {
+    name: "grid_nbrs",
+    from: &GRID,
+    to: &GRID,
+    arity: Arity::Variable,
+};
+pub static GS_F: DatDecl = DatDecl::f64("gs_f", &GRID, 1, Role::Input);
+pub static GS_U: DatDecl = DatDecl::f64("gs_u", &GRID, 1, Role::State);
+pub static GS_COLOUR: DatDecl = DatDecl::i32("gs_colour", &GRID, 1, Role::Input);
+pub static GS_R2: GlobalDecl = GlobalDecl::reduce("gs_r2", 1, Reduction::Sum);
+
+par_loop! {
+    pub static GS_FORWARD = gs_forward over GRID in colours(GS_COLOUR) {
+        f: read(GS_F),
+        nbrs: read(GS_U via GRID_NBRS),
+        u: rw(GS_U),
+    }
+}
+par_loop! {
+    pub static GS_BACKWARD = gs_backward over GRID in colours_reversed(GS_COLOUR) {
+        f: read(GS_F),
+        nbrs: read(GS_U via GRID_NBRS),
+        u: rw(GS_U),
+    }
+}
+par_loop! {
+    pub static GS_RESIDUAL = gs_residual over GRID {
+        f: read(GS_F),
+        u: read(GS_U via GRID_NBRS),
+        r2: sum(GS_R2),
+    }
+}
+pub static GS_LOOPS: [&LoopDecl; 3] = [&GS_FORWARD, &GS_BACKWARD, &GS_RESIDUAL];
+/// The sweep toy's dats and globals.
+pub static GS_DATS: [&DatDecl; 3] = [&GS_F, &GS_U, &GS_COLOUR];
+pub static GS_GLOBALS: [&GlobalDecl; 1] = [&GS_R2];
+
+pub const GX: usize = 24;
+pub const GY: usize = 16;
+pub const GS_SWEEPS: usize = 30;
+
+/// The grid's neighbours (east, north, west, south where they exist), as
+/// row starts and entries.
+pub fn grid_stencil() -> (Vec<u32>, Vec<u32>) {
+    let mut start = vec![0u32];
+    let mut idx = Vec::new();
+    for e in 0..GX * GY {
+        let (i, j) = (e % GX, e / GX);
+        if i + 1 < GX {
+            idx.push((e + 1) as u32);
+        }
+        if j + 1 < GY {
+            idx.push((e + GX) as u32);
+        }
+        if i > 0 {
+            idx.push((e - 1) as u32);
+        }
+        if j > 0 {
+            idx.push((e - GX) as u32);
+        }
+        start.push(idx.len() as u32);
+    }
+    (start, idx)
+}
+
+/// The right-hand side: a smooth bump plus an odd mode.
+pub fn grid_f() -> Vec<f64> {
+    (0..GX * GY)
+        .map(|e| {
+            let (x, y) = ((e % GX) as f64 / GX as f64, (e / GX) as f64 / GY as f64);
+            (PI * x).sin() * (PI * y).sin() + 0.25 * (5.0 * PI * x).cos()
+        })
+        .collect()
+}
+
+pub fn sweep_problem() -> Problem {
+    let (start, idx) = grid_stencil();
+    let colours = qflow_par::plan::stencil_colours(&start, &idx).expect("few colours");
+    let n = GX * GY;
+    Problem {
+        sets: vec![SetData {
+            decl: &GRID,
+            shape: Shape::Elements(n),
+            blocks: Vec::new(),
+        }],
+        maps: vec![MapData {
+            decl: &GRID_NBRS,
+            values: idx,
+            start,
+        }],
+        dats: vec![
+            DatData {
+                decl: &GS_F,
+                values: Values::F64(grid_f()),
+            },
+            DatData {
+                decl: &GS_U,
+                values: Values::F64(vec![0.0; n]),
+            },
+            DatData {
+                decl: &GS_COLOUR,
+                values: Values::I32(colours.iter().map(|&c| c as i32).collect()),
+            },
+        ],
+        hints: PartitionHints {
+            primary: &GRID,
+            graph: Some(&GRID_NBRS),
+            coordinates: None,
+            owners: vec![],
+        },
+    }
+}
+
+/// Runs `GS_SWEEPS` symmetric Gauss-Seidel sweeps (forward, then
+/// backward) on `ex` (collective): the field (on rank 0) and the squared
+/// residual after each.
+pub fn sweep_run(ex: &mut Exec) -> Result<(Option<Vec<f64>>, Vec<f64>), String> {
+    let mut residuals = Vec::new();
+    for _ in 0..GS_SWEEPS {
+        ex.run(&GS_FORWARD).map_err(|e| e.to_string())?;
+        ex.run(&GS_BACKWARD).map_err(|e| e.to_string())?;
+        ex.reset(&GS_R2);
+        ex.run(&GS_RESIDUAL).map_err(|e| e.to_string())?;
+        let mut r = [0.0];
+        ex.reduce(&[&GS_R2], &mut r).map_err(|e| e.to_string())?;
+        residuals.push(r[0]);
+    }
+    Ok((ex.gather(&GS_U).map(|v| f64s(Some(v))), residuals))
+}
+
+/// Runs the sweep toy on one process.
+pub fn sweeps(spec: &BackendSpec) -> (Vec<f64>, Vec<f64>) {
+    let p = sweep_problem();
+    let mut ex = exec(&p, &GS_LOOPS, &GS_GLOBALS, spec);
+    let (u, r) = sweep_run(&mut ex).expect("the sweep toy runs");
+    (u.expect("one process gathers"), r)
+}
+
+/// The same sweeps written out by hand: colour by colour, elements of a
+/// colour in their order, each neighbour's current value.
+pub fn sweeps_by_hand() -> Vec<f64> {
+    let (start, idx) = grid_stencil();
+    let colours = qflow_par::plan::stencil_colours(&start, &idx).unwrap();
+    let n_colours = *colours.iter().max().unwrap() as usize + 1;
+    let f = grid_f();
+    let mut u = vec![0.0; GX * GY];
+    let update = |u: &mut Vec<f64>, c: usize| {
+        for e in (0..GX * GY).filter(|&e| colours[e] as usize == c) {
+            let mut s = 0.0;
+            for &k in &idx[start[e] as usize..start[e + 1] as usize] {
+                s += u[k as usize];
+            }
+            u[e] = (f[e] + s) * 0.25;
+        }
+    };
+    for _ in 0..GS_SWEEPS {
+        for c in 0..n_colours {
+            update(&mut u, c);
+        }
+        for c in (0..n_colours).rev() {
+            update(&mut u, c);
+        }
+    }
+    u
 }
