@@ -9,6 +9,7 @@
 //! [flow]
 //! mach = 0.63
 //! aoa = 2.0                    # degrees
+//! far_field = "free-stream"    # or "vortex": with the point vortex of the lift
 //!
 //! [solver]                     # all optional, reference defaults
 //! cfl = 0.2
@@ -36,7 +37,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 
-use qflow_lskum::settings::{ForceNormals, Limiter, Scheme};
+use qflow_lskum::settings::{FarField, ForceNormals, Limiter, Scheme};
 use qflow_lskum::Settings;
 use qflow_mesh::generate::{Naca4, NacaOGrid, Stretching};
 use qflow_mesh::{check, native, renumber, Cloud};
@@ -124,6 +125,9 @@ pub struct Flow {
     pub mach: f64,
     /// Angle of attack, degrees.
     pub aoa: f64,
+    /// The far-field state: the free stream, or with the point vortex of
+    /// the body's lift.
+    pub far_field: FarField,
 }
 
 impl Default for Flow {
@@ -132,6 +136,7 @@ impl Default for Flow {
         Flow {
             mach: s.mach,
             aoa: s.aoa,
+            far_field: s.far_field,
         }
     }
 }
@@ -221,6 +226,7 @@ impl LskumCase {
             limiter: self.solver.limiter,
             scheme: self.solver.scheme,
             force_normals: self.solver.force_normals,
+            far_field: self.flow.far_field,
         }
     }
 }
@@ -228,7 +234,7 @@ impl LskumCase {
 /// The case section a setting is in.
 fn section_of(key: &str) -> &'static str {
     match key {
-        "mach" | "aoa" => "flow",
+        "mach" | "aoa" | "far_field" => "flow",
         _ => "solver",
     }
 }
@@ -237,10 +243,15 @@ fn section_of(key: &str) -> &'static str {
 /// problem cannot be resumed; CFL and scheme may change, since the steady
 /// state does not depend on them).
 pub fn problem_key(s: &Settings) -> String {
-    format!(
+    let mut key = format!(
         "mach = {:?}\naoa = {:?}\ninner_iterations = {}\nvl_const = {:?}\npower = {:?}\nlimiter = {:?}\n",
         s.mach, s.aoa, s.inner_iterations, s.vl_const, s.power, s.limiter
-    )
+    );
+    // Only when set, so that checkpoints from before the key still resume.
+    if s.far_field != FarField::FreeStream {
+        key.push_str(&format!("far_field = {:?}\n", s.far_field));
+    }
+    key
 }
 
 /// Reads (either format) or generates the cloud of a case and checks it; the

@@ -530,3 +530,77 @@ fn generate_writes_the_format_its_output_name_says_and_check_reads_both() {
     assert!(r.starts_with("480 points"), "{r}");
     assert_eq!(r, report(&text));
 }
+
+/// The lift coefficient in a run's summary.
+fn summary_cl(out: &Path) -> f64 {
+    let s = std::fs::read_to_string(out.join("summary.toml")).unwrap();
+    s.lines()
+        .find_map(|l| l.strip_prefix("cl = "))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no cl in {s}"))
+}
+
+/// history.csv without the wall-clock column.
+fn history_without_clock(out: &Path) -> Vec<String> {
+    std::fs::read_to_string(out.join("history.csv"))
+        .unwrap()
+        .lines()
+        .map(|l| l.rsplit_once(',').map_or(l, |x| x.0).to_string())
+        .collect()
+}
+
+/// `far_field = "vortex"`: the point vortex of the lift at the outer
+/// points raises the lift of a body in a close far field (8 chords here),
+/// the lift it carries survives a resume to the bit, a checkpoint of the
+/// other far field is refused, and a transonic free stream is refused.
+#[test]
+fn the_far_field_vortex_raises_the_lift_and_resumes_to_the_same_bits() {
+    let d = scratch("vortex");
+    let cloud = small_cloud(&d);
+    let run = |far_field: &str, out: &str, extra: &[&str]| {
+        let case = d.join(format!("{far_field}.toml"));
+        std::fs::write(
+            &case,
+            format!(
+                "[cloud]\nfile = \"{}\"\n[flow]\nfar_field = \"{far_field}\"\n\
+                 [solver]\ncfl = 1.0\n[stop]\nmax_iters = 160\n\
+                 [output]\nplots = false\nvtk = false\ncheckpoint_every = 0\n",
+                cloud.display()
+            ),
+        )
+        .unwrap();
+        let mut a = vec!["run", case.to_str().unwrap(), "-o", out, "-q"];
+        a.extend_from_slice(extra);
+        qflow(&a)
+    };
+    let dir = |n: &str| d.join(n).to_str().unwrap().to_string();
+    let (free, vortex, parts) = (dir("free"), dir("vortex"), dir("parts"));
+    assert!(run("free-stream", &free, &[]).status.success());
+    let o = run("vortex", &vortex, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (cl_free, cl_vortex) = (summary_cl(Path::new(&free)), summary_cl(Path::new(&vortex)));
+    assert!(cl_free > 0.05, "{cl_free}");
+    assert!(
+        cl_vortex > cl_free + 1e-3,
+        "free {cl_free}, vortex {cl_vortex}"
+    );
+    // 90 iterations, then a resume to 160: the straight run's bits.
+    assert!(run("vortex", &parts, &["--max-iters", "90"])
+        .status
+        .success());
+    let o = run("vortex", &parts, &["--resume"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        history_without_clock(Path::new(&parts)),
+        history_without_clock(Path::new(&vortex))
+    );
+    // The free-stream run's checkpoint is another problem.
+    assert_fails_with(
+        &run("vortex", &free, &["--resume"]),
+        &["cannot resume", "far_field"],
+    );
+    assert_fails_with(
+        &run("vortex", &dir("fast"), &["--set", "flow.mach=0.97"]),
+        &["far_field", "subsonic"],
+    );
+}

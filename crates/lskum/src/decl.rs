@@ -93,6 +93,9 @@ pub static LIMITER: GlobalDecl = GlobalDecl::i32("limiter", 1);
 pub static STAGE: GlobalDecl = GlobalDecl::f64("stage", 3);
 /// The free stream: `[Mach number, angle of attack in radians]`.
 pub static FREE_STREAM: GlobalDecl = GlobalDecl::f64("free_stream", 2);
+/// The far field's point vortex: `[strength, x, y]` (strength 0: none;
+/// `gas::far_field_free_stream`).
+pub static VORTEX: GlobalDecl = GlobalDecl::f64("vortex", 3);
 /// `rho_inf M^2 / 2`.
 pub static DYNAMIC_PRESSURE: GlobalDecl = GlobalDecl::f64("dynamic_pressure", 1);
 /// Sum of the squared density changes of the last stage.
@@ -178,6 +181,9 @@ par_loop! {
     pub static STATE_UPDATE = state_update over POINTS {
         stage: global(STAGE),
         free_stream: global(FREE_STREAM),
+        vortex: global(VORTEX),
+        x: read(X),
+        y: read(Y),
         nx: read(NX),
         ny: read(NY),
         kind: read(KIND),
@@ -241,13 +247,14 @@ pub static DATS: [&DatDecl; 17] = [
 ];
 
 /// Every global of the method.
-pub static GLOBALS: [&GlobalDecl; 10] = [
+pub static GLOBALS: [&GlobalDecl; 11] = [
     &CFL,
     &POWER,
     &VL_CONST,
     &LIMITER,
     &STAGE,
     &FREE_STREAM,
+    &VORTEX,
     &DYNAMIC_PRESSURE,
     &SUM_SQ,
     &BAD_STAGE,

@@ -154,16 +154,15 @@ pub fn primitive_of_conserved(u: &Vec4) -> Vec4 {
 /// in the point's frame.
 #[device]
 #[inline]
-pub fn far_field_state(w: &Vec4, nx: f64, ny: f64, fs: &FreeStream) -> Vec4 {
+pub fn far_field_state(w: &Vec4, nx: f64, ny: f64, inf: &Vec4) -> Vec4 {
     const PI: f64 = std::f64::consts::PI;
-    let u1_inf = fs.mach * fs.theta.cos();
-    let u2_inf = fs.mach * fs.theta.sin();
+    let (rho_inf, u1_inf, u2_inf, p_inf) = (inf[0], inf[1], inf[2], inf[3]);
     let (tx, ty) = (ny, -nx);
     let u1_inf_rot = u1_inf * tx + u2_inf * ty;
     let u2_inf_rot = u1_inf * nx + u2_inf * ny;
     let temp1 = u1_inf_rot * u1_inf_rot + u2_inf_rot * u2_inf_rot;
-    let e_inf = (P_INF / (RHO_INF * GAMMA_MINUS_1)) + 0.5 * temp1;
-    let beta = (0.5 * RHO_INF) / P_INF;
+    let e_inf = (p_inf / (rho_inf * GAMMA_MINUS_1)) + 0.5 * temp1;
+    let beta = (0.5 * rho_inf) / p_inf;
     let s2 = u2_inf_rot * beta.sqrt();
     let b2_inf = (-s2 * s2).exp() / (2.0 * (PI * beta).sqrt());
     let a2n_inf = 0.5 * (1.0 - libm::erf(s2));
@@ -179,12 +178,40 @@ pub fn far_field_state(w: &Vec4, nx: f64, ny: f64, fs: &FreeStream) -> Vec4 {
     let a2p = 0.5 * (1.0 + libm::erf(s2));
 
     [
-        (RHO_INF * a2n_inf) + (rho * a2p),
-        (RHO_INF * u1_inf_rot * a2n_inf) + (rho * u1_rot * a2p),
-        RHO_INF * (u2_inf_rot * a2n_inf - b2_inf) + rho * (u2_rot * a2p + b2),
-        (RHO_INF * a2n_inf * e_inf - 0.5 * RHO_INF * u2_inf_rot * b2_inf)
+        (rho_inf * a2n_inf) + (rho * a2p),
+        (rho_inf * u1_inf_rot * a2n_inf) + (rho * u1_rot * a2p),
+        rho_inf * (u2_inf_rot * a2n_inf - b2_inf) + rho * (u2_rot * a2p + b2),
+        (rho_inf * a2n_inf * e_inf - 0.5 * rho_inf * u2_inf_rot * b2_inf)
             + (rho * a2p * e + 0.5 * rho * u2_rot * b2),
     ]
+}
+
+/// The far-field state `[rho, u, v, p]` at `(x, y)`: the free stream `fs`,
+/// plus, where `vortex = [k, x_v, y_v]` has `k != 0`, the compressible
+/// point vortex at `(x_v, y_v)` of Thomas & Salas (AIAA J. 24(7), 1986),
+/// `k = Gamma sqrt(1 - M^2) / (2 pi)` with the circulation `Gamma = Cl c
+/// |V_inf| / 2` (positive for lift): speed `k / (r (1 - M^2 sin^2(phi -
+/// alpha)))` at polar angle `phi` about the vortex, turning clockwise, and
+/// density and pressure from the free stream's total enthalpy and
+/// entropy (`a^2 = 1 + (gamma - 1)(M^2 - |u|^2) / 2` with the free stream's
+/// sound speed 1).
+#[device]
+#[inline]
+pub fn far_field_free_stream(fs: &FreeStream, vortex: [f64; 3], x: f64, y: f64) -> Vec4 {
+    let free = fs.primitive();
+    if vortex[0] == 0.0 {
+        return free;
+    }
+    let (dx, dy) = (x - vortex[1], y - vortex[2]);
+    let r = (dx * dx + dy * dy).sqrt();
+    let (sin_phi, cos_phi) = (dy / r, dx / r);
+    let sin_rel = sin_phi * fs.theta.cos() - cos_phi * fs.theta.sin();
+    let speed = vortex[0] / (r * (1.0 - fs.mach * fs.mach * sin_rel * sin_rel));
+    let u = free[1] + speed * sin_phi;
+    let v = free[2] - speed * cos_phi;
+    let a2 = 1.0 + 0.5 * GAMMA_MINUS_1 * (fs.mach * fs.mach - (u * u + v * v));
+    let rho = RHO_INF * a2.powf(1.0 / GAMMA_MINUS_1);
+    [rho, u, v, rho * a2 / (GAMMA_MINUS_1 + 1.0)]
 }
 
 /// Whether a primitive state is physical: finite, positive density and
@@ -244,11 +271,60 @@ mod tests {
         let w = fs.primitive();
         for a in [0.0f64, 0.7, 2.0, 4.0] {
             let (nx, ny) = (a.cos(), a.sin());
-            let u = far_field_state(&w, nx, ny, &fs);
+            let u = far_field_state(&w, nx, ny, &w);
             let c = conserved_in_frame(&w, nx, ny);
             for k in 0..4 {
                 assert!((u[k] - c[k]).abs() < 1e-14, "{k}: {} vs {}", u[k], c[k]);
             }
+        }
+    }
+
+    #[test]
+    fn the_point_vortex_far_field() {
+        let fs = FreeStream::new(0.63, 2.0);
+        // Without circulation: the free stream, to the bit.
+        assert_eq!(
+            far_field_free_stream(&fs, [0.0, 0.25, 0.0], 3.0, 4.0),
+            fs.primitive()
+        );
+        let k = 0.05;
+        let at = |x: f64, y: f64| far_field_free_stream(&fs, [k, 0.25, 0.0], x, y);
+        // Far away: the free stream (the vortex decays as 1/r).
+        let far = at(0.25 + 1e7, 3e6);
+        for c in 0..4 {
+            assert!((far[c] - fs.primitive()[c]).abs() < 1e-8, "{c}: {far:?}");
+        }
+        // Lift turns the flow clockwise: faster above, slower below, a
+        // downwash behind and an upwash ahead.
+        let (above, below) = (at(0.25, 10.0), at(0.25, -10.0));
+        assert!(above[1] > fs.primitive()[1] && below[1] < fs.primitive()[1]);
+        assert!(at(10.25, 0.0)[2] < fs.primitive()[2]);
+        assert!(at(-9.75, 0.0)[2] > fs.primitive()[2]);
+        // The circulation around a circle about the vortex is the vortex's
+        // (incompressibly, at M -> 0: 2 pi k = Gamma).
+        let slow = FreeStream::new(1e-6, 0.0);
+        let n = 4000;
+        let r = 5.0;
+        let mut circ = 0.0;
+        for m in 0..n {
+            let a = 2.0 * std::f64::consts::PI * (m as f64 + 0.5) / n as f64;
+            let w = far_field_free_stream(&slow, [k, 0.25, 0.0], 0.25 + r * a.cos(), r * a.sin());
+            // Clockwise is positive lift: -(u.t) along the counter-clockwise tangent.
+            circ -= (-w[1] * a.sin() + w[2] * a.cos()) * r * 2.0 * std::f64::consts::PI / n as f64;
+        }
+        assert!(
+            (circ - 2.0 * std::f64::consts::PI * k).abs() < 1e-9,
+            "{circ}"
+        );
+        // Total enthalpy and entropy are the free stream's everywhere.
+        for (x, y) in [(3.0, 1.0), (-2.0, -0.5), (0.25, 2.0)] {
+            let w = at(x, y);
+            let h = GAMMA / GAMMA_MINUS_1 * w[3] / w[0] + 0.5 * (w[1] * w[1] + w[2] * w[2]);
+            let f = fs.primitive();
+            let h_inf = GAMMA / GAMMA_MINUS_1 * f[3] / f[0] + 0.5 * (f[1] * f[1] + f[2] * f[2]);
+            assert!((h - h_inf).abs() < 1e-14, "{h} vs {h_inf}");
+            let s = w[3] / w[0].powf(GAMMA);
+            assert!((s - f[3]).abs() < 1e-14, "{s}");
         }
     }
 }

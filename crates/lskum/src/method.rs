@@ -10,7 +10,7 @@ use qflow_par::{DatDecl, Exec, GlobalDecl, LoopDecl, SetDecl, Values};
 use crate::decl::*;
 use crate::forces::Coefficients;
 use crate::gas::{self, FreeStream};
-use crate::settings::{Limiter, Scheme, Settings};
+use crate::settings::{FarField, Limiter, Scheme, Settings};
 
 /// The kernels as device code: `DEVICE_SOURCE` (OpenCL C translated from
 /// this crate's `#[device]` Rust by `build.rs`) and `DEVICE_FUNCTIONS`.
@@ -34,6 +34,9 @@ pub struct Lskum {
     user_index: Option<Arc<[u32]>>,
     /// Coefficients after the last iteration.
     coefficients: Coefficients,
+    /// The lift coefficient the far field's point vortex carries (the last
+    /// iteration's; 0 at the start).
+    vortex_cl: f64,
 }
 
 impl Lskum {
@@ -47,7 +50,28 @@ impl Lskum {
             res_ref: 0.0,
             user_index: None,
             coefficients: Coefficients::default(),
+            vortex_cl: 0.0,
         }
+    }
+
+    /// Where the far field's point vortex sits: the quarter chord of a unit
+    /// chord from the origin along x (the body of the clouds qflow reads
+    /// and generates).
+    pub const VORTEX_AT: [f64; 2] = [0.25, 0.0];
+
+    /// The far field's point vortex `[strength, x, y]` for a lift
+    /// coefficient `cl` (strength 0 without the correction):
+    /// `Gamma sqrt(1 - M^2) / (2 pi)` with `Gamma = cl |V_inf| / 2` for a
+    /// unit chord, `|V_inf| = M` (the free stream's sound speed is 1).
+    pub fn vortex(&self, cl: f64) -> [f64; 3] {
+        let strength = match self.settings.far_field {
+            FarField::FreeStream => 0.0,
+            FarField::Vortex => {
+                let m = self.free_stream.mach;
+                0.5 * cl * m * (1.0 - m * m).sqrt() / (2.0 * std::f64::consts::PI)
+            }
+        };
+        [strength, Self::VORTEX_AT[0], Self::VORTEX_AT[1]]
     }
 
     /// Tells the method the user's number of each problem point (point `i`
@@ -211,6 +235,7 @@ impl Method for Lskum {
     }
 
     fn step(&mut self, ex: &mut Exec, iteration: u64, row: &mut [f64]) -> Result<(), StepError> {
+        ex.set_const(&VORTEX, &self.vortex(self.vortex_cl));
         ex.reset(&BAD_STAGE);
         ex.run(&LOCAL_TIME_STEP)?;
         self.stages(ex, self.settings.scheme.stages())?;
@@ -235,12 +260,16 @@ impl Method for Lskum {
         };
         self.coefficients = Coefficients::from_integrals(v[2], v[3], v[4], &self.free_stream);
         let c = self.coefficients;
+        self.vortex_cl = c.cl;
         row.copy_from_slice(&[log_residue, residue, c.cl, c.cd, c.cm]);
         Ok(())
     }
 
     fn books(&self) -> Vec<(&'static str, f64)> {
-        vec![("reference_residue", self.res_ref)]
+        vec![
+            ("reference_residue", self.res_ref),
+            ("vortex_cl", self.vortex_cl),
+        ]
     }
 
     fn restore_books(&mut self, books: &[(String, f64)]) -> Result<(), String> {
@@ -249,6 +278,11 @@ impl Method for Lskum {
             .find(|(k, _)| k == "reference_residue")
             .map(|b| b.1)
             .ok_or("the checkpoint lacks the reference residue")?;
+        // Checkpoints from before the far-field vortex: none was carried.
+        self.vortex_cl = books
+            .iter()
+            .find(|(k, _)| k == "vortex_cl")
+            .map_or(0.0, |b| b.1);
         Ok(())
     }
 

@@ -69,6 +69,21 @@ pub enum ForceNormals {
     Solver,
 }
 
+/// The free-stream state the kinetic far-field condition uses at the outer
+/// points.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FarField {
+    /// The free stream itself (the reference's).
+    #[default]
+    FreeStream,
+    /// The free stream plus the compressible point vortex of the body's
+    /// lift (Thomas & Salas, AIAA J. 24(7), 1986): a lifting body's far
+    /// field carries its circulation `Gamma = Cl c |V_inf| / 2`, which a
+    /// plain free stream at a few chords ignores. Subsonic free streams only.
+    Vortex,
+}
+
 /// Settings of the method. Every field has the reference's default except
 /// `force_normals` (see [`ForceNormals`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -93,6 +108,8 @@ pub struct Settings {
     pub scheme: Scheme,
     /// The normals of the force sum.
     pub force_normals: ForceNormals,
+    /// The far-field state at the outer points.
+    pub far_field: FarField,
 }
 
 impl Default for Settings {
@@ -107,6 +124,7 @@ impl Default for Settings {
             limiter: Limiter::Venkatakrishnan,
             scheme: Scheme::Ssprk43,
             force_normals: ForceNormals::Boundary,
+            far_field: FarField::FreeStream,
         }
     }
 }
@@ -170,6 +188,14 @@ impl Settings {
                 key: "inner_iterations",
                 value: self.inner_iterations.to_string(),
                 reason: "more than 100 sweeps is surely a mistake",
+            });
+        }
+        if self.far_field == FarField::Vortex && self.mach >= 0.95 {
+            return Err(SettingsError {
+                key: "far_field",
+                value: format!("\"vortex\" at mach = {}", self.mach),
+                reason: "the point vortex's compressibility factor sqrt(1 - M^2) needs a \
+                         subsonic free stream (Mach below 0.95)",
             });
         }
         Ok(())

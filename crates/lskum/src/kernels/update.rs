@@ -17,13 +17,17 @@ use qflow_par_macros::device;
 /// `bad` (a minimum over points: the first stage that went bad).
 ///
 /// `stage` is `[stage number, residual factor f, average]`; `free_stream`
-/// is `[Mach number, angle of attack in radians]`.
+/// is `[Mach number, angle of attack in radians]`; `vortex` the far field's
+/// point vortex ([`gas::far_field_free_stream`]; strength 0: none).
 #[device]
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub fn state_update(
     stage: [f64; 3],
     free_stream: [f64; 2],
+    vortex: [f64; 3],
+    x: &f64,
+    y: &f64,
     nx: &f64,
     ny: &f64,
     kind: &i32,
@@ -41,13 +45,18 @@ pub fn state_update(
         mach: free_stream[0],
         theta: free_stream[1],
     };
+    let inf = if kind == OUTER {
+        gas::far_field_free_stream(&fs, vortex, *x, *y)
+    } else {
+        fs.primitive()
+    };
     let mut u = if kind == OUTER {
-        gas::far_field_state(prim, nx, ny, &fs)
+        gas::far_field_state(prim, nx, ny, &inf)
     } else {
         gas::conserved_in_frame(prim, nx, ny)
     };
     let u_old = if kind == OUTER {
-        gas::far_field_state(prim_old, nx, ny, &fs)
+        gas::far_field_state(prim_old, nx, ny, &inf)
     } else {
         gas::conserved_in_frame(prim_old, nx, ny)
     };

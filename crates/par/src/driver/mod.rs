@@ -536,10 +536,22 @@ fn check_checkpoint(
         );
     }
     if cp.problem_key != config.problem_key {
-        let diff: Vec<String> = cp
-            .problem_key
-            .lines()
-            .zip(config.problem_key.lines())
+        // Lines `name = value`, matched by name (one side may lack one).
+        let name = |l: &str| l.split(" = ").next().unwrap_or(l).to_string();
+        let mut names: Vec<String> = Vec::new();
+        for l in cp.problem_key.lines().chain(config.problem_key.lines()) {
+            if !names.contains(&name(l)) {
+                names.push(name(l));
+            }
+        }
+        let line = |key: &str, n: &str| {
+            key.lines()
+                .find(|l| name(l) == n)
+                .map_or_else(|| format!("({n} not set)"), str::to_string)
+        };
+        let diff: Vec<String> = names
+            .iter()
+            .map(|n| (line(&cp.problem_key, n), line(&config.problem_key, n)))
             .filter(|(a, b)| a != b)
             .map(|(a, b)| format!("  checkpoint: {a}\n  case:       {b}"))
             .collect();
