@@ -12,7 +12,7 @@
 //! a cell of the picture per node, bounded half-way between nodes) and
 //! `field.png` (`u` or the density: the cells' polynomials sampled on a
 //! uniform grid), in 3D `field.vtr` (a rectilinear grid, a cell per node,
-//! every variable).
+//! every variable) and `field.png` (the plane z = 1/4).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -303,9 +303,13 @@ fn write_outputs(settings: &Settings, u: &[f64], dir: &Path, vtk: bool, plots: b
     })
     .with_context(|| format!("writing {}", path.display()))?;
     if dims == 3 {
-        // 3D: field.vtr, a picture cell per node (no picture).
+        // 3D: field.vtr, a VTK cell per node, and the picture of the plane
+        // z = 1/4 (where the default sine mode peaks).
         if vtk {
             write_field_3d(settings, u, &dir.join("field.vtr"))?;
+        }
+        if plots {
+            plot_field(settings, u, names[0], Some(0.25), &dir.join("field.png"))?;
         }
         return Ok(());
     }
@@ -396,39 +400,121 @@ fn write_outputs(settings: &Settings, u: &[f64], dir: &Path, vtk: bool, plots: b
         qflow_io::vtk::write_cells_vtu(&dir.join("field.vtu"), &mesh, &fields)?;
     }
     if plots {
-        // The cells' polynomials sampled on a uniform grid, 8 samples per
-        // cell and direction (the nodes cluster at the faces).
-        let gll = Gll::new(n).map_err(|e| anyhow!("{e}"))?;
-        let m = 8;
-        let basis: Vec<Vec<f64>> = (0..m)
-            .map(|s| lagrange(&gll.nodes, -1.0 + (2 * s + 1) as f64 / m as f64))
-            .collect();
-        let (sx, sy) = (cx * m, cy * m);
-        let mut samples = vec![0.0; sx * sy];
-        for (e, chunk) in u.chunks_exact(len).enumerate() {
-            let (ex, ey) = (e % cx, e / cx);
+        plot_field(settings, u, names[0], None, &dir.join("field.png"))?;
+    }
+    Ok(())
+}
+
+/// Plots the first variable of `u` as `field.png` ([`field_samples`]).
+fn plot_field(
+    settings: &Settings,
+    u: &[f64],
+    name: &str,
+    slice: Option<f64>,
+    path: &Path,
+) -> Result<()> {
+    let (samples, nx, ny) = field_samples(settings, u, slice)?;
+    let label = match slice {
+        Some(z) => format!("{name} at z = {z}"),
+        None => name.to_string(),
+    };
+    let field = GridField {
+        nx,
+        ny,
+        x: (0.0, 1.0),
+        y: (0.0, 1.0),
+        values: &samples,
+        name: &label,
+    };
+    qflow_io::plot::plot_grid_field(path, &field, 20, (900, 800)).context("plotting the field")
+}
+
+/// The first variable of `u` sampled on a uniform grid over the unit
+/// square, 8 samples per cell and direction at the samples' centres (the
+/// nodes cluster at the faces): the cells' polynomials; in 3D on the plane
+/// `z = slice` (the layer of cells it cuts, their polynomials at its
+/// height). Returns the samples (x fastest) and their counts in x and y.
+fn field_samples(
+    settings: &Settings,
+    u: &[f64],
+    slice: Option<f64>,
+) -> Result<(Vec<f64>, usize, usize)> {
+    let n = settings.order;
+    let len = problem::element_len(settings);
+    let [cx, cy, cz] = settings.grid();
+    let gll = Gll::new(n).map_err(|e| anyhow!("{e}"))?;
+    let m = 8;
+    let basis: Vec<Vec<f64>> = (0..m)
+        .map(|s| lagrange(&gll.nodes, -1.0 + (2 * s + 1) as f64 / m as f64))
+        .collect();
+    // The layer of cells the plane cuts and the basis in z at its height
+    // (2D: one layer, one node).
+    let (layer, lz) = match slice {
+        Some(z) => {
+            let at = (z * cz as f64).min(cz as f64 - 1e-9);
+            let layer = at.floor() as usize;
+            (layer, lagrange(&gll.nodes, 2.0 * (at - layer as f64) - 1.0))
+        }
+        None => (0, vec![1.0]),
+    };
+    let (sx, sy) = (cx * m, cy * m);
+    let mut samples = vec![0.0; sx * sy];
+    let plane = n * n;
+    for ey in 0..cy {
+        for ex in 0..cx {
+            let e = (layer * cy + ey) * cx + ex;
+            let chunk = &u[e * len..(e + 1) * len];
             for (b, lb) in basis.iter().enumerate() {
                 for (a, la) in basis.iter().enumerate() {
                     let mut v = 0.0;
-                    for j in 0..n {
-                        for i in 0..n {
-                            v += la[i] * lb[j] * chunk[n * j + i];
+                    for (k, lk) in lz.iter().enumerate() {
+                        for j in 0..n {
+                            for i in 0..n {
+                                v += la[i] * lb[j] * lk * chunk[k * plane + n * j + i];
+                            }
                         }
                     }
                     samples[(ey * m + b) * sx + ex * m + a] = v;
                 }
             }
         }
-        let field = GridField {
-            nx: sx,
-            ny: sy,
-            x: (0.0, 1.0),
-            y: (0.0, 1.0),
-            values: &samples,
-            name: names[0],
-        };
-        qflow_io::plot::plot_grid_field(&dir.join("field.png"), &field, 20, (900, 800))
-            .context("plotting the field")?;
     }
-    Ok(())
+    Ok((samples, sx, sy))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The 3D picture's samples on the plane z = 1/4 are the sine mode's
+    /// there, `sin(2 pi x) sin(2 pi y)`, to the interpolation error; on
+    /// the plane z = 1/2 (a node plane of the mode) they vanish.
+    #[test]
+    fn the_3d_picture_is_the_solution_on_its_plane() {
+        let settings = Settings {
+            dimensions: 3,
+            order: 6,
+            cells: vec![4, 4, 4],
+            velocity: vec![1.0, 1.0, 1.0],
+            ..Settings::default()
+        };
+        let len = problem::element_len(&settings);
+        let [cx, cy, cz] = settings.grid();
+        let mut u = vec![0.0; len * cx * cy * cz];
+        let exact = problem::ExactSolution::new(&settings);
+        problem::for_each_node(&settings, |e, k, p| u[e * len + k] = exact.at(p, 0.0));
+        let (s, nx, ny) = field_samples(&settings, &u, Some(0.25)).unwrap();
+        let mut worst: f64 = 0.0;
+        for j in 0..ny {
+            for i in 0..nx {
+                let (x, y) = ((i as f64 + 0.5) / nx as f64, (j as f64 + 0.5) / ny as f64);
+                let want =
+                    (2.0 * std::f64::consts::PI * x).sin() * (2.0 * std::f64::consts::PI * y).sin();
+                worst = worst.max((s[j * nx + i] - want).abs());
+            }
+        }
+        assert!(worst < 1e-3, "{worst:e}");
+        let (s, _, _) = field_samples(&settings, &u, Some(0.5)).unwrap();
+        assert!(s.iter().all(|v| v.abs() < 1e-3), "z = 1/2 is a node plane");
+    }
 }

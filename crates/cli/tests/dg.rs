@@ -54,7 +54,7 @@ fn the_shipped_cases_run_with_their_errors() {
             "dg-advection-3d",
             1.0,
             1e-4,
-            &["solution.csv", "field.vtr"][..],
+            &["solution.csv", "field.vtr", "field.png"][..],
         ),
         ("dg-euler-1d", 0.5, 2e-6, one),
         ("dg-euler-2d", 0.3, 5e-5, two),
