@@ -79,7 +79,11 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
         settings.cfl,
         settings.initial.name()
     );
-    let steps_to_end = (settings.final_time / method.dt()).ceil() as u64 + 2;
+    let steps_to_end = crate::run::step_limit(
+        "[dg]",
+        settings.final_time,
+        ((settings.final_time / method.dt()).ceil(), method.dt()),
+    )?;
     let config = RunConfig {
         max_iters: opts.max_iters.unwrap_or(dc.max_steps()).min(steps_to_end),
         residue_drop: None,

@@ -162,6 +162,9 @@ pub struct SolverSection {
     /// Renumbering of the points for memory locality. Outputs are always in
     /// the cloud's own numbering.
     pub renumber: RenumberChoice,
+    /// Orders of residue fall after which the limiter (then per point) is
+    /// frozen; 0: the reference's limiter.
+    pub limiter_freeze: f64,
 }
 
 /// The `renumber` setting.
@@ -191,6 +194,7 @@ impl Default for SolverSection {
             power: s.power,
             force_normals: s.force_normals,
             renumber: RenumberChoice::Auto,
+            limiter_freeze: s.limiter_freeze,
         }
     }
 }
@@ -227,6 +231,7 @@ impl LskumCase {
             scheme: self.solver.scheme,
             force_normals: self.solver.force_normals,
             far_field: self.flow.far_field,
+            limiter_freeze: self.solver.limiter_freeze,
         }
     }
 }
@@ -250,6 +255,9 @@ pub fn problem_key(s: &Settings) -> String {
     // Only when set, so that checkpoints from before the key still resume.
     if s.far_field != FarField::FreeStream {
         key.push_str(&format!("far_field = {:?}\n", s.far_field));
+    }
+    if s.limiter_freeze > 0.0 {
+        key.push_str(&format!("limiter_freeze = {:?}\n", s.limiter_freeze));
     }
     key
 }
@@ -297,8 +305,12 @@ pub fn load_cloud(case: &LskumCase, case_dir: &Path) -> Result<(Cloud, String)> 
 /// native encoding, with its point count): two clouds with the same
 /// fingerprint are, for all practical purposes, the same cloud.
 pub fn fingerprint(cloud: &Cloud) -> u64 {
-    let crc = qflow_mesh::fsutil::crc32(&native::to_bytes(cloud)) as u64;
-    (cloud.len() as u64) << 32 | crc
+    // The native bytes end with their own CRC-32; the CRC of a message
+    // and its CRC is the same for every message (CRC-32's residue
+    // 0x2144df1c), so hash the body only.
+    let bytes = native::to_bytes(cloud);
+    let body = &bytes[..bytes.len().saturating_sub(4)];
+    (cloud.len() as u64) << 32 | qflow_mesh::fsutil::crc32(body) as u64
 }
 
 /// The numbering a run uses (`new_of_old`) and why.

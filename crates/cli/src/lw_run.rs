@@ -61,7 +61,11 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
         max_iters: opts
             .max_iters
             .unwrap_or(lc.max_steps())
-            .min(qflow_lw::method::steps_to_end(&grid, &settings) + 2),
+            .min(crate::run::step_limit(
+                "[lw]",
+                settings.final_time,
+                qflow_lw::method::steps_to_end(&grid, &settings),
+            )?),
         residue_drop: None,
         final_time: Some(settings.final_time),
         checkpoint_every: lc.output.checkpoint_every,

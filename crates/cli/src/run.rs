@@ -214,6 +214,30 @@ fn check_node_load(comm: &dyn Comm, opts: &RunOptions) -> Result<(), String> {
     })
 }
 
+/// Most time steps a run to a final time may take: more is a mistake in
+/// the case (a final time or a CFL number off by orders of magnitude).
+pub const MAX_STEPS: f64 = 1e12;
+
+/// The step limit of a run to `final_time` that needs `steps` steps of
+/// `dt` (with 2 of margin for the shortened last step), or an error
+/// naming `section`'s keys when the time step is not a positive finite
+/// number or the steps are more than [`MAX_STEPS`].
+pub fn step_limit(section: &str, final_time: f64, (steps, dt): (f64, f64)) -> Result<u64> {
+    if !(dt.is_finite() && dt > 0.0) {
+        bail!(
+            "{section}: the time step is {dt:e}: the wave speeds or the cfl number give no \
+             usable step (a zero velocity with nothing else moving, or a cfl of 0 or inf)"
+        );
+    }
+    if steps.is_nan() || steps > MAX_STEPS {
+        bail!(
+            "{section} final_time = {final_time:e} with a time step of {dt:e} needs {steps:.3e} \
+             steps, more than {MAX_STEPS:e}: give an earlier final_time or a larger cfl"
+        );
+    }
+    Ok(steps as u64 + 2)
+}
+
 /// One rank's numbers for the summary of a run on several ranks.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct RankReport {

@@ -443,6 +443,34 @@ fn resume_refuses_another_problem() {
         ]),
         &["cannot resume", "mach"],
     );
+    // Another cloud of the same size (a NACA 2412 of the same layout).
+    let other_cloud = d.join("2412.cloud");
+    let g = qflow(&[
+        "generate",
+        "naca2412",
+        "--wall-points",
+        "48",
+        "--rings",
+        "16",
+        "--far-field",
+        "8",
+        "-o",
+        other_cloud.to_str().unwrap(),
+    ]);
+    assert!(g.status.success(), "{}", stderr(&g));
+    let set = format!("cloud.file=\"{}\"", other_cloud.display());
+    assert_fails_with(
+        &qflow(&[
+            "run",
+            case.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--resume",
+            "--set",
+            &set,
+        ]),
+        &["cannot resume", "another mesh or cloud"],
+    );
     assert_fails_with(
         &qflow(&[
             "run",
@@ -602,5 +630,72 @@ fn the_far_field_vortex_raises_the_lift_and_resumes_to_the_same_bits() {
     assert_fails_with(
         &run("vortex", &dir("fast"), &["--set", "flow.mach=0.97"]),
         &["far_field", "subsonic"],
+    );
+}
+
+/// `limiter_freeze`: the limiter per point (the least over its stencil),
+/// frozen once the residue has fallen that many orders: the run says at
+/// which iteration; until then it is the run that never freezes, to the
+/// bit, and not after; a resume after the freeze keeps the frozen values
+/// (the run's bits); without the limiter the key is refused.
+#[test]
+fn the_limiter_freezes_after_its_drop_and_resumes_frozen() {
+    let d = scratch("freeze");
+    let cloud = small_cloud(&d);
+    let case = d.join("fz.toml");
+    std::fs::write(
+        &case,
+        format!(
+            "[cloud]\nfile = \"{}\"\n[flow]\nmach = 1.2\naoa = 0.0\n[solver]\ncfl = 0.8\n\
+             [stop]\nmax_iters = 240\n[output]\nplots = false\nvtk = false\ncheckpoint_every = 0\n",
+            cloud.display()
+        ),
+    )
+    .unwrap();
+    let run = |out: &str, freeze: &str, extra: &[&str]| {
+        let o = d.join(out);
+        let set = format!("solver.limiter_freeze={freeze}");
+        let mut a = vec![
+            "run",
+            case.to_str().unwrap(),
+            "-o",
+            o.to_str().unwrap(),
+            "-q",
+            "--set",
+            &set,
+        ];
+        a.extend_from_slice(extra);
+        let r = qflow(&a);
+        assert!(r.status.success(), "{}", stderr(&r));
+        (stderr(&r), history_without_clock(&o))
+    };
+    let (log, frozen) = run("frozen", "1.0", &[]);
+    let at: usize = log
+        .split("iteration ")
+        .nth(1)
+        .and_then(|t| t.split(':').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no freeze in: {log}"));
+    assert!(log.contains("the limiter is frozen"), "{log}");
+    assert!((3..200).contains(&at), "frozen at {at}");
+    let (_, never) = run("never", "16", &[]);
+    // Rows: a header, then iteration 1, 2, ...
+    assert_eq!(frozen[..=at], never[..=at], "the same until the freeze");
+    assert_ne!(frozen[at + 1], never[at + 1], "and not after it");
+    let (_, _) = run("parts", "1.0", &["--max-iters", "200"]);
+    let (_, resumed) = run("parts", "1.0", &["--resume"]);
+    assert_eq!(resumed, frozen, "a resume after the freeze");
+    assert_fails_with(
+        &qflow(&[
+            "run",
+            case.to_str().unwrap(),
+            "-o",
+            d.join("none").to_str().unwrap(),
+            "--set",
+            "solver.limiter_freeze=2",
+            "--set",
+            "solver.limiter=\"none\"",
+        ]),
+        &["limiter_freeze", "venkatakrishnan"],
     );
 }

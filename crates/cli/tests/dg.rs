@@ -108,6 +108,9 @@ fn bad_settings_are_refused_before_any_work() {
             "[dg] initial = \"sine\"",
         ),
         ("dg.final_time=-1.0", "[dg] final_time = -1"),
+        // Step counts that overflowed into a one-step run with exit 0.
+        ("dg.final_time=1e300", "more than 1e12"),
+        ("dg.velocity=[0.0, 0.0]", "the time step is inf"),
     ] {
         let out = d.join("o");
         let o = run(&case("dg-advection-2d"), &out, &["--set", set]);

@@ -134,6 +134,8 @@ fn bad_settings_are_refused_before_any_work() {
         ("grid.nx=2", "[grid] nx = 2"),
         ("lw.final_time=-1.0", "[lw] final_time = -1"),
         ("lw.wall=sticky", "sticky"),
+        // A step count that overflowed into a one-step run with exit 0.
+        ("lw.final_time=1e300", "more than 1e12"),
     ] {
         let out = d.join("o");
         let o = run(&out, &["--set", set]);

@@ -18,8 +18,8 @@ use qflow_par::{
 };
 
 use crate::kernels::{
-    flux_residual, force_sums, local_time_step, q_derivatives, q_inner_iteration, q_variables,
-    restore, state_update, FluxBatch,
+    flux_residual, force_sums, limiter_phi, local_time_step, q_derivatives, q_inner_iteration,
+    q_variables, restore, state_update, FluxBatch,
 };
 
 /// The points of the cloud.
@@ -78,6 +78,9 @@ pub static QY_NEXT: DatDecl = DatDecl::f64("qy_next", &POINTS, 4, Role::Scratch)
 pub static Q_MAX: DatDecl = DatDecl::f64("q_max", &POINTS, 4, Role::Scratch);
 /// Stencil minima of q.
 pub static Q_MIN: DatDecl = DatDecl::f64("q_min", &POINTS, 4, Role::Scratch);
+/// Each point's own limiter values (`limiter_freeze`): part of the state,
+/// since once frozen they are no longer computed.
+pub static PHI: DatDecl = DatDecl::f64("phi", &POINTS, 4, Role::State);
 /// Local time step.
 pub static DELTA: DatDecl = DatDecl::f64("delta", &POINTS, 1, Role::Scratch);
 
@@ -140,6 +143,22 @@ par_loop! {
 }
 
 par_loop! {
+    /// Each point's own limiter values (until they are frozen).
+    pub static LIMITER_PHI = limiter_phi over POINTS {
+        vl_const: global(VL_CONST),
+        x: read(X via STENCIL),
+        y: read(Y via STENCIL),
+        min_dist: read(MIN_DIST),
+        q: read(Q),
+        qx: read(QX),
+        qy: read(QY),
+        q_max: read(Q_MAX),
+        q_min: read(Q_MIN),
+        phi: write(PHI),
+    }
+}
+
+par_loop! {
     /// One inner (Jacobi) sweep of the q-derivatives.
     pub static Q_INNER_ITERATION = q_inner_iteration over POINTS {
         power: global(POWER),
@@ -170,6 +189,7 @@ par_loop! {
         qy: read(QY via STENCIL),
         q_max: read(Q_MAX via STENCIL),
         q_min: read(Q_MIN via STENCIL),
+        phi: read(PHI via STENCIL),
         delta: read(DELTA),
         bt: scratch(FluxBatch::new),
         res: write(QX_NEXT),
@@ -214,11 +234,12 @@ par_loop! {
 }
 
 /// Every loop of the method.
-pub static LOOPS: [&LoopDecl; 8] = [
+pub static LOOPS: [&LoopDecl; 9] = [
     &LOCAL_TIME_STEP,
     &Q_VARIABLES,
     &Q_DERIVATIVES,
     &Q_INNER_ITERATION,
+    &LIMITER_PHI,
     &FLUX_RESIDUAL,
     &STATE_UPDATE,
     &RESTORE,
@@ -226,7 +247,7 @@ pub static LOOPS: [&LoopDecl; 8] = [
 ];
 
 /// Every dat of the method.
-pub static DATS: [&DatDecl; 17] = [
+pub static DATS: [&DatDecl; 18] = [
     &X,
     &Y,
     &NX,
@@ -244,6 +265,7 @@ pub static DATS: [&DatDecl; 17] = [
     &Q_MAX,
     &Q_MIN,
     &DELTA,
+    &PHI,
 ];
 
 /// Every global of the method.

@@ -37,6 +37,9 @@ pub struct Lskum {
     /// The lift coefficient the far field's point vortex carries (the last
     /// iteration's; 0 at the start).
     vortex_cl: f64,
+    /// Whether the points' own limiter values are frozen
+    /// (`limiter_freeze`).
+    limiter_frozen: bool,
 }
 
 impl Lskum {
@@ -51,6 +54,7 @@ impl Lskum {
             user_index: None,
             coefficients: Coefficients::default(),
             vortex_cl: 0.0,
+            limiter_frozen: false,
         }
     }
 
@@ -112,6 +116,9 @@ impl Lskum {
                 ex.run(&Q_INNER_ITERATION)?;
                 ex.swap(&QX, &QX_NEXT);
                 ex.swap(&QY, &QY_NEXT);
+            }
+            if self.settings.limiter_freeze > 0.0 && !self.limiter_frozen {
+                ex.run(&LIMITER_PHI)?;
             }
             ex.run(&FLUX_RESIDUAL)?;
             if stage + 1 == scheme.stages() {
@@ -223,7 +230,11 @@ impl Method for Lskum {
         ex.set_const(&VL_CONST, &[s.vl_const]);
         ex.set_const_i32(
             &LIMITER,
-            &[i32::from(s.limiter == Limiter::Venkatakrishnan)],
+            &[match s.limiter {
+                Limiter::None => 0,
+                Limiter::Venkatakrishnan if s.limiter_freeze > 0.0 => 2,
+                Limiter::Venkatakrishnan => 1,
+            }],
         );
         ex.set_const(
             &FREE_STREAM,
@@ -258,6 +269,16 @@ impl Method for Lskum {
         } else {
             (residue / self.res_ref).log10()
         };
+        let freeze = self.settings.limiter_freeze;
+        if freeze > 0.0 && !self.limiter_frozen && iteration > 2 && log_residue <= -freeze {
+            self.limiter_frozen = true;
+            if ex.rank() == 0 {
+                tracing::info!(
+                    "iteration {iteration}: the residue fell {:.2} orders; the limiter is frozen",
+                    -log_residue
+                );
+            }
+        }
         self.coefficients = Coefficients::from_integrals(v[2], v[3], v[4], &self.free_stream);
         let c = self.coefficients;
         self.vortex_cl = c.cl;
@@ -269,6 +290,7 @@ impl Method for Lskum {
         vec![
             ("reference_residue", self.res_ref),
             ("vortex_cl", self.vortex_cl),
+            ("limiter_frozen", f64::from(u8::from(self.limiter_frozen))),
         ]
     }
 
@@ -283,6 +305,9 @@ impl Method for Lskum {
             .iter()
             .find(|(k, _)| k == "vortex_cl")
             .map_or(0.0, |b| b.1);
+        self.limiter_frozen = books
+            .iter()
+            .any(|(k, v)| k == "limiter_frozen" && *v != 0.0);
         Ok(())
     }
 

@@ -103,6 +103,7 @@ pub fn build(cloud: &Cloud, settings: &Settings) -> Problem {
         dats.push(f64_dat(d, zeros4()));
     }
     dats.push(f64_dat(&DELTA, vec![0.0; n]));
+    dats.push(f64_dat(&PHI, vec![1.0; 4 * n]));
     Problem {
         sets: vec![
             SetData {

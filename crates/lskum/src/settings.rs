@@ -110,6 +110,11 @@ pub struct Settings {
     pub force_normals: ForceNormals,
     /// The far-field state at the outer points.
     pub far_field: FarField,
+    /// `> 0`: Venkatakrishnan's limiter per point (the least of its values
+    /// over the point's stencil), frozen once the residue has fallen this
+    /// many orders (SU2's remedy for limiter limit cycles); 0: the
+    /// reference's limiter, per reconstruction, never frozen.
+    pub limiter_freeze: f64,
 }
 
 impl Default for Settings {
@@ -125,6 +130,7 @@ impl Default for Settings {
             scheme: Scheme::Ssprk43,
             force_normals: ForceNormals::Boundary,
             far_field: FarField::FreeStream,
+            limiter_freeze: 0.0,
         }
     }
 }
@@ -189,6 +195,20 @@ impl Settings {
                 value: self.inner_iterations.to_string(),
                 reason: "more than 100 sweeps is surely a mistake",
             });
+        }
+        if !(self.limiter_freeze.is_finite() && (0.0..=16.0).contains(&self.limiter_freeze)) {
+            return bad(
+                "limiter_freeze",
+                self.limiter_freeze,
+                "must be a number of orders between 0 (off) and 16",
+            );
+        }
+        if self.limiter_freeze > 0.0 && self.limiter != Limiter::Venkatakrishnan {
+            return bad(
+                "limiter_freeze",
+                self.limiter_freeze,
+                "freezes Venkatakrishnan's limiter: set limiter = \"venkatakrishnan\"",
+            );
         }
         if self.far_field == FarField::Vortex && self.mach >= 0.95 {
             return Err(SettingsError {

@@ -23,12 +23,13 @@ pub use device::{DEVICE_FUNCTIONS, DEVICE_SOURCE};
 /// The columns of the method's history.
 pub const COLUMNS: [&str; 2] = ["time", "drho_dt"];
 
-/// The steps a run of `settings` on `grid` takes to its final time, from
-/// the time step of the initial state's two regions (as [`Method::start`]
-/// computes it on the device).
-pub fn steps_to_end(grid: &Grid, settings: &Settings) -> u64 {
+/// The steps a run of `settings` on `grid` takes to its final time (not
+/// rounded to an integer beyond `ceil`, infinite if the set-up fails) and
+/// the time step, from the initial state's two regions (as
+/// [`Method::start`] computes it on the device).
+pub fn steps_to_end(grid: &Grid, settings: &Settings) -> (f64, f64) {
     let Ok(shock) = crate::problem::shock(settings) else {
-        return u64::MAX;
+        return (f64::INFINITY, 0.0);
     };
     let bc = crate::problem::bc(settings, &shock);
     let g = settings.gamma;
@@ -38,7 +39,7 @@ pub fn steps_to_end(grid: &Grid, settings: &Settings) -> u64 {
     };
     let [dx, dy] = grid.spacing();
     let dt = settings.cfl * dx.min(dy) / speed(&bc[0..4]).max(speed(&bc[4..8]));
-    (settings.final_time / dt).ceil() as u64
+    ((settings.final_time / dt).ceil(), dt)
 }
 
 /// The Lax-Wendroff method on one rank.

@@ -195,8 +195,11 @@ impl SplitSums {
 
 /// The reconstructed q-variables of a point with q-variables `q`, gradient
 /// `(qx, qy)` and stencil bounds `q_max`, `q_min`, towards the offset
-/// `(dx, dy)`: `qt = q - phi/2 (dx qx + dy qy)`, limited per component when
-/// `limiter` is not 0.
+/// `(dx, dy)`: `qt = q - phi/2 (dx qx + dy qy)`, limited per component:
+/// `limiter` 1 with Venkatakrishnan's `phi` of this reconstruction (the
+/// reference's), 2 with the point's own `phi` (`limiter_phi`: the least
+/// over its stencil, frozen once the residue has fallen far enough), 0 not
+/// at all.
 #[device]
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
@@ -208,10 +211,17 @@ pub fn reconstruct(
     q_max: &Vec4,
     q_min: &Vec4,
     epsi: f64,
+    point_phi: &Vec4,
     dx: f64,
     dy: f64,
 ) -> Vec4 {
     let mut qt = [0.0; 4];
+    if limiter == 2 {
+        for c in 0..4 {
+            qt[c] = q[c] - 0.5 * point_phi[c] * (dx * qx[c] + dy * qy[c]);
+        }
+        return qt;
+    }
     for c in 0..4 {
         qt[c] = q[c] - 0.5 * (dx * qx[c] + dy * qy[c]);
     }
@@ -257,6 +267,7 @@ pub fn flux_residual(
     qy: Star<Vec4>,
     q_max: Star<Vec4>,
     q_min: Star<Vec4>,
+    phi: Star<Vec4>,
     delta: &f64,
     bt: &mut FluxBatch,
     res: &mut Vec4,
@@ -270,11 +281,12 @@ pub fn flux_residual(
     let qi = q.own();
     let qxi = qx.own();
     let qyi = qy.own();
-    let (hi_i, lo_i) = if limiter != 0 {
+    let (hi_i, lo_i) = if limiter == 1 {
         (q_max.own(), q_min.own())
     } else {
         (qi, qi)
     };
+    let phi_i = if limiter == 2 { phi.own() } else { [1.0; 4] };
     let mut xpos = SplitSums::default();
     let mut xneg = SplitSums::default();
     let mut ypos = SplitSums::default();
@@ -293,12 +305,15 @@ pub fn flux_residual(
             bt.dn[m] = dn;
             let eps_k = venkat_epsilon(vl_const, min_dist.nbr(k));
             let qk = q.nbr(k);
-            let (hi_k, lo_k) = if limiter != 0 {
+            let (hi_k, lo_k) = if limiter == 1 {
                 (q_max.nbr(k), q_min.nbr(k))
             } else {
                 (qk, qk)
             };
-            let ti = reconstruct(limiter, &qi, &qxi, &qyi, &hi_i, &lo_i, eps_i, dx, dy);
+            let phi_k = if limiter == 2 { phi.nbr(k) } else { [1.0; 4] };
+            let ti = reconstruct(
+                limiter, &qi, &qxi, &qyi, &hi_i, &lo_i, eps_i, &phi_i, dx, dy,
+            );
             let tk = reconstruct(
                 limiter,
                 &qk,
@@ -307,6 +322,7 @@ pub fn flux_residual(
                 &hi_k,
                 &lo_k,
                 eps_k,
+                &phi_k,
                 dx,
                 dy,
             );
@@ -399,4 +415,46 @@ pub fn flux_residual(
         }
     }
     *res = r;
+}
+
+/// A point's own limiter values (`limiter` 2 of [`reconstruct`]): the
+/// least of Venkatakrishnan's `phi` over the reconstructions of its
+/// unlimited gradient towards every neighbour and away from it (the
+/// directions the flux kernel reconstructs the point in), per component.
+#[device]
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn limiter_phi(
+    vl_const: f64,
+    x: Star<f64>,
+    y: Star<f64>,
+    min_dist: &f64,
+    q: &Vec4,
+    qx: &Vec4,
+    qy: &Vec4,
+    q_max: &Vec4,
+    q_min: &Vec4,
+    phi: &mut Vec4,
+) {
+    let eps = venkat_epsilon(vl_const, *min_dist);
+    let (xi, yi) = (x.own(), y.own());
+    let mut least = [1.0; 4];
+    for k in 0..x.len() {
+        let dx = x.nbr(k) - xi;
+        let dy = y.nbr(k) - yi;
+        for side in 0..2 {
+            let s = if side == 0 { 0.5 } else { -0.5 };
+            let mut qt = [0.0; 4];
+            for c in 0..4 {
+                qt[c] = q[c] - s * (dx * qx[c] + dy * qy[c]);
+            }
+            let p = venkatakrishnan(&qt, q, q_max, q_min, eps);
+            for c in 0..4 {
+                if p[c] < least[c] {
+                    least[c] = p[c];
+                }
+            }
+        }
+    }
+    *phi = least;
 }
