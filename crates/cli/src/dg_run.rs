@@ -101,7 +101,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
         user_numbering: Vec::new(),
     };
     if !opts.quiet && rank0 {
-        eprintln!(
+        crate::errln!(
             "qflow: nodal DG, {}D {}, order {n} (degree {}), {cells} cells ({dofs} nodes), {}, {}, to t = {}",
             settings.dimensions,
             settings.equation.name(),

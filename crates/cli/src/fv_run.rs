@@ -106,7 +106,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
         user_numbering: Vec::new(),
     };
     if let (false, Some(r)) = (opts.quiet, &root) {
-        eprintln!(
+        crate::errln!(
             "qflow: {} ({} cells, {} edges, {} boundary edges), {}, {} increments, reorder {}, OP2 Airfoil scheme at M {}, up to {max_iters} iterations",
             r.name,
             cells,
@@ -181,7 +181,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
         if !passed {
             bail!("{line}\nthe outputs are in {}", out_dir.display());
         }
-        eprintln!("{line}");
+        crate::errln!("{line}");
     }
     Ok(Finished {
         summary: Some(s),

@@ -2,6 +2,17 @@
 //! subcommands' work, as a library so that tests can drive it.
 #![deny(missing_docs)]
 
+/// `eprintln!` that never panics: a message to standard error that cannot
+/// be written (`2>/dev/full`, a closed pipe) is dropped, and the run goes
+/// on (there is nowhere left to report it).
+#[macro_export]
+macro_rules! errln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($t)*);
+    }};
+}
+
 pub mod bench;
 pub mod case;
 pub mod devices;

@@ -146,7 +146,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     };
     if let Some(r) = &root {
         if !opts.quiet {
-            eprintln!(
+            crate::errln!(
                 "qflow: {} ({} points, numbering {}), {}, {} with {} inner iterations, M {} at {} deg, up to {} iterations",
                 r.name,
                 points,

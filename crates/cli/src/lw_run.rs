@@ -78,7 +78,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
         user_numbering: Vec::new(),
     };
     if !opts.quiet && rank0 {
-        eprintln!(
+        crate::errln!(
             "qflow: oblique shock on {} x {} cells, {}, {} viscosity, {} wall, {} set-up, Lax-Wendroff to t = {}",
             grid.nx,
             grid.ny,

@@ -211,7 +211,7 @@ macro_rules! outln {
 
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
+        .with_writer(|| LossyStderr)
         .with_target(false)
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("QFLOW_LOG")
@@ -224,10 +224,27 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(e) => {
             if e.downcast_ref::<qflow::run::ReportedByRankZero>().is_none() {
-                eprintln!("error: {e:#}");
+                qflow::errln!("error: {e:#}");
             }
             ExitCode::FAILURE
         }
+    }
+}
+
+/// Standard error for the log, dropping what cannot be written
+/// (`2>/dev/full`): the log's writer reports a failed write on standard
+/// error, which panics when that is what failed.
+struct LossyStderr;
+
+impl std::io::Write for LossyStderr {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let _ = std::io::stderr().write_all(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let _ = std::io::stderr().flush();
+        Ok(())
     }
 }
 

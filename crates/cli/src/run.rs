@@ -122,13 +122,18 @@ pub const FAULT_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 /// (a fault: the others wait for them in an exchange or a reduction) is
 /// printed by the ranks that have it, with their rank, and ends the job.
 pub fn run_case(path: &Path, opts: &RunOptions) -> Result<Finished> {
+    // The stop signals are caught from here on: one during the set-up
+    // stops the run after its first step, with a checkpoint and the
+    // signal's exit status (without this it killed the process, leaving
+    // its lock).
+    qflow_par::driver::signals::Signals::install().map_err(|e| anyhow!(e))?;
     let comm: std::sync::Arc<dyn Comm + Sync> = world()?.into();
     let rank0 = comm.rank() == 0;
     let jobs = comm.size() > 1;
     let result = run_on(Box::new(comm.clone()), path, opts);
     if let Err(e) = &result {
         if jobs && !comm.all_arrive_within(FAULT_GRACE) {
-            eprintln!(
+            crate::errln!(
                 "error: rank {}: {e:#}\n(the other ranks did not reach this error within {} s: ending the job)",
                 comm.rank(),
                 FAULT_GRACE.as_secs()
@@ -139,10 +144,10 @@ pub fn run_case(path: &Path, opts: &RunOptions) -> Result<Finished> {
     match &result {
         Ok(f) if rank0 => {
             if let Some(m) = f.message() {
-                eprintln!("error: {m}");
+                crate::errln!("error: {m}");
             }
         }
-        Err(e) if rank0 && jobs => eprintln!("error: {e:#}"),
+        Err(e) if rank0 && jobs => crate::errln!("error: {e:#}"),
         _ => {}
     }
     drop(comm);

@@ -104,6 +104,38 @@ fn a_full_disk_and_an_unwritable_output_folder_are_one_line_errors() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// Standard error that cannot be written (`2>/dev/full`): the log and the
+/// messages are dropped and the run goes on (before, the log's writer
+/// panicked reporting its own failure, exit 101, no outputs); a refused
+/// case still exits 1.
+#[test]
+fn a_full_standard_error_is_not_a_panic() {
+    let d = scratch("full-stderr");
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        eprintln!("SKIPPED: no /dev/full");
+        return;
+    };
+    let full2 = full.try_clone().unwrap();
+    let o = Command::new(QFLOW)
+        .args(["run", small_case().to_str().unwrap(), "-o"])
+        .arg(d.join("out"))
+        .args(["--max-iters", "3", "--set", "output.plots=false"])
+        .stderr(Stdio::from(full))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    assert!(d.join("out/summary.toml").exists());
+    let o = Command::new(QFLOW)
+        .args(["run", small_case().to_str().unwrap(), "-o"])
+        .arg(d.join("bad"))
+        .args(["--set", "fv.mach=0"])
+        .stderr(Stdio::from(full2))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 #[test]
 fn impossible_thread_counts_are_refused_before_any_work() {
     let d = scratch("threads");
@@ -190,6 +222,50 @@ fn signals_stop_a_run_with_a_checkpoint_and_the_shells_exit_code() {
         assert!(out.join("checkpoint.qchk").exists());
         assert!(!out.join(".qflow.lock").exists(), "the lock is released");
     }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A stop signal during the set-up (here as soon as the run has taken its
+/// folder, while it generates and plans a 240,000-cell mesh): the run
+/// stops after its first step with a checkpoint and the signal's status,
+/// instead of dying with its lock left behind.
+#[test]
+fn a_signal_during_the_setup_stops_after_the_first_step() {
+    let d = scratch("early-signal");
+    let out = d.join("out");
+    let mut child = Command::new(QFLOW)
+        .args(["run", small_case().to_str().unwrap(), "-o"])
+        .arg(&out)
+        .args([
+            "--max-iters",
+            "1000000",
+            "-q",
+            "--set",
+            "output.plots=false",
+        ])
+        .args([
+            "--set",
+            "mesh.generate.i=400",
+            "--set",
+            "mesh.generate.j=600",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while !out.join(".qflow.lock").exists() && t.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    // SAFETY: a plain kill(2) of our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(143));
+    let summary = std::fs::read_to_string(out.join("summary.toml")).unwrap();
+    assert!(summary.contains("stop = \"interrupted\""), "{summary}");
+    assert!(summary.contains("iterations = 1\n"), "{summary}");
+    assert!(out.join("checkpoint.qchk").exists());
+    assert!(!out.join(".qflow.lock").exists(), "the lock is released");
     let _ = std::fs::remove_dir_all(&d);
 }
 
