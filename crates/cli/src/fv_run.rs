@@ -138,7 +138,8 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
         };
         driver::run(&mut method, &mut ex, &config, &mut outputs)?
     };
-    let rms = outcome.history.last().map_or(f64::NAN, |r| r.values[0]);
+    // No iteration completed (the first one blew up): no rms to report.
+    let rms = outcome.history.last().map(|r| r.values[0]);
     let Some(root) = root else {
         return Ok(Finished {
             summary: None,
@@ -158,10 +159,14 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     s.push("layout", Value::Text(settings.layout.name().into()));
     s.push("iterations", Value::Int(outcome.iterations as i64));
     s.push("stop", Value::Text(outcome.stop.label().into()));
-    s.push("rms", Value::Real(rms));
-    let verdict = match (&fc.expect, &outcome.stop) {
+    if let Some(rms) = rms {
+        s.push("rms", Value::Real(rms));
+    }
+    let verdict = match (&fc.expect, &outcome.stop, rms) {
         // The expectation is of the case's own iteration count.
-        (Some(e), StopReason::MaxIterations) if outcome.iterations == fc.stop.max_iters => {
+        (Some(e), StopReason::MaxIterations, Some(rms))
+            if outcome.iterations == fc.stop.max_iters =>
+        {
             let (line, passed) = e.verdict(rms);
             s.push("expected_rms", Value::Real(e.rms));
             s.push(

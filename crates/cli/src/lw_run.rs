@@ -129,7 +129,13 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     s.push("time", Value::Real(method.time().unwrap_or(0.0)));
     s.push("stop", Value::Text(outcome.stop.label().into()));
     for (k, v) in measured {
-        s.push(&k, Value::Real(v));
+        // A shock the analysis cannot find (a run stopped early, a coarse
+        // grid) is said so, not written as NaN.
+        if v.is_finite() {
+            s.push(&k, Value::Real(v));
+        } else {
+            s.push(&k, Value::Text("not found".into()));
+        }
     }
     s.add_speed(&outcome, cells);
     if let Some(rdp) = s.real("rdp").filter(|r| *r > 0.0) {

@@ -234,6 +234,16 @@ fn a_blown_up_iteration_stops_with_the_state_before_it() {
     };
     assert_eq!(rows("blown"), rows("limited"));
     assert_eq!(rows("blown").len() as u64, at - 1);
+    // Blown up at the first iteration: no rms at all rather than NaN.
+    let o = run(
+        &small,
+        &d.join("first"),
+        &["--set", "fv.cfl=90", "--set", "output.plots=false"],
+    );
+    assert!(!o.status.success());
+    let summary = std::fs::read_to_string(d.join("first/summary.toml")).unwrap();
+    assert!(summary.contains("iterations = 0"), "{summary}");
+    assert!(!summary.to_lowercase().contains("nan"), "{summary}");
     let _ = std::fs::remove_dir_all(&d);
 }
 

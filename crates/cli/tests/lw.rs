@@ -145,3 +145,16 @@ fn bad_settings_are_refused_before_any_work() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A run stopped before its shocks have formed: the analysis says what it
+/// cannot find instead of writing NaN into the summary.
+#[test]
+fn shocks_not_yet_formed_are_not_found_rather_than_nan() {
+    let d = temp("early");
+    let out = d.join("o");
+    ok(&run(&out, &["--max-iters", "50"]));
+    let s = read(&out.join("summary.toml"));
+    assert!(!s.to_lowercase().contains("nan"), "{s}");
+    assert!(s.contains("= \"not found\""), "{s}");
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -85,14 +85,20 @@ impl Settings {
             mach,
             ..
         } = *self;
-        if !(gam.is_finite() && gam > 1.0) {
-            return Err(format!("[fv] gam = {gam}: must be a finite number above 1"));
+        if !(gam.is_finite() && gam > 1.0 && gam <= 5.0 / 3.0) {
+            return Err(format!(
+                "[fv] gam = {gam}: must be a ratio of specific heats above 1 and at most 5/3"
+            ));
         }
-        if !(cfl.is_finite() && cfl > 0.0) {
-            return Err(format!("[fv] cfl = {cfl}: must be a positive number"));
+        if !(cfl.is_finite() && cfl > 0.0 && cfl <= 100.0) {
+            return Err(format!(
+                "[fv] cfl = {cfl}: must be a positive number (above 100 is surely a mistake)"
+            ));
         }
-        if !(eps.is_finite() && eps >= 0.0) {
-            return Err(format!("[fv] eps = {eps}: must be a number >= 0"));
+        if !(eps.is_finite() && (0.0..=10.0).contains(&eps)) {
+            return Err(format!(
+                "[fv] eps = {eps}: must be a number between 0 and 10 (OP2's is 0.05)"
+            ));
         }
         if self.block_size == 0 || self.block_size > 1 << 20 {
             return Err(format!(
@@ -101,9 +107,12 @@ impl Settings {
                 1 << 20
             ));
         }
-        if !(mach.is_finite() && mach > 0.0) {
+        // At rest the pressure coefficient divides by M^2: below 1e-6 it
+        // overflows to NaN.
+        if !(mach.is_finite() && (1e-6..=50.0).contains(&mach)) {
             return Err(format!(
-                "[fv] mach = {mach}: must be a positive number (the free stream must move)"
+                "[fv] mach = {mach}: must be a Mach number between 1e-6 (the free stream must \
+                 move) and 50"
             ));
         }
         Ok(())
@@ -161,6 +170,12 @@ mod tests {
         assert!(bad(|s| s.cfl = f64::NAN).starts_with("[fv] cfl = NaN:"));
         assert!(bad(|s| s.gam = 1.0).starts_with("[fv] gam = 1:"));
         assert!(bad(|s| s.eps = -1.0).starts_with("[fv] eps = -1:"));
+        // Values that ran to NaN or diverged at the first iteration.
+        assert!(bad(|s| s.mach = 1e-300).starts_with("[fv] mach = 0.000"));
+        assert!(bad(|s| s.mach = 1e10).starts_with("[fv] mach = 10000000000:"));
+        assert!(bad(|s| s.gam = 1e300).starts_with("[fv] gam = 1000"));
+        assert!(bad(|s| s.cfl = 1e300).starts_with("[fv] cfl = 1000"));
+        assert!(bad(|s| s.eps = 1e300).starts_with("[fv] eps = 1000"));
         Settings::default().validate().unwrap();
     }
 }
