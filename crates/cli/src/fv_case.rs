@@ -81,6 +81,9 @@ pub struct MeshSource {
     pub far_field: Vec<String>,
 }
 
+/// Peak memory of a run per cell (mesh, dats, plans, outputs), bytes.
+const BYTES_PER_CELL: u64 = 500;
+
 /// A mesh generator and its sizes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, tag = "kind", rename_all = "kebab-case")]
@@ -149,6 +152,25 @@ impl FvCase {
         }
         if self.stop.residue_drop.is_some() {
             bail!("[stop] residue_drop: the fv method stops after max_iters (its history is the rms of each iteration)");
+        }
+        if let Some(GenerateMesh::Op2Naca0012 { i, j }) = self.mesh.generate {
+            // About 480 bytes per cell at the peak (measured: 347 MB for
+            // the 720,000-cell mesh, 688 MB for twice that).
+            let need = 3u64
+                .saturating_mul(i as u64)
+                .saturating_mul(j as u64)
+                .saturating_mul(BYTES_PER_CELL);
+            if let Some(have) = crate::case::available_memory() {
+                if need > have {
+                    bail!(
+                        "[mesh] generate i = {i}, j = {j} ({} cells): a run needs about {:.1} GiB, \
+                         this machine has {:.1} GiB available",
+                        3 * i as u64 * j as u64,
+                        need as f64 / f64::from(1 << 30),
+                        have as f64 / f64::from(1 << 30)
+                    );
+                }
+            }
         }
         Ok(())
     }

@@ -131,3 +131,22 @@ fn bad_settings_are_refused_before_any_work() {
     }
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// The multi-mode signal's seed and mode count are part of the problem: a
+/// resume with another is refused, naming it.
+#[test]
+fn a_resume_with_another_multimode_signal_is_refused() {
+    let d = temp("seed");
+    let out = d.join("o");
+    let multimode = ["--set", "dg.initial=\"multimode\"", "--set", "dg.modes=8"];
+    let mut first = multimode.to_vec();
+    first.extend(["--max-iters", "3"]);
+    let o = run(&case("dg-advection-1d"), &out, &first);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut again = multimode.to_vec();
+    again.extend(["--set", "dg.seed=2", "--resume"]);
+    let o = run(&case("dg-advection-1d"), &out, &again);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && e.contains("seed = 2"), "{e}");
+    let _ = std::fs::remove_dir_all(&d);
+}

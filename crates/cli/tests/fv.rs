@@ -159,6 +159,15 @@ fn bad_input_is_refused_before_any_work() {
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && e.contains("[fv] mach = 0"), "{e}");
     assert!(!d.join("o1/history.csv").exists());
+    // A mesh larger than this machine's memory (1.2e9 cells, ~560 GiB):
+    // refused before it is generated (it used to abort allocating).
+    let o = run(
+        &small,
+        &d.join("huge"),
+        &["--set", "mesh.generate.i=20000", "--set", "mesh.generate.j=20000"],
+    );
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && e.contains("GiB available"), "{e}");
     // A mesh file whose interior edge lies the wrong way round.
     let mesh = d.join("m.dat");
     let g = qflow(&[
