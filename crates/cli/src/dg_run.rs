@@ -83,7 +83,10 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     // with another seed or count was accepted and measured its errors
     // against another exact solution).
     if settings.initial == qflow_dg::settings::Initial::Multimode {
-        key.push_str(&format!("modes = {}\nseed = {}\n", settings.modes, settings.seed));
+        key.push_str(&format!(
+            "modes = {}\nseed = {}\n",
+            settings.modes, settings.seed
+        ));
     }
     let steps_to_end = crate::run::step_limit(
         "[dg]",

@@ -111,6 +111,8 @@ fn bad_settings_are_refused_before_any_work() {
         // Step counts that overflowed into a one-step run with exit 0.
         ("dg.final_time=1e300", "more than 1e12"),
         ("dg.velocity=[0.0, 0.0]", "the time step is inf"),
+        // Ran 4 steps to l2_error 4e39 and exit 0.
+        ("dg.cfl=1000", "[dg] cfl = 1000"),
     ] {
         let out = d.join("o");
         let o = run(&case("dg-advection-2d"), &out, &["--set", set]);

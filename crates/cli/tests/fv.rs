@@ -164,7 +164,12 @@ fn bad_input_is_refused_before_any_work() {
     let o = run(
         &small,
         &d.join("huge"),
-        &["--set", "mesh.generate.i=20000", "--set", "mesh.generate.j=20000"],
+        &[
+            "--set",
+            "mesh.generate.i=20000",
+            "--set",
+            "mesh.generate.j=20000",
+        ],
     );
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && e.contains("GiB available"), "{e}");

@@ -301,8 +301,14 @@ impl Settings {
         if !(1..=1000).contains(&self.modes) {
             return Err(format!("[dg] modes = {}: give 1 to 1000", self.modes));
         }
-        if !(self.cfl.is_finite() && self.cfl > 0.0) {
-            return Err(format!("[dg] cfl = {}: give a number > 0", self.cfl));
+        // Stable up to 1 with every scheme and order here; far above, a
+        // run can grow to huge but finite values and end "successfully".
+        if !(self.cfl.is_finite() && self.cfl > 0.0 && self.cfl <= 10.0) {
+            return Err(format!(
+                "[dg] cfl = {}: give a number > 0 and at most 10 (every scheme here is stable \
+                 up to 1)",
+                self.cfl
+            ));
         }
         self.validate_initial()
     }

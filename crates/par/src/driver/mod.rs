@@ -529,12 +529,6 @@ fn check_checkpoint(
             method.name()
         ));
     }
-    if cp.fingerprint != config.fingerprint {
-        return Err(
-            "the checkpoint is of another mesh or cloud (its geometry or connectivity differ)"
-                .into(),
-        );
-    }
     if cp.problem_key != config.problem_key {
         // Lines `name = value`, matched by name (one side may lack one).
         let name = |l: &str| l.split(" = ").next().unwrap_or(l).to_string();
@@ -559,6 +553,13 @@ fn check_checkpoint(
             "the case's settings define another problem:\n{}",
             diff.join("\n")
         ));
+    }
+    // After the settings, which name a structured grid's size.
+    if cp.fingerprint != config.fingerprint {
+        return Err(
+            "the checkpoint is of another mesh or cloud (its geometry or connectivity differ)"
+                .into(),
+        );
     }
     let columns: Vec<&str> = method.columns().to_vec();
     if cp
