@@ -238,7 +238,16 @@ pub fn run(
     let mut stop = StopReason::MaxIterations;
     let mut iteration = first;
     ex.reset_times();
-    while iteration < config.max_iters {
+    // A resume at or past the final time has nothing left to do (not an
+    // "iteration limit").
+    let done = matches!(
+        (config.final_time, method.time()),
+        (Some(t_end), Some(t)) if t >= t_end
+    );
+    if done {
+        stop = StopReason::FinalTime;
+    }
+    while !done && iteration < config.max_iters {
         if let Some(s) = signals.received() {
             ex.request_stop(s);
         }
