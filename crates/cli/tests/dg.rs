@@ -150,5 +150,11 @@ fn a_resume_with_another_multimode_signal_is_refused() {
     let o = run(&case("dg-advection-1d"), &out, &again);
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && e.contains("seed = 2"), "{e}");
+    // Another grid: named (the settings are checked before the geometry).
+    let mut cells = multimode.to_vec();
+    cells.extend(["--set", "dg.cells=[20]", "--resume"]);
+    let o = run(&case("dg-advection-1d"), &out, &cells);
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && e.contains("cells = [20]"), "{e}");
     let _ = std::fs::remove_dir_all(&d);
 }
