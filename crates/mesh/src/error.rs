@@ -7,12 +7,13 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 pub enum CloudError {
     /// The file could not be opened, read or written.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {cause}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
-        /// What the operating system said.
-        source: std::io::Error,
+        /// What the operating system said (in the message, not an error
+        /// source: `{:#}` would print it twice).
+        cause: std::io::Error,
     },
     /// A field of a cloud file is malformed.
     #[error("{}:{line}: {field}: {message}", path.display())]
@@ -58,7 +59,7 @@ impl From<crate::fsutil::FileError> for CloudError {
     fn from(e: crate::fsutil::FileError) -> Self {
         CloudError::Io {
             path: e.path,
-            source: e.source,
+            cause: e.cause,
         }
     }
 }
@@ -68,7 +69,7 @@ impl CloudError {
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Self::Io {
             path: path.into(),
-            source,
+            cause: source,
         }
     }
 }

@@ -6,12 +6,13 @@ use std::path::{Path, PathBuf};
 /// A file that could not be read or written: the path and what the
 /// operating system said.
 #[derive(Debug, thiserror::Error)]
-#[error("{}: {source}", path.display())]
+#[error("{}: {cause}", path.display())]
 pub struct FileError {
     /// The file.
     pub path: PathBuf,
-    /// What the operating system said.
-    pub source: std::io::Error,
+    /// What the operating system said (in the message, not an error
+    /// source: `{:#}` would print it twice).
+    pub cause: std::io::Error,
 }
 
 impl FileError {
@@ -19,7 +20,7 @@ impl FileError {
     pub fn new(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         FileError {
             path: path.into(),
-            source,
+            cause: source,
         }
     }
 }

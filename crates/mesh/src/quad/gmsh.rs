@@ -16,7 +16,7 @@ use super::MeshError;
 pub fn read(path: &Path) -> Result<CellMesh, MeshError> {
     let bytes = std::fs::read(path).map_err(|source| MeshError::Io {
         path: path.into(),
-        source,
+        cause: source,
     })?;
     parse(&bytes, path)
 }

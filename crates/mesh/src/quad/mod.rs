@@ -262,7 +262,7 @@ pub fn read_with_markers(
 ) -> Result<QuadMesh, MeshError> {
     let bytes = std::fs::read(path).map_err(|source| MeshError::Io {
         path: path.into(),
-        source,
+        cause: source,
     })?;
     let text = || {
         std::str::from_utf8(&bytes).map_err(|_| MeshError::Parse {
@@ -297,12 +297,13 @@ pub fn write_any(mesh: &QuadMesh, path: &std::path::Path) -> Result<(), MeshErro
 #[derive(Debug, thiserror::Error)]
 pub enum MeshError {
     /// The file could not be opened, read or written.
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {cause}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
-        /// What the operating system said.
-        source: std::io::Error,
+        /// What the operating system said (in the message, not an error
+        /// source: `{:#}` would print it twice).
+        cause: std::io::Error,
     },
     /// A field of a mesh file is malformed.
     #[error("{}:{line}: {field}: {message}", path.display())]
@@ -340,7 +341,7 @@ impl From<crate::fsutil::FileError> for MeshError {
     fn from(e: crate::fsutil::FileError) -> Self {
         MeshError::Io {
             path: e.path,
-            source: e.source,
+            cause: e.cause,
         }
     }
 }

@@ -71,7 +71,7 @@ pub fn write(m: &QuadMesh, path: &Path) -> Result<(), MeshError> {
 pub fn read(path: &Path) -> Result<QuadMesh, MeshError> {
     let bytes = std::fs::read(path).map_err(|source| MeshError::Io {
         path: path.into(),
-        source,
+        cause: source,
     })?;
     from_bytes(&bytes, path)
 }

@@ -23,7 +23,7 @@ use super::{MeshError, QuadMesh};
 pub fn read(path: &Path) -> Result<QuadMesh, MeshError> {
     let bytes = std::fs::read(path).map_err(|source| MeshError::Io {
         path: path.into(),
-        source,
+        cause: source,
     })?;
     parse(&bytes, path)
 }

@@ -30,7 +30,7 @@ use super::MeshError;
 pub fn read(path: &Path) -> Result<CellMesh, MeshError> {
     let text = std::fs::read_to_string(path).map_err(|source| MeshError::Io {
         path: path.into(),
-        source,
+        cause: source,
     })?;
     parse(&text, path)
 }
