@@ -38,10 +38,16 @@ fn assert_fails_with(o: &Output, needles: &[&str]) {
 
 /// Generates a small cloud into `dir` and returns its path.
 fn small_cloud(dir: &Path) -> PathBuf {
-    let p = dir.join("small.cloud");
+    small_section_cloud(dir, "naca0012", "small.cloud")
+}
+
+/// A small generated cloud (48 wall points, 16 rings, far field at 8
+/// chords) of a NACA section, `name` in `dir`.
+fn small_section_cloud(dir: &Path, section: &str, name: &str) -> PathBuf {
+    let p = dir.join(name);
     let o = qflow(&[
         "generate",
-        "naca0012",
+        section,
         "--wall-points",
         "48",
         "--rings",
@@ -444,20 +450,7 @@ fn resume_refuses_another_problem() {
         &["cannot resume", "mach"],
     );
     // Another cloud of the same size (a NACA 2412 of the same layout).
-    let other_cloud = d.join("2412.cloud");
-    let g = qflow(&[
-        "generate",
-        "naca2412",
-        "--wall-points",
-        "48",
-        "--rings",
-        "16",
-        "--far-field",
-        "8",
-        "-o",
-        other_cloud.to_str().unwrap(),
-    ]);
-    assert!(g.status.success(), "{}", stderr(&g));
+    let other_cloud = small_section_cloud(&d, "naca2412", "2412.cloud");
     let set = format!("cloud.file=\"{}\"", other_cloud.display());
     assert_fails_with(
         &qflow(&[

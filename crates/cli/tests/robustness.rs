@@ -183,6 +183,31 @@ fn an_output_folder_in_use_is_refused_and_a_dead_runs_lock_taken_over() {
 /// SIGINT, SIGTERM and SIGHUP: the run stops after its step, writes its
 /// checkpoint and summary, and exits 128 + the signal's number.
 #[cfg(unix)]
+/// The small case started into `out` with `extra` arguments, running
+/// until stopped, once it has taken its folder (its lock exists).
+fn spawn_until_locked(out: &Path, extra: &[&str]) -> std::process::Child {
+    let child = Command::new(QFLOW)
+        .args(["run", small_case().to_str().unwrap(), "-o"])
+        .arg(out)
+        .args([
+            "--max-iters",
+            "1000000",
+            "-q",
+            "--set",
+            "output.plots=false",
+        ])
+        .args(extra)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    while !out.join(".qflow.lock").exists() && t.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    child
+}
+
 #[test]
 fn signals_stop_a_run_with_a_checkpoint_and_the_shells_exit_code() {
     let d = scratch("signals");
@@ -192,26 +217,8 @@ fn signals_stop_a_run_with_a_checkpoint_and_the_shells_exit_code() {
         (libc::SIGHUP, 129),
     ] {
         let out = d.join(format!("out{sig}"));
-        let mut child = Command::new(QFLOW)
-            .args(["run", small_case().to_str().unwrap(), "-o"])
-            .arg(&out)
-            .args([
-                "--max-iters",
-                "1000000",
-                "--set",
-                "output.plots=false",
-                "-q",
-            ])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        // Until it has taken its folder (setup done), then a moment of
-        // stepping.
-        let t = Instant::now();
-        while !out.join(".qflow.lock").exists() && t.elapsed() < Duration::from_secs(30) {
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        let mut child = spawn_until_locked(&out, &[]);
+        // A moment of stepping.
         std::thread::sleep(Duration::from_millis(2000));
         // SAFETY: a plain kill(2) of our own child.
         unsafe { libc::kill(child.id() as i32, sig) };
@@ -233,30 +240,15 @@ fn signals_stop_a_run_with_a_checkpoint_and_the_shells_exit_code() {
 fn a_signal_during_the_setup_stops_after_the_first_step() {
     let d = scratch("early-signal");
     let out = d.join("out");
-    let mut child = Command::new(QFLOW)
-        .args(["run", small_case().to_str().unwrap(), "-o"])
-        .arg(&out)
-        .args([
-            "--max-iters",
-            "1000000",
-            "-q",
-            "--set",
-            "output.plots=false",
-        ])
-        .args([
+    let mut child = spawn_until_locked(
+        &out,
+        &[
             "--set",
             "mesh.generate.i=400",
             "--set",
             "mesh.generate.j=600",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let t = Instant::now();
-    while !out.join(".qflow.lock").exists() && t.elapsed() < Duration::from_secs(30) {
-        std::thread::sleep(Duration::from_millis(2));
-    }
+        ],
+    );
     // SAFETY: a plain kill(2) of our own child.
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let status = child.wait().unwrap();
