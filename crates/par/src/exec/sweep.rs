@@ -19,14 +19,10 @@ impl Exec {
             self.sweep_runs.insert(key, runs);
         }
         let runs = self.sweep_runs.remove(&key).expect("made above");
-        let order: Box<dyn Iterator<Item = &Vec<Range<usize>>>> = if sweep.reverse {
-            Box::new(runs.iter().rev())
-        } else {
-            Box::new(runs.iter())
-        };
         let mut result = Ok(());
-        for spans in order {
-            result = self.run_spans(l, spans);
+        for c in 0..runs.len() {
+            let c = if sweep.reverse { runs.len() - 1 - c } else { c };
+            result = self.run_spans(l, &runs[c]);
             if result.is_err() {
                 break;
             }
@@ -44,17 +40,13 @@ impl Exec {
     ) -> Result<Vec<Vec<Range<usize>>>, ExecError> {
         let sweep = l.sweep.expect("a sweep loop");
         let fail = |rank: usize, message: String| ExecError::Backend { rank, message };
-        let set = self
-            .part
-            .sets
-            .iter()
-            .position(|s| std::ptr::eq(s.decl, l.set) || s.decl.name == l.set.name)
-            .ok_or_else(|| {
-                fail(
-                    self.rank(),
-                    format!("set `{}` is not part of the problem", l.set.name),
-                )
-            })?;
+        let set = self.part.set(l.set).ok_or_else(|| {
+            fail(
+                self.rank(),
+                format!("set `{}` is not part of the problem", l.set.name),
+            )
+        })?;
+        let owned: Vec<Range<usize>> = set.owned_spans().cloned().collect();
         let Values::I32(colours) = self.local.read(sweep.colour) else {
             return Err(fail(
                 self.rank(),
@@ -62,7 +54,7 @@ impl Exec {
             ));
         };
         let mut runs: Vec<Vec<Range<usize>>> = Vec::new();
-        for span in self.part.sets[set].owned_spans() {
+        for span in &owned {
             let mut e = span.start;
             while e < span.end {
                 let c = colours[e];
