@@ -13,7 +13,11 @@
 //!
 //! [solver]                     # all optional, reference defaults
 //! cfl = 0.2
-//! scheme = "ssprk43"           # or "euler"
+//! scheme = "ssprk43"           # or "euler", or "newton-krylov" (steady)
+//! implicit_cfl = 10.0          # newton-krylov: first pseudo step, in explicit steps
+//! krylov_vectors = 40          # newton-krylov: GMRES vectors per step at most
+//! krylov_tolerance = 0.2       # newton-krylov: GMRES's relative tolerance
+//! jacobian_every = 5           # newton-krylov: iterations per preconditioner
 //! inner_iterations = 3
 //! limiter = "venkatakrishnan"  # or "none"
 //! vl_const = 50.0
@@ -165,6 +169,14 @@ pub struct SolverSection {
     /// Orders of residue fall after which the limiter (then per point) is
     /// frozen; 0: the reference's limiter.
     pub limiter_freeze: f64,
+    /// Newton-Krylov: the first pseudo time step in explicit steps.
+    pub implicit_cfl: f64,
+    /// Newton-Krylov: Krylov vectors per Newton step at most.
+    pub krylov_vectors: u32,
+    /// Newton-Krylov: GMRES's relative tolerance.
+    pub krylov_tolerance: f64,
+    /// Newton-Krylov: iterations between new preconditioners.
+    pub jacobian_every: u32,
 }
 
 /// The `renumber` setting.
@@ -195,6 +207,10 @@ impl Default for SolverSection {
             force_normals: s.force_normals,
             renumber: RenumberChoice::Auto,
             limiter_freeze: s.limiter_freeze,
+            implicit_cfl: s.implicit_cfl,
+            krylov_vectors: s.krylov_vectors,
+            krylov_tolerance: s.krylov_tolerance,
+            jacobian_every: s.jacobian_every,
         }
     }
 }
@@ -232,6 +248,10 @@ impl LskumCase {
             force_normals: self.solver.force_normals,
             far_field: self.flow.far_field,
             limiter_freeze: self.solver.limiter_freeze,
+            implicit_cfl: self.solver.implicit_cfl,
+            krylov_vectors: self.solver.krylov_vectors,
+            krylov_tolerance: self.solver.krylov_tolerance,
+            jacobian_every: self.solver.jacobian_every,
         }
     }
 }

@@ -11,6 +11,7 @@ use std::time::Instant;
 use anyhow::{anyhow, Context, Result};
 
 use qflow_lskum::decl::{KIND, LOOPS, PRIM, X, Y};
+use qflow_lskum::settings::Scheme;
 use qflow_lskum::{method::Lskum, problem, Settings, Vec4};
 use qflow_mesh::partition::{Method as PartitionMethod, Partition};
 use qflow_mesh::{renumber, Cloud, PointKind};
@@ -32,6 +33,9 @@ struct Root {
     /// Problem point of each cloud point.
     new_of_old: Vec<u32>,
     numbering: String,
+    /// The stencils in the problem's numbering (the Newton-Krylov
+    /// scheme's preconditioner).
+    stencils: Vec<Vec<usize>>,
     fingerprint: u64,
     setup_seconds: f64,
     /// The output folder, held until the run ends.
@@ -103,6 +107,11 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
                     name,
                     new_of_old,
                     numbering,
+                    stencils: if settings.scheme == Scheme::NewtonKrylov {
+                        problem::stencil_rows(&problem)
+                    } else {
+                        Vec::new()
+                    },
                     fingerprint,
                     setup_seconds: 0.0,
                     _lock: lock,
@@ -126,6 +135,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     let mut method = method;
     if let Some(r) = root.as_mut() {
         method.set_user_numbering(renumber::inverse(&r.new_of_old).into());
+        method.set_stencils(std::mem::take(&mut r.stencils));
         r.setup_seconds = t.elapsed().as_secs_f64();
     }
     let max_iters = opts.max_iters.unwrap_or(lc.stop.max_iters);

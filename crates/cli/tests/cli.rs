@@ -1,65 +1,12 @@
 //! The `qflow` binary end to end: runs, outputs, and every kind of bad input
 //! giving a named error and a non-zero exit, never a panic.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn qflow(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_qflow"))
-        .args(args)
-        .output()
-        .expect("running qflow")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// A fresh scratch folder for one test.
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("qflow-cli-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// Asserts a failed run with a message containing every one of `needles`.
-fn assert_fails_with(o: &Output, needles: &[&str]) {
-    let e = stderr(o);
-    assert!(
-        !o.status.success(),
-        "expected failure, got success; stderr:\n{e}"
-    );
-    assert!(!e.contains("panicked"), "qflow panicked:\n{e}");
-    for n in needles {
-        assert!(e.contains(n), "message lacks '{n}':\n{e}");
-    }
-}
-
-/// Generates a small cloud into `dir` and returns its path.
-fn small_cloud(dir: &Path) -> PathBuf {
-    small_section_cloud(dir, "naca0012", "small.cloud")
-}
-
-/// A small generated cloud (48 wall points, 16 rings, far field at 8
-/// chords) of a NACA section, `name` in `dir`.
-fn small_section_cloud(dir: &Path, section: &str, name: &str) -> PathBuf {
-    let p = dir.join(name);
-    let o = qflow(&[
-        "generate",
-        section,
-        "--wall-points",
-        "48",
-        "--rings",
-        "16",
-        "--far-field",
-        "8",
-        "-o",
-        p.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    p
-}
+use common::*;
 
 fn write_case(dir: &Path, cloud: &Path, extra: &str) -> PathBuf {
     let p = dir.join("case.toml");
@@ -550,24 +497,6 @@ fn generate_writes_the_format_its_output_name_says_and_check_reads_both() {
     let r = report(&native);
     assert!(r.starts_with("480 points"), "{r}");
     assert_eq!(r, report(&text));
-}
-
-/// The lift coefficient in a run's summary.
-fn summary_cl(out: &Path) -> f64 {
-    let s = std::fs::read_to_string(out.join("summary.toml")).unwrap();
-    s.lines()
-        .find_map(|l| l.strip_prefix("cl = "))
-        .and_then(|v| v.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no cl in {s}"))
-}
-
-/// history.csv without the wall-clock column.
-fn history_without_clock(out: &Path) -> Vec<String> {
-    std::fs::read_to_string(out.join("history.csv"))
-        .unwrap()
-        .lines()
-        .map(|l| l.rsplit_once(',').map_or(l, |x| x.0).to_string())
-        .collect()
 }
 
 /// `far_field = "vortex"`: the point vortex of the lift at the outer

@@ -10,6 +10,7 @@ use qflow_par::{DatDecl, Exec, GlobalDecl, LoopDecl, SetDecl, Values};
 use crate::decl::*;
 use crate::forces::Coefficients;
 use crate::gas::{self, FreeStream};
+use crate::newton::{self, Newton, Pattern};
 use crate::settings::{FarField, Limiter, Scheme, Settings};
 
 /// The kernels as device code: `DEVICE_SOURCE` (OpenCL C translated from
@@ -40,6 +41,8 @@ pub struct Lskum {
     /// Whether the points' own limiter values are frozen
     /// (`limiter_freeze`).
     limiter_frozen: bool,
+    /// The Newton-Krylov scheme's state (`scheme = "newton-krylov"`).
+    newton: Newton,
 }
 
 impl Lskum {
@@ -55,6 +58,7 @@ impl Lskum {
             coefficients: Coefficients::default(),
             vortex_cl: 0.0,
             limiter_frozen: false,
+            newton: Newton::default(),
         }
     }
 
@@ -100,6 +104,70 @@ impl Lskum {
         self.coefficients
     }
 
+    /// Gives rank 0 the stencils in the problem's numbering, which the
+    /// Newton-Krylov scheme's preconditioner needs (the other ranks need
+    /// none).
+    pub fn set_stencils(&mut self, rows: Vec<Vec<usize>>) {
+        self.newton.set_pattern(Pattern::new(rows));
+    }
+
+    /// What the last Newton-Krylov iteration did (rank 0).
+    pub fn newton_report(&self) -> Option<newton::IterationReport> {
+        self.newton.last
+    }
+
+    pub(crate) fn newton_mut(&mut self) -> &mut Newton {
+        &mut self.newton
+    }
+
+    /// The value of the `limiter` global for the settings and the
+    /// limiter's state.
+    fn limiter_code(&self) -> i32 {
+        match self.settings.limiter {
+            Limiter::None => 0,
+            Limiter::Venkatakrishnan if self.settings.limiter_freeze > 0.0 => 2,
+            Limiter::Venkatakrishnan => 1,
+        }
+    }
+
+    /// The flux residual of the state in `prim` (into `qx_next`):
+    /// q-variables, their derivatives and inner sweeps, the points' own
+    /// limiter values until they are frozen, the flux residual. With
+    /// `first_order`, without reconstruction (the Newton-Krylov scheme's
+    /// preconditioner).
+    fn flux_residual(&self, ex: &mut Exec, first_order: bool) -> Result<(), StepError> {
+        ex.run(&Q_VARIABLES)?;
+        ex.run(&Q_DERIVATIVES)?;
+        if first_order {
+            ex.set_const_i32(&LIMITER, &[crate::kernels::FIRST_ORDER]);
+        } else {
+            for _ in 0..self.settings.inner_iterations {
+                ex.run(&Q_INNER_ITERATION)?;
+                ex.swap(&QX, &QX_NEXT);
+                ex.swap(&QY, &QY_NEXT);
+            }
+            if self.settings.limiter_freeze > 0.0 && !self.limiter_frozen {
+                ex.run(&LIMITER_PHI)?;
+            }
+        }
+        ex.run(&FLUX_RESIDUAL)?;
+        if first_order {
+            ex.set_const_i32(&LIMITER, &[self.limiter_code()]);
+        }
+        Ok(())
+    }
+
+    /// One forward-Euler step with the current local time steps from the
+    /// state in `prim`, into `prim`; the residue's sum of squares in
+    /// `sum_sq` (reset first). The Newton-Krylov scheme's `G`.
+    pub(crate) fn forward_euler(&self, ex: &mut Exec, first_order: bool) -> Result<(), StepError> {
+        ex.set_const(&STAGE, &[0.0, 1.0, 0.0]);
+        self.flux_residual(ex, first_order)?;
+        ex.reset(&SUM_SQ);
+        ex.run(&STATE_UPDATE)?;
+        Ok(())
+    }
+
     /// The stages `0..stages` of the iteration after its local time step.
     fn stages(&self, ex: &mut Exec, stages: usize) -> Result<(), StepError> {
         let scheme = self.settings.scheme;
@@ -110,17 +178,7 @@ impl Lskum {
                 &STAGE,
                 &[stage as f64, factor, if average { 1.0 } else { 0.0 }],
             );
-            ex.run(&Q_VARIABLES)?;
-            ex.run(&Q_DERIVATIVES)?;
-            for _ in 0..self.settings.inner_iterations {
-                ex.run(&Q_INNER_ITERATION)?;
-                ex.swap(&QX, &QX_NEXT);
-                ex.swap(&QY, &QY_NEXT);
-            }
-            if self.settings.limiter_freeze > 0.0 && !self.limiter_frozen {
-                ex.run(&LIMITER_PHI)?;
-            }
-            ex.run(&FLUX_RESIDUAL)?;
+            self.flux_residual(ex, false)?;
             if stage + 1 == scheme.stages() {
                 // The residue is that of the last stage.
                 ex.reset(&SUM_SQ);
@@ -228,14 +286,7 @@ impl Method for Lskum {
         ex.set_const(&CFL, &[s.cfl]);
         ex.set_const(&POWER, &[s.power]);
         ex.set_const(&VL_CONST, &[s.vl_const]);
-        ex.set_const_i32(
-            &LIMITER,
-            &[match s.limiter {
-                Limiter::None => 0,
-                Limiter::Venkatakrishnan if s.limiter_freeze > 0.0 => 2,
-                Limiter::Venkatakrishnan => 1,
-            }],
-        );
+        ex.set_const_i32(&LIMITER, &[self.limiter_code()]);
         ex.set_const(
             &FREE_STREAM,
             &[self.free_stream.mach, self.free_stream.theta],
@@ -248,15 +299,22 @@ impl Method for Lskum {
     fn step(&mut self, ex: &mut Exec, iteration: u64, row: &mut [f64]) -> Result<(), StepError> {
         ex.set_const(&VORTEX, &self.vortex(self.vortex_cl));
         ex.reset(&BAD_STAGE);
-        ex.run(&LOCAL_TIME_STEP)?;
-        self.stages(ex, self.settings.scheme.stages())?;
-        ex.reset(&FORCES);
-        ex.run(&FORCE_SUMS)?;
         let mut v = [0.0; 5];
-        ex.reduce(&[&SUM_SQ, &BAD_STAGE, &FORCES], &mut v)?;
-        if v[1].is_finite() {
-            let e = self.non_physical(ex, iteration, v[1] as usize)?;
-            return Err(e);
+        if self.settings.scheme == Scheme::NewtonKrylov {
+            v[0] = newton::step(self, ex, iteration)?;
+            ex.reset(&FORCES);
+            ex.run(&FORCE_SUMS)?;
+            ex.reduce(&[&FORCES], &mut v[2..])?;
+        } else {
+            ex.run(&LOCAL_TIME_STEP)?;
+            self.stages(ex, self.settings.scheme.stages())?;
+            ex.reset(&FORCES);
+            ex.run(&FORCE_SUMS)?;
+            ex.reduce(&[&SUM_SQ, &BAD_STAGE, &FORCES], &mut v)?;
+            if v[1].is_finite() {
+                let e = self.non_physical(ex, iteration, v[1] as usize)?;
+                return Err(e);
+            }
         }
         let residue = v[0].sqrt() / self.points as f64;
         // The reference takes iteration 2's residue as the reference value
@@ -291,6 +349,7 @@ impl Method for Lskum {
             ("reference_residue", self.res_ref),
             ("vortex_cl", self.vortex_cl),
             ("limiter_frozen", f64::from(u8::from(self.limiter_frozen))),
+            ("newton_norm_ref", self.newton.norm_ref),
         ]
     }
 
@@ -308,6 +367,10 @@ impl Method for Lskum {
         self.limiter_frozen = books
             .iter()
             .any(|(k, v)| k == "limiter_frozen" && *v != 0.0);
+        self.newton.norm_ref = books
+            .iter()
+            .find(|(k, _)| k == "newton_norm_ref")
+            .map_or(0.0, |b| b.1);
         Ok(())
     }
 

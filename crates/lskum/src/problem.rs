@@ -139,6 +139,28 @@ pub fn build(cloud: &Cloud, settings: &Settings) -> Problem {
     }
 }
 
+/// The stencils of `problem` (built by [`build`], perhaps renumbered) as
+/// rows of neighbours in its numbering: what
+/// [`crate::Lskum::set_stencils`] takes.
+pub fn stencil_rows(problem: &Problem) -> Vec<Vec<usize>> {
+    problem
+        .maps
+        .iter()
+        .find(|m| m.decl.name == STENCIL.name)
+        .map(|m| {
+            m.start
+                .windows(2)
+                .map(|w| {
+                    m.values[w[0] as usize..w[1] as usize]
+                        .iter()
+                        .map(|&k| k as usize)
+                        .collect()
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

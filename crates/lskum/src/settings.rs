@@ -14,6 +14,11 @@ pub enum Scheme {
     Ssprk43,
     /// Forward Euler, one stage, `U <- U - R`.
     Euler,
+    /// Newton-Krylov for steady problems (`crate::newton`): pseudo-time
+    /// Newton steps on the forward-Euler step's fixed point, GMRES with a
+    /// first-order block ILU(0) preconditioner.
+    #[serde(rename = "newton-krylov")]
+    NewtonKrylov,
 }
 
 impl Scheme {
@@ -21,7 +26,7 @@ impl Scheme {
     pub fn stages(self) -> usize {
         match self {
             Scheme::Ssprk43 => 4,
-            Scheme::Euler => 1,
+            Scheme::Euler | Scheme::NewtonKrylov => 1,
         }
     }
 
@@ -30,7 +35,7 @@ impl Scheme {
         // The reference writes 0.5 * euler with euler = 1 (ssprk43) or 2.
         match self {
             Scheme::Ssprk43 => 0.5,
-            Scheme::Euler => 0.5 * 2.0,
+            Scheme::Euler | Scheme::NewtonKrylov => 0.5 * 2.0,
         }
     }
 
@@ -39,6 +44,7 @@ impl Scheme {
         match self {
             Scheme::Ssprk43 => "ssprk43",
             Scheme::Euler => "euler",
+            Scheme::NewtonKrylov => "newton-krylov",
         }
     }
 }
@@ -115,6 +121,16 @@ pub struct Settings {
     /// many orders (SU2's remedy for limiter limit cycles); 0: the
     /// reference's limiter, per reconstruction, never frozen.
     pub limiter_freeze: f64,
+    /// Newton-Krylov: the first pseudo time step, in units of the explicit
+    /// local step (`cfl`); it grows as the residual falls.
+    pub implicit_cfl: f64,
+    /// Newton-Krylov: Krylov vectors per Newton step at most.
+    pub krylov_vectors: u32,
+    /// Newton-Krylov: GMRES stops when the linear residual is this
+    /// fraction of the nonlinear one.
+    pub krylov_tolerance: f64,
+    /// Newton-Krylov: iterations between new preconditioners.
+    pub jacobian_every: u32,
 }
 
 impl Default for Settings {
@@ -131,6 +147,10 @@ impl Default for Settings {
             force_normals: ForceNormals::Boundary,
             far_field: FarField::FreeStream,
             limiter_freeze: 0.0,
+            implicit_cfl: 10.0,
+            krylov_vectors: 40,
+            krylov_tolerance: 0.2,
+            jacobian_every: 5,
         }
     }
 }
@@ -209,6 +229,35 @@ impl Settings {
                 self.limiter_freeze,
                 "freezes Venkatakrishnan's limiter: set limiter = \"venkatakrishnan\"",
             );
+        }
+        if !(self.implicit_cfl.is_finite() && self.implicit_cfl > 0.0 && self.implicit_cfl <= 1e12)
+        {
+            return bad(
+                "implicit_cfl",
+                self.implicit_cfl,
+                "must be a finite number > 0 and at most 1e12",
+            );
+        }
+        if !(1..=1000).contains(&self.krylov_vectors) {
+            return Err(SettingsError {
+                key: "krylov_vectors",
+                value: self.krylov_vectors.to_string(),
+                reason: "must be between 1 and 1000",
+            });
+        }
+        if !(self.krylov_tolerance > 0.0 && self.krylov_tolerance < 1.0) {
+            return bad(
+                "krylov_tolerance",
+                self.krylov_tolerance,
+                "must be a fraction between 0 and 1 (both excluded)",
+            );
+        }
+        if self.jacobian_every == 0 {
+            return Err(SettingsError {
+                key: "jacobian_every",
+                value: "0".into(),
+                reason: "must be at least 1 (a new preconditioner every iteration)",
+            });
         }
         if self.far_field == FarField::Vortex && self.mach >= 0.95 {
             return Err(SettingsError {

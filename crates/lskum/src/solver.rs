@@ -13,6 +13,7 @@ use qflow_par::{Exec, Values};
 use crate::decl::{LOOPS, PRIM};
 use crate::forces::Coefficients;
 use crate::method::{Lskum, COLUMNS};
+use crate::settings::Scheme;
 use crate::{problem, Settings, Vec4};
 
 /// A q-LSKUM run on one process, the cloud's numbering kept.
@@ -31,6 +32,9 @@ impl Solver {
     pub fn new(cloud: &Cloud, settings: &Settings, spec: &BackendSpec) -> Result<Solver, String> {
         let p = problem::build(cloud, settings);
         let mut method = Lskum::new(settings.clone(), cloud.len());
+        if settings.scheme == Scheme::NewtonKrylov {
+            method.set_stencils(problem::stencil_rows(&p));
+        }
         let program = Program {
             name: "lskum",
             loops: &LOOPS,
@@ -58,11 +62,19 @@ impl Solver {
         mode: ExchangeMode,
     ) -> Result<Solver, String> {
         let setup = root.map(|(cloud, owners)| Ok((problem::build(cloud, settings), owners)));
+        let stencils = setup
+            .as_ref()
+            .filter(|_| settings.scheme == Scheme::NewtonKrylov)
+            .and_then(|s: &Result<_, String>| s.as_ref().ok())
+            .map(|(p, _)| problem::stencil_rows(p));
         let catalog = qflow_par::launch::Catalog::of(&LOOPS, &crate::decl::DATS);
         let part = qflow_par::launch::distribute(&*comm, setup, &LOOPS, &catalog, false)?;
         let points = part.set(&crate::decl::POINTS).map_or(0, |s| s.global_len);
         let part = Arc::new(part);
         let mut method = Lskum::new(settings.clone(), points);
+        if let Some(rows) = stencils {
+            method.set_stencils(rows);
+        }
         let program = Program {
             name: "lskum",
             loops: &LOOPS,

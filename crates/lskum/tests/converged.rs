@@ -26,7 +26,7 @@ use qflow_par::backend::{BackendKind, BackendSpec};
 const CL_REFERENCE: f64 = 0.3373;
 
 fn converged() -> Option<Vec<Vec4>> {
-    shared_data().map(|d| read_table(&d.join("naca0012-9600-m0.63-a2-converged.dat"), 1, 4..8))
+    converged_9600()
 }
 
 fn unlimited() -> Settings {

@@ -313,6 +313,18 @@ fn cases() -> Vec<Case> {
     };
     add("small", Cut::Metis, &diverging, Nonblocking, one, 60);
     add("small", Cut::Rcb, &diverging, Rma, one, 60);
+    // Newton-Krylov: rank 0 leads, the others evaluate as told; through
+    // preconditioner refreshes (every 2 iterations).
+    let newton = Settings {
+        scheme: Scheme::NewtonKrylov,
+        limiter: qflow_lskum::settings::Limiter::None,
+        cfl: 1.0,
+        jacobian_every: 2,
+        ..Settings::default()
+    };
+    add("small", Cut::Metis, &newton, Nonblocking, one, 6);
+    add("small", Cut::EmptyLast, &newton, Rma, one, 4);
+    add("small", Cut::Rcb, &newton, Nonblocking, Local::Cpu(2), 4);
     for mode in [Nonblocking, Blocking, Rma] {
         add("9600", Cut::Metis, &default, mode, one, 10);
     }
@@ -325,6 +337,7 @@ fn cases() -> Vec<Case> {
         add("small", Cut::Rings, &default, Rma, cl, 20);
         add("small", Cut::EmptyLast, &default, Nonblocking, cl, 20);
         add("small", Cut::Metis, &diverging, Nonblocking, cl, 60);
+        add("small", Cut::Metis, &newton, Nonblocking, cl, 4);
         add("9600", Cut::Metis, &default, Nonblocking, cl, 10);
     }
     v
@@ -379,7 +392,15 @@ fn check_device_case(case: &Case, cloud: &Cloud, d: &Outcome) {
     assert_same(name, d, &single);
     let (ds, cs) = (d.state.as_ref().unwrap(), cpu.state.as_ref().unwrap());
     let rel = rel_l2(ds, cs);
-    assert!(rel <= 1e-11, "{name}: {rel:e} from the CPU fields");
+    // Newton-Krylov amplifies the device's last-bit differences in the
+    // residual by the Jacobian's conditioning on the way (5e-10 after four
+    // iterations on the small cloud); converged, both reach the same zero.
+    let tol = if case.settings.scheme == Scheme::NewtonKrylov {
+        1e-8
+    } else {
+        1e-11
+    };
+    assert!(rel <= tol, "{name}: {rel:e} from the CPU fields");
     println!("  fields {rel:.1e} (relative L2) from the serial CPU run's");
 }
 
@@ -430,7 +451,9 @@ fn main() {
             case.local,
             case.iters,
         );
-        if d.error.is_none() {
+        // Newton-Krylov's iterations allocate (Krylov vectors on rank 0,
+        // gathers): only the explicit schemes promise none.
+        if d.error.is_none() && case.settings.scheme != Scheme::NewtonKrylov {
             assert_eq!(
                 d.allocations, 0,
                 "{}: rank {rank} allocated in the iteration",

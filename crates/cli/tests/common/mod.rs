@@ -1,6 +1,83 @@
 //! Helpers shared by the command-line tests.
+#![allow(dead_code)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn qflow(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_qflow"))
+        .args(args)
+        .output()
+        .expect("running qflow")
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A fresh scratch folder for one test.
+pub fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("qflow-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Asserts a failed run with a message containing every one of `needles`.
+pub fn assert_fails_with(o: &Output, needles: &[&str]) {
+    let e = stderr(o);
+    assert!(
+        !o.status.success(),
+        "expected failure, got success; stderr:\n{e}"
+    );
+    assert!(!e.contains("panicked"), "qflow panicked:\n{e}");
+    for n in needles {
+        assert!(e.contains(n), "message lacks '{n}':\n{e}");
+    }
+}
+
+/// Generates a small cloud into `dir` and returns its path.
+pub fn small_cloud(dir: &Path) -> PathBuf {
+    small_section_cloud(dir, "naca0012", "small.cloud")
+}
+
+/// A small generated cloud (48 wall points, 16 rings, far field at 8
+/// chords) of a NACA section, `name` in `dir`.
+pub fn small_section_cloud(dir: &Path, section: &str, name: &str) -> PathBuf {
+    let p = dir.join(name);
+    let o = qflow(&[
+        "generate",
+        section,
+        "--wall-points",
+        "48",
+        "--rings",
+        "16",
+        "--far-field",
+        "8",
+        "-o",
+        p.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    p
+}
+
+/// The lift coefficient in a run's summary.
+pub fn summary_cl(out: &Path) -> f64 {
+    let s = std::fs::read_to_string(out.join("summary.toml")).unwrap();
+    s.lines()
+        .find_map(|l| l.strip_prefix("cl = "))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no cl in {s}"))
+}
+
+/// history.csv without the wall-clock column.
+pub fn history_without_clock(out: &Path) -> Vec<String> {
+    std::fs::read_to_string(out.join("history.csv"))
+        .unwrap()
+        .lines()
+        .map(|l| l.rsplit_once(',').map_or(l, |x| x.0).to_string())
+        .collect()
+}
 
 /// Writes the quadrilateral mesh `qfm` (qflow's native format, OP2's
 /// NACA 0012 mesh) as an SU2 file and a Gmsh MSH 4.1 file: nodes at the

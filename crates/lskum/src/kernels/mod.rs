@@ -9,7 +9,7 @@ mod update;
 
 pub use lsq::{local_time_step, q_derivatives, q_inner_iteration, q_variables, weight, Fit};
 pub use residual::{
-    flux_residual, limiter_phi, reconstruct, FluxBatch, SplitSums, BATCH, INTERIOR, MOMENTS, OUTER,
-    SIDES, WALL,
+    flux_residual, limiter_phi, reconstruct, FluxBatch, SplitSums, BATCH, FIRST_ORDER, INTERIOR,
+    MOMENTS, OUTER, SIDES, WALL,
 };
 pub use update::{force_sums, restore, state_update};

@@ -18,6 +18,11 @@ pub const INTERIOR: i32 = 1;
 #[device]
 pub const OUTER: i32 = 2;
 
+/// The `limiter` global's value for no reconstruction at all (`qt = q`):
+/// the first-order residual of the Newton-Krylov preconditioner.
+#[device]
+pub const FIRST_ORDER: i32 = 3;
+
 /// Neighbours the flux kernel handles per batch (longer stencils take
 /// several batches).
 #[device]
@@ -199,7 +204,7 @@ impl SplitSums {
 /// `limiter` 1 with Venkatakrishnan's `phi` of this reconstruction (the
 /// reference's), 2 with the point's own `phi` (`limiter_phi`: the least
 /// over its stencil, frozen once the residue has fallen far enough), 0 not
-/// at all.
+/// at all; [`FIRST_ORDER`] (3) without reconstruction.
 #[device]
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
@@ -216,6 +221,9 @@ pub fn reconstruct(
     dy: f64,
 ) -> Vec4 {
     let mut qt = [0.0; 4];
+    if limiter == FIRST_ORDER {
+        return *q;
+    }
     if limiter == 2 {
         for c in 0..4 {
             qt[c] = q[c] - 0.5 * point_phi[c] * (dx * qx[c] + dy * qy[c]);

@@ -36,6 +36,12 @@ pub fn cloud_9600() -> Option<Cloud> {
         .map(|d| legacy::read(&d.join("naca0012-9600.partgrid")).expect("reading the 9600 cloud"))
 }
 
+/// The Regent code's converged solution on the 9,600-point cloud (M 0.63,
+/// 2 degrees, unlimited; 100,000 iterations).
+pub fn converged_9600() -> Option<Vec<Vec4>> {
+    shared_data().map(|d| read_table(&d.join("naca0012-9600-m0.63-a2-converged.dat"), 1, 4..8))
+}
+
 /// Runs `iters` iterations on `cloud` with `kind`/`threads` and returns the
 /// solver (to read state, forces) and the per-iteration log residues.
 pub fn run(

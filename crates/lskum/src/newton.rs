@@ -1,0 +1,370 @@
+//! The Newton-Krylov scheme for steady problems (`scheme = "newton-krylov"`).
+//!
+//! The steady state is the fixed point of the forward-Euler step `G` of the
+//! explicit scheme with its local time steps: `F(W) = G(W) - W = 0` in the
+//! primitive variables of every point. `F` is `-dt R` at interior points,
+//! holds the wall's zero normal velocity and the far field's kinetic state
+//! at outer points, and its density part is what the residue measures, so
+//! a zero of `F` is a state whose residue is zero. Each iteration takes
+//! one pseudo-transient Newton step
+//!
+//! ```text
+//! (I / sigma - J) dW = F(W),   W <- W + lambda dW
+//! ```
+//!
+//! with `J = dF/dW` applied matrix-free (`J v = (F(W + e v) - F(W)) / e`),
+//! solved by GMRES, right-preconditioned by the block ILU(0) of
+//! `I / sigma - J1`, where `J1` is the Jacobian of the *first-order*
+//! residual (no reconstruction), whose blocks follow the stencils and are
+//! filled by coloured differences (one evaluation per colour and
+//! component). `sigma`, the pseudo time step in units of the explicit local
+//! step, grows as the residual falls (switched evolution relaxation,
+//! `sigma = implicit_cfl |F_1| / |F|`), so the iteration starts as implicit
+//! time stepping and ends as Newton's method. `lambda` halves until every
+//! point's density and pressure are positive.
+//!
+//! Every residual evaluation runs the method's own loops on the layer, on
+//! any backend and rank count. The Krylov vectors and the preconditioner
+//! live on rank 0 (the state gathered and scattered per evaluation), which
+//! decides every step and tells the other ranks which evaluation comes
+//! next: their loops run in the same order, so the result is the same on
+//! every backend and rank count wherever the residual is. The cost is rank
+//! 0's memory (about 5 KB per point) and the gathers, which is why this is
+//! a scheme for clouds of up to a few hundred thousand points.
+
+use qflow_par::driver::StepError;
+use qflow_par::{Exec, Values};
+
+use crate::decl::*;
+use crate::gas;
+use crate::krylov::{self, BlockSparse};
+use crate::method::Lskum;
+
+/// What the other ranks are told to do next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+enum Command {
+    /// The step is over.
+    Done = 0,
+    /// Evaluate the residual at the state rank 0 scatters.
+    Residual = 1,
+    /// The same with the first-order residual.
+    FirstOrder = 2,
+    /// Take the state rank 0 scatters.
+    SetState = 3,
+    /// The step failed (a non-physical state that no step length avoids).
+    Failed = 4,
+}
+
+impl Command {
+    fn of(byte: u8) -> Command {
+        match byte {
+            1 => Command::Residual,
+            2 => Command::FirstOrder,
+            3 => Command::SetState,
+            4 => Command::Failed,
+            _ => Command::Done,
+        }
+    }
+}
+
+/// Rank 0's view of the stencils: the pattern of the Jacobian and the
+/// colours of its columns.
+#[derive(Clone, Debug)]
+pub struct Pattern {
+    rows: Vec<Vec<usize>>,
+    colour: Vec<usize>,
+    colours: usize,
+}
+
+impl Pattern {
+    /// The pattern of stencils `rows` (point `i`'s neighbours, the
+    /// problem's numbering).
+    pub fn new(rows: Vec<Vec<usize>>) -> Pattern {
+        let (colour, colours) = krylov::column_colours(&rows);
+        Pattern {
+            rows,
+            colour,
+            colours,
+        }
+    }
+
+    /// Colours of the columns (residual evaluations per Jacobian are 4
+    /// times this).
+    pub fn colours(&self) -> usize {
+        self.colours
+    }
+}
+
+/// The Newton-Krylov state of a run.
+#[derive(Clone, Debug, Default)]
+pub struct Newton {
+    /// Rank 0: the stencils.
+    pattern: Option<Pattern>,
+    /// Rank 0: the factorised preconditioner.
+    preconditioner: Option<BlockSparse>,
+    /// `|F|` of the first iteration: the reference of the pseudo time
+    /// step's growth (0: not yet known).
+    pub norm_ref: f64,
+    /// What the last iteration did (rank 0).
+    pub last: Option<IterationReport>,
+}
+
+/// What one Newton iteration did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct IterationReport {
+    /// The pseudo time step, in units of the explicit local step.
+    pub sigma: f64,
+    /// Krylov vectors used.
+    pub krylov: usize,
+    /// GMRES's relative residual.
+    pub linear_residual: f64,
+    /// The step length.
+    pub lambda: f64,
+    /// Residual evaluations of the iteration.
+    pub evaluations: usize,
+}
+
+impl Newton {
+    /// Gives rank 0 the stencils (the problem's `stencil` map as rows).
+    pub fn set_pattern(&mut self, pattern: Pattern) {
+        self.pattern = Some(pattern);
+    }
+}
+
+fn broadcast(ex: &mut Exec, command: Command) -> Command {
+    let mut bytes = vec![command as u8];
+    if ex.ranks() > 1 {
+        ex.comm().broadcast(0, &mut bytes);
+    }
+    Command::of(bytes.first().copied().unwrap_or(0))
+}
+
+/// One residual evaluation at `w` (rank 0; `None` elsewhere), collective:
+/// `F(w)` on rank 0 and the residue's sum of squares everywhere.
+fn evaluate(
+    m: &Lskum,
+    ex: &mut Exec,
+    w: Option<&[f64]>,
+    first_order: bool,
+) -> Result<(Option<Vec<f64>>, f64), StepError> {
+    ex.scatter(&PRIM, w.map(|w| Values::F64(w.to_vec())).as_ref());
+    m.forward_euler(ex, first_order)?;
+    let mut sum = [0.0];
+    ex.reduce(&[&SUM_SQ], &mut sum)?;
+    let f = match (ex.gather(&PRIM), w) {
+        (Some(Values::F64(g)), Some(w)) => {
+            Some(g.iter().zip(w).map(|(g, w)| g - w).collect::<Vec<f64>>())
+        }
+        _ => None,
+    };
+    Ok((f, sum[0]))
+}
+
+/// Newton iteration `iteration` (from 1), collective; the residue's sum of
+/// squares of the state the iteration started from. A new preconditioner
+/// comes at iterations `1, 1 + jacobian_every, ...` (and the first after a
+/// resume), so a resume from a checkpoint at a multiple of
+/// `jacobian_every` continues bit for bit.
+pub(crate) fn step(m: &mut Lskum, ex: &mut Exec, iteration: u64) -> Result<f64, StepError> {
+    ex.run(&LOCAL_TIME_STEP)?;
+    let w = match ex.gather(&PRIM) {
+        Some(Values::F64(w)) => Some(w),
+        _ => None,
+    };
+    let (f0, sum) = evaluate(m, ex, w.as_deref(), false)?;
+    match (w, f0) {
+        (Some(w), Some(f0)) => lead(m, ex, iteration, w, f0)?,
+        _ => follow(m, ex)?,
+    }
+    Ok(sum)
+}
+
+/// The other ranks: evaluations as rank 0 asks, until it says done.
+fn follow(m: &Lskum, ex: &mut Exec) -> Result<(), StepError> {
+    loop {
+        match broadcast(ex, Command::Done) {
+            Command::Residual => drop(evaluate(m, ex, None, false)?),
+            Command::FirstOrder => drop(evaluate(m, ex, None, true)?),
+            Command::SetState => ex.scatter(&PRIM, None),
+            Command::Done => return Ok(()),
+            Command::Failed => {
+                ex.scatter(&PRIM, None);
+                return Err(StepError::NonPhysical(
+                    "the Newton step failed (rank 0 says why)".into(),
+                ));
+            }
+        }
+    }
+}
+
+/// Rank 0: the Newton step from `w` with `f0 = F(w)`.
+fn lead(
+    m: &mut Lskum,
+    ex: &mut Exec,
+    iteration: u64,
+    w: Vec<f64>,
+    f0: Vec<f64>,
+) -> Result<(), StepError> {
+    let s = m.settings().clone();
+    let fnorm = krylov::dot(&f0, &f0).sqrt();
+    let newton = m.newton_mut();
+    if newton.norm_ref <= 0.0 {
+        newton.norm_ref = fnorm;
+    }
+    let sigma = if fnorm > 0.0 {
+        (s.implicit_cfl * newton.norm_ref / fnorm).clamp(s.implicit_cfl, 1e12)
+    } else {
+        1e12
+    };
+    let mut evaluations = 1;
+    let refresh = newton.preconditioner.is_none()
+        || iteration.saturating_sub(1) % u64::from(s.jacobian_every) == 0;
+    if refresh {
+        match jacobian(m, ex, &w, sigma, &mut evaluations) {
+            Ok(p) => m.newton_mut().preconditioner = Some(p),
+            Err(e) => return Err(fail(ex, w, e)),
+        }
+    }
+    let pre = m
+        .newton_mut()
+        .preconditioner
+        .take()
+        .expect("a preconditioner");
+    let wnorm = krylov::dot(&w, &w).sqrt();
+    let mut failure = None;
+    let (dw, outcome) = krylov::gmres(
+        &f0,
+        s.krylov_vectors as usize,
+        s.krylov_tolerance,
+        |v| {
+            let vnorm = krylov::dot(v, v).sqrt();
+            if failure.is_some() || vnorm == 0.0 {
+                return v.iter().map(|e| e / sigma).collect();
+            }
+            let e = 1e-7 * (1.0 + wnorm) / vnorm;
+            let wp: Vec<f64> = w.iter().zip(v).map(|(a, b)| a + e * b).collect();
+            broadcast(ex, Command::Residual);
+            evaluations += 1;
+            match evaluate(m, ex, Some(&wp), false) {
+                Ok((Some(fp), _)) => v
+                    .iter()
+                    .zip(fp.iter().zip(&f0))
+                    .map(|(v, (fp, f0))| v / sigma - (fp - f0) / e)
+                    .collect(),
+                Ok((None, _)) => unreachable!("rank 0 gathers"),
+                Err(err) => {
+                    failure = Some(err);
+                    v.iter().map(|e| e / sigma).collect()
+                }
+            }
+        },
+        |v| pre.solve_ilu0(v),
+    );
+    m.newton_mut().preconditioner = Some(pre);
+    if let Some(err) = failure {
+        return Err(fail(ex, w, err));
+    }
+    // The longest step, halving, that keeps every state physical.
+    let mut lambda = 1.0;
+    let next = loop {
+        let next: Vec<f64> = w.iter().zip(&dw).map(|(a, b)| a + lambda * b).collect();
+        if next
+            .chunks_exact(4)
+            .all(|c| gas::is_physical(&[c[0], c[1], c[2], c[3]]))
+        {
+            break Some(next);
+        }
+        lambda *= 0.5;
+        if lambda < 1e-6 {
+            break None;
+        }
+    };
+    let Some(next) = next else {
+        let e = StepError::NonPhysical(
+            "the Newton step leaves a state non-physical at any length down to 1e-6; \
+             stopped with the state before it kept (lower implicit_cfl)"
+                .into(),
+        );
+        return Err(fail(ex, w, e));
+    };
+    broadcast(ex, Command::SetState);
+    ex.scatter(&PRIM, Some(&Values::F64(next)));
+    broadcast(ex, Command::Done);
+    m.newton_mut().last = Some(IterationReport {
+        sigma,
+        krylov: outcome.iterations,
+        linear_residual: outcome.relative_residual,
+        lambda,
+        evaluations,
+    });
+    Ok(())
+}
+
+/// Rank 0: tells the others that the step failed, puts back the state it
+/// started from, and passes `e` on.
+fn fail(ex: &mut Exec, w: Vec<f64>, e: StepError) -> StepError {
+    broadcast(ex, Command::Failed);
+    ex.scatter(&PRIM, Some(&Values::F64(w)));
+    e
+}
+
+/// Rank 0: `I / sigma - J1` at `w`, factorised, with `J1` the first-order
+/// residual's Jacobian by coloured one-sided differences.
+fn jacobian(
+    m: &mut Lskum,
+    ex: &mut Exec,
+    w: &[f64],
+    sigma: f64,
+    evaluations: &mut usize,
+) -> Result<BlockSparse, StepError> {
+    let pattern = m
+        .newton_mut()
+        .pattern
+        .take()
+        .expect("rank 0 has the stencils");
+    let result = (|| {
+        let mut a = BlockSparse::with_pattern(&pattern.rows);
+        broadcast(ex, Command::FirstOrder);
+        *evaluations += 1;
+        let base = evaluate(m, ex, Some(w), true)?.0.expect("rank 0 gathers");
+        let n = pattern.rows.len();
+        let mut h = vec![0.0; n];
+        for c in 0..pattern.colours {
+            for comp in 0..4 {
+                let mut wp = w.to_vec();
+                for j in (0..n).filter(|&j| pattern.colour[j] == c) {
+                    h[j] = 1e-7 * (1.0 + w[4 * j + comp].abs());
+                    wp[4 * j + comp] += h[j];
+                }
+                broadcast(ex, Command::FirstOrder);
+                *evaluations += 1;
+                let fp = evaluate(m, ex, Some(&wp), true)?.0.expect("rank 0 gathers");
+                for i in 0..n {
+                    for p in a.start[i]..a.start[i + 1] {
+                        let j = a.col[p];
+                        if pattern.colour[j] == c {
+                            for r in 0..4 {
+                                a.val[p][4 * r + comp] = -(fp[4 * i + r] - base[4 * i + r]) / h[j];
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for i in 0..n {
+            for r in 0..4 {
+                a.val[a.diag[i]][5 * r] += 1.0 / sigma;
+            }
+        }
+        a.factorise_ilu0().map_err(|row| {
+            StepError::NonPhysical(format!(
+                "the Newton preconditioner is singular at problem point {row}; \
+                 stopped with the state before the step kept"
+            ))
+        })?;
+        Ok(a)
+    })();
+    m.newton_mut().pattern = Some(pattern);
+    result
+}
