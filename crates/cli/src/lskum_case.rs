@@ -14,7 +14,7 @@
 //! [solver]                     # all optional, reference defaults
 //! cfl = 0.2
 //! scheme = "ssprk43"           # or "euler", or "newton-krylov" (steady)
-//! implicit_cfl = 10.0          # newton-krylov: first pseudo step, in explicit steps
+//! implicit_cfl = 3.0           # newton-krylov: first pseudo step, in explicit steps
 //! krylov_vectors = 40          # newton-krylov: GMRES vectors per step at most
 //! krylov_tolerance = 0.2       # newton-krylov: GMRES's relative tolerance
 //! jacobian_every = 5           # newton-krylov: iterations per preconditioner

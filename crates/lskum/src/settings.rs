@@ -147,7 +147,7 @@ impl Default for Settings {
             force_normals: ForceNormals::Boundary,
             far_field: FarField::FreeStream,
             limiter_freeze: 0.0,
-            implicit_cfl: 10.0,
+            implicit_cfl: 3.0,
             krylov_vectors: 40,
             krylov_tolerance: 0.2,
             jacobian_every: 5,

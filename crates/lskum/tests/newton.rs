@@ -92,6 +92,7 @@ fn threads_give_the_serial_bits() {
     let cloud = small_naca("naca2412");
     let settings = Settings {
         jacobian_every: 2,
+        implicit_cfl: 10.0,
         ..newton()
     };
     let run = |threads| -> (Vec<[f64; 5]>, Vec<Vec4>) {
