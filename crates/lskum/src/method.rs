@@ -349,7 +349,9 @@ impl Method for Lskum {
             ("reference_residue", self.res_ref),
             ("vortex_cl", self.vortex_cl),
             ("limiter_frozen", f64::from(u8::from(self.limiter_frozen))),
-            ("newton_norm_ref", self.newton.norm_ref),
+            ("newton_sigma", self.newton.sigma),
+            ("newton_norm_prev", self.newton.norm_prev),
+            ("newton_norm_first", self.newton.norm_first),
         ]
     }
 
@@ -367,10 +369,10 @@ impl Method for Lskum {
         self.limiter_frozen = books
             .iter()
             .any(|(k, v)| k == "limiter_frozen" && *v != 0.0);
-        self.newton.norm_ref = books
-            .iter()
-            .find(|(k, _)| k == "newton_norm_ref")
-            .map_or(0.0, |b| b.1);
+        let book = |name: &str| books.iter().find(|(k, _)| k == name).map_or(0.0, |b| b.1);
+        self.newton.sigma = book("newton_sigma");
+        self.newton.norm_prev = book("newton_norm_prev");
+        self.newton.norm_first = book("newton_norm_first");
         Ok(())
     }
 
