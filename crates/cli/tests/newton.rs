@@ -71,6 +71,7 @@ fn bad_newton_settings_are_named() {
         ),
         ("jacobian_every = 0\n", &["jacobian_every", "at least 1"]),
         ("implicit_cfl = -1.0\n", &["implicit_cfl", "> 0"]),
+        ("implicit_cfl = 1e5\n", &["implicit_cfl", "at most 1e4"]),
         ("krylov_vectorz = 3\n", &["krylov_vectorz"]),
     ] {
         let case = case(&d, &cloud, extra);

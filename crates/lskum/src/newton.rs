@@ -56,6 +56,8 @@ const SIGMA_FLOOR: f64 = 1e-2;
 /// converges ten orders, the subsonic one in as many iterations as
 /// without a bound.
 const SIGMA_MAX: f64 = 1e4;
+// `implicit_cfl` is at most SIGMA_MAX (`Settings::validate`), so the
+// floor lies under it.
 /// How much a step may raise `|F|` and be taken.
 const GROWTH: f64 = 2.0;
 /// Below this fraction of the first iteration's `|F|`, any physical step
@@ -252,7 +254,6 @@ fn lead(
     } else {
         SIGMA_MAX
     };
-    let sigma = sigma.min(SIGMA_MAX);
     let mut evaluations = 1;
     let refresh = newton.preconditioner.is_none()
         || std::mem::take(&mut newton.refresh)

@@ -230,12 +230,11 @@ impl Settings {
                 "freezes Venkatakrishnan's limiter: set limiter = \"venkatakrishnan\"",
             );
         }
-        if !(self.implicit_cfl.is_finite() && self.implicit_cfl > 0.0 && self.implicit_cfl <= 1e12)
-        {
+        if !(self.implicit_cfl > 0.0 && self.implicit_cfl <= 1e4) {
             return bad(
                 "implicit_cfl",
                 self.implicit_cfl,
-                "must be a finite number > 0 and at most 1e12",
+                "must be a number > 0 and at most 1e4 (the longest pseudo time step)",
             );
         }
         if !(1..=1000).contains(&self.krylov_vectors) {
