@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Explicit (SSPRK43) against Newton-Krylov on the shipped q-LSKUM cases
+(docs/verification.md section 9c): residue against iteration and against
+wall time, the iterations and seconds to a 4-, 8- and 10-order drop, and
+the final Cl and Cd.
+
+Each round runs every (case, scheme) once, the schemes alternating, with
+`qflow run CASE --threads T` (the case as shipped is Newton-Krylov; the
+explicit run is the same case with `--set solver.scheme="ssprk43"` and the
+case's explicit CFL and iteration limit). Times are medians over rounds;
+the pictures (docs/images/lskum-convergence-CASE.png) come from the last
+round.
+
+Usage:
+  scripts/lskum-convergence.py [--reps 2] [--threads 2]
+                               [--only subsonic,supersonic,transonic]
+                               [--out DIR] [--images DIR]
+Build first: cargo build --release -p qflow. Needs matplotlib: when it is
+missing the script makes a virtual environment in OUT/venv, installs it
+from PyPI there and runs itself again with it.
+"""
+import argparse
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+QFLOW = ROOT / "target/release/qflow"
+
+# case: (explicit CFL, explicit iteration limit, explicit residue drop)
+CASES = {
+    "subsonic": (1.0, 15000, 4.0),
+    "supersonic": (0.8, 6000, 4.0),
+    "transonic": (0.8, 6000, 4.0),
+}
+DROPS = [4.0, 8.0, 10.0]
+
+
+def ensure_matplotlib(out):
+    try:
+        import matplotlib  # noqa: F401
+        return
+    except ImportError:
+        pass
+    venv = out / "venv"
+    py = venv / "bin" / "python"
+    if os.environ.get("QFLOW_FIGURES_VENV"):
+        sys.exit("lskum-convergence: matplotlib did not install in the virtual environment")
+    if not py.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(py), "-m", "pip", "install", "-q", "matplotlib"], check=True)
+    env = dict(os.environ, QFLOW_FIGURES_VENV="1")
+    os.execve(str(py), [str(py), __file__] + sys.argv[1:], env)
+
+
+def run(case, scheme, threads, out):
+    """One run; its history rows (iteration, log10 residue, Cl, Cd, seconds)."""
+    cfl, iters, drop = CASES[case]
+    args = [str(QFLOW), "run", str(ROOT / f"cases/naca0012-{case}.toml"), "-q",
+            "--threads", str(threads), "-o", str(out),
+            "--set", "output.plots=false", "--set", "output.vtk=false"]
+    if scheme == "ssprk43":
+        args += ["--set", 'solver.scheme="ssprk43"', "--set", f"solver.cfl={cfl}",
+                 "--set", f"stop.max_iters={iters}", "--set", f"stop.residue_drop={drop}"]
+    subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+    rows = []
+    with open(out / "history.csv") as f:
+        head = f.readline().strip().split(",")
+        col = {k: i for i, k in enumerate(head)}
+        for line in f:
+            v = line.strip().split(",")
+            rows.append(tuple(float(v[col[k]]) for k in
+                              ("iteration", "log10_residue", "cl", "cd", "wall_seconds")))
+    return rows
+
+
+def first_below(rows, drop):
+    """(iteration, seconds) of the first row at least `drop` orders down."""
+    for r in rows:
+        if r[0] > 2 and r[1] <= -drop:
+            return r[0], r[4]
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--reps", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--only", default=",".join(CASES))
+    ap.add_argument("--out", default="/tmp/qflow-lskum-convergence")
+    ap.add_argument("--images", default=str(ROOT / "docs/images"))
+    a = ap.parse_args()
+    out = pathlib.Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    ensure_matplotlib(out)
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cases = [c for c in a.only.split(",") if c]
+    results = {}  # (case, scheme) -> list of histories
+    for rep in range(a.reps):
+        for case in cases:
+            order = ["ssprk43", "newton-krylov"]
+            if rep % 2:
+                order.reverse()
+            for scheme in order:
+                print(f"round {rep + 1}: {case} {scheme}", file=sys.stderr, flush=True)
+                rows = run(case, scheme, a.threads, out / f"{case}-{scheme}")
+                results.setdefault((case, scheme), []).append(rows)
+
+    print(f"Medians of {a.reps} alternating rounds, {a.threads} threads; "
+          "'-' where the run never got there.\n")
+    print("| case | scheme | iterations | log10 residue | Cl | Cd | "
+          + " | ".join(f"to -{d:g}: its, s" for d in DROPS) + " | wall s |")
+    print("|---" * (7 + len(DROPS)) + "|")
+    for case in cases:
+        for scheme in ["ssprk43", "newton-krylov"]:
+            runs = results[(case, scheme)]
+            last = runs[-1][-1]
+            cells = []
+            for d in DROPS:
+                hits = [first_below(r, d) for r in runs]
+                if any(h is None for h in hits):
+                    cells.append("-")
+                else:
+                    its = int(hits[-1][0])
+                    cells.append(f"{its}, {statistics.median(h[1] for h in hits):.1f}")
+            wall = statistics.median(r[-1][4] for r in runs)
+            print(f"| {case} | {scheme} | {int(last[0])} | {last[1]:.2f} | {last[2]:.5f} | "
+                  f"{last[3]:.5f} | " + " | ".join(cells) + f" | {wall:.1f} |")
+
+    images = pathlib.Path(a.images)
+    images.mkdir(parents=True, exist_ok=True)
+    for case in cases:
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+        for scheme, style in [("ssprk43", "C0-"), ("newton-krylov", "C3-")]:
+            rows = results[(case, scheme)][-1]
+            ax1.plot([r[0] for r in rows], [r[1] for r in rows], style, label=scheme)
+            ax2.plot([r[4] for r in rows], [r[1] for r in rows], style, label=scheme)
+        ax1.set_xscale("log")
+        ax1.set_xlabel("iteration")
+        ax2.set_xlabel(f"wall seconds ({a.threads} threads)")
+        for ax in (ax1, ax2):
+            ax.set_ylabel("log10 residue (relative to iteration 2)")
+            ax.grid(True, alpha=0.3)
+            ax.legend()
+        fig.suptitle(f"q-LSKUM, NACA 0012 {case} (cases/naca0012-{case}.toml, 9,600 points)")
+        fig.tight_layout()
+        path = images / f"lskum-convergence-{case}.png"
+        fig.savefig(path, dpi=110)
+        print(f"\n{path}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
