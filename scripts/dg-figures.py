@@ -29,31 +29,15 @@ from PyPI there and runs itself again with it.
 """
 import argparse
 import math
-import os
 import pathlib
 import subprocess
 import sys
 import tomllib
 
+from plotenv import ensure_matplotlib  # scripts/plotenv.py, beside this script
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SCHEMES = ["rk3-heun", "ssprk3", "rk4", "rk6", "lserk54"]
-
-
-def ensure_matplotlib(out):
-    try:
-        import matplotlib  # noqa: F401
-        return
-    except ImportError:
-        pass
-    venv = out / "venv"
-    py = venv / "bin" / "python"
-    if os.environ.get("QFLOW_FIGURES_VENV"):
-        sys.exit("dg-figures: matplotlib did not install in the virtual environment")
-    if not py.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    subprocess.run([str(py), "-m", "pip", "install", "-q", "matplotlib"], check=True)
-    env = dict(os.environ, QFLOW_FIGURES_VENV="1")
-    os.execve(str(py), [str(py), __file__] + sys.argv[1:], env)
 
 
 def strip(order):
@@ -142,7 +126,7 @@ def main():
     a = ap.parse_args()
     out = pathlib.Path(a.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    ensure_matplotlib(out)
+    ensure_matplotlib(out, __file__)
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -20,11 +20,12 @@ missing the script makes a virtual environment in OUT/venv, installs it
 from PyPI there and runs itself again with it.
 """
 import argparse
-import os
 import pathlib
 import statistics
 import subprocess
 import sys
+
+from plotenv import ensure_matplotlib  # scripts/plotenv.py, beside this script
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 QFLOW = ROOT / "target/release/qflow"
@@ -36,23 +37,6 @@ CASES = {
     "transonic": (0.8, 6000, 4.0),
 }
 DROPS = [4.0, 8.0, 10.0]
-
-
-def ensure_matplotlib(out):
-    try:
-        import matplotlib  # noqa: F401
-        return
-    except ImportError:
-        pass
-    venv = out / "venv"
-    py = venv / "bin" / "python"
-    if os.environ.get("QFLOW_FIGURES_VENV"):
-        sys.exit("lskum-convergence: matplotlib did not install in the virtual environment")
-    if not py.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    subprocess.run([str(py), "-m", "pip", "install", "-q", "matplotlib"], check=True)
-    env = dict(os.environ, QFLOW_FIGURES_VENV="1")
-    os.execve(str(py), [str(py), __file__] + sys.argv[1:], env)
 
 
 def run(case, scheme, threads, out):
@@ -94,7 +78,7 @@ def main():
     a = ap.parse_args()
     out = pathlib.Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
-    ensure_matplotlib(out)
+    ensure_matplotlib(out, __file__)
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -65,12 +65,13 @@ OUT/venv, installs it from PyPI there and runs itself again with it.
 """
 import argparse
 import math
-import os
 import pathlib
 import subprocess
 import sys
 import time
 import tomllib
+
+from plotenv import ensure_matplotlib  # scripts/plotenv.py, beside this script
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FLOWS = {
@@ -81,23 +82,6 @@ KINDS = ("free-stream", "vortex")
 # Expected order in 1/R of the far-field error, per kind.
 R_ORDER = {"free-stream": 1.0, "vortex": 2.0}
 NEAR = 1.0  # chords: "near the body" for the cloud-similarity check
-
-
-def ensure_matplotlib(out):
-    try:
-        import matplotlib  # noqa: F401
-        return
-    except ImportError:
-        pass
-    venv = out / "venv"
-    py = venv / "bin" / "python"
-    if os.environ.get("QFLOW_FIGURES_VENV"):
-        sys.exit("lskum-far-field: matplotlib did not install in the virtual environment")
-    if not py.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    subprocess.run([str(py), "-m", "pip", "install", "-q", "matplotlib"], check=True)
-    env = dict(os.environ, QFLOW_FIGURES_VENV="1")
-    os.execve(str(py), [str(py), __file__] + sys.argv[1:], env)
 
 
 # --- clouds -----------------------------------------------------------------
@@ -512,7 +496,7 @@ def main():
     a = ap.parse_args()
     out = pathlib.Path(a.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    ensure_matplotlib(out)
+    ensure_matplotlib(out, __file__)
     qflow = pathlib.Path(a.qflow)
     if not qflow.exists():
         sys.exit(f"no qflow at {qflow}: cargo build --release -p qflow, or --qflow PATH")
