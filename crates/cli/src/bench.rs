@@ -116,6 +116,9 @@ pub fn bench(
     };
     let problem = problem::build(cloud, settings);
     let mut method = Lskum::new(settings.clone(), cloud.len());
+    if settings.scheme == qflow_lskum::settings::Scheme::NewtonKrylov {
+        method.set_stencils(problem::stencil_rows(&problem));
+    }
     let program = Program {
         name: "lskum",
         loops: &LOOPS,

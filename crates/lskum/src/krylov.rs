@@ -460,4 +460,22 @@ mod tests {
         assert_eq!(short.iterations, 3);
         assert!(short.relative_residual > 1e-10 && short.relative_residual < 1.0);
     }
+
+    #[test]
+    fn gmres_without_a_usable_direction_says_so() {
+        let b = vec![1.0, 2.0, 3.0, 4.0];
+        // A zero right-hand side: the zero solution, exactly.
+        let (x, o) = gmres(&[0.0; 4], 4, 1e-3, |v| v.to_vec(), |v| v.to_vec());
+        assert_eq!((x, o.relative_residual), (vec![0.0; 4], 0.0));
+        // A non-finite product: no direction, the residual untouched.
+        let (x, o) = gmres(
+            &b,
+            4,
+            1e-3,
+            |v| v.iter().map(|_| f64::NAN).collect(),
+            |v| v.to_vec(),
+        );
+        assert_eq!(x, vec![0.0; 4]);
+        assert_eq!(o.relative_residual, 1.0);
+    }
 }

@@ -300,8 +300,12 @@ impl Method for Lskum {
         ex.set_const(&VORTEX, &self.vortex(self.vortex_cl));
         ex.reset(&BAD_STAGE);
         let mut v = [0.0; 5];
+        // Whether the state moved (a Newton iteration may reject its step;
+        // the limiter is not frozen on such an iteration, whose last
+        // evaluation was of a rejected state).
+        let mut moved = true;
         if self.settings.scheme == Scheme::NewtonKrylov {
-            v[0] = newton::step(self, ex, iteration)?;
+            (v[0], moved) = newton::step(self, ex, iteration)?;
             ex.reset(&FORCES);
             ex.run(&FORCE_SUMS)?;
             ex.reduce(&[&FORCES], &mut v[2..])?;
@@ -328,7 +332,8 @@ impl Method for Lskum {
             (residue / self.res_ref).log10()
         };
         let freeze = self.settings.limiter_freeze;
-        if freeze > 0.0 && !self.limiter_frozen && iteration > 2 && log_residue <= -freeze {
+        if freeze > 0.0 && !self.limiter_frozen && moved && iteration > 2 && log_residue <= -freeze
+        {
             self.limiter_frozen = true;
             if ex.rank() == 0 {
                 tracing::info!(

@@ -76,8 +76,11 @@ enum Command {
     FirstOrder = 2,
     /// Take the state rank 0 scatters.
     SetState = 3,
-    /// The step failed (a non-physical state that no step length avoids).
+    /// The step failed (a non-physical state that no step length avoids);
+    /// rank 0's message follows.
     Failed = 4,
+    /// The step is over and took no step (a rejected one).
+    DoneNoStep = 5,
 }
 
 impl Command {
@@ -87,6 +90,7 @@ impl Command {
             2 => Command::FirstOrder,
             3 => Command::SetState,
             4 => Command::Failed,
+            5 => Command::DoneNoStep,
             _ => Command::Done,
         }
     }
@@ -164,11 +168,19 @@ impl Newton {
 }
 
 fn broadcast(ex: &mut Exec, command: Command) -> Command {
+    broadcast_with(ex, command, "").0
+}
+
+/// Rank 0's command and message on every rank.
+fn broadcast_with(ex: &mut Exec, command: Command, message: &str) -> (Command, String) {
     let mut bytes = vec![command as u8];
+    bytes.extend_from_slice(message.as_bytes());
     if ex.ranks() > 1 {
         ex.comm().broadcast(0, &mut bytes);
     }
-    Command::of(bytes.first().copied().unwrap_or(0))
+    let command = Command::of(bytes.first().copied().unwrap_or(0));
+    let message = String::from_utf8_lossy(bytes.get(1..).unwrap_or(&[])).into_owned();
+    (command, message)
 }
 
 /// One residual evaluation at `w` (rank 0; `None` elsewhere), collective:
@@ -193,52 +205,60 @@ fn evaluate(
 }
 
 /// Newton iteration `iteration` (from 1), collective; the residue's sum of
-/// squares of the state the iteration started from. A new preconditioner
+/// squares of the state the iteration started from, and whether the
+/// iteration took a step (every rank knows). A new preconditioner
 /// comes at iterations `1, 1 + jacobian_every, ...` (and the first after a
 /// resume), so a resume from a checkpoint at a multiple of
 /// `jacobian_every` continues bit for bit.
-pub(crate) fn step(m: &mut Lskum, ex: &mut Exec, iteration: u64) -> Result<f64, StepError> {
+pub(crate) fn step(m: &mut Lskum, ex: &mut Exec, iteration: u64) -> Result<(f64, bool), StepError> {
     ex.run(&LOCAL_TIME_STEP)?;
     let w = match ex.gather(&PRIM) {
         Some(Values::F64(w)) => Some(w),
         _ => None,
     };
     let (f0, sum) = evaluate(m, ex, w.as_deref(), false)?;
-    match (w, f0) {
+    let stepped = match (w, f0) {
         (Some(w), Some(f0)) => lead(m, ex, iteration, w, f0)?,
         _ => follow(m, ex)?,
-    }
-    Ok(sum)
+    };
+    Ok((sum, stepped))
 }
 
-/// The other ranks: evaluations as rank 0 asks, until it says done.
-fn follow(m: &Lskum, ex: &mut Exec) -> Result<(), StepError> {
+/// The other ranks: evaluations as rank 0 asks, until it says done;
+/// whether the iteration took a step.
+fn follow(m: &Lskum, ex: &mut Exec) -> Result<bool, StepError> {
     loop {
-        match broadcast(ex, Command::Done) {
-            Command::Residual => drop(evaluate(m, ex, None, false)?),
-            Command::FirstOrder => drop(evaluate(m, ex, None, true)?),
-            Command::SetState => ex.scatter(&PRIM, None),
-            Command::Done => return Ok(()),
-            Command::Failed => {
+        match broadcast_with(ex, Command::Done, "") {
+            (Command::Residual, _) => drop(evaluate(m, ex, None, false)?),
+            (Command::FirstOrder, _) => drop(evaluate(m, ex, None, true)?),
+            (Command::SetState, _) => ex.scatter(&PRIM, None),
+            (Command::Done, _) => return Ok(true),
+            (Command::DoneNoStep, _) => return Ok(false),
+            (Command::Failed, message) => {
                 ex.scatter(&PRIM, None);
-                return Err(StepError::NonPhysical(
-                    "the Newton step failed (rank 0 says why)".into(),
-                ));
+                return Err(StepError::NonPhysical(message));
             }
         }
     }
 }
 
-/// Rank 0: the Newton step from `w` with `f0 = F(w)`.
+/// Rank 0: the Newton step from `w` with `f0 = F(w)`; whether it took one.
 fn lead(
     m: &mut Lskum,
     ex: &mut Exec,
     iteration: u64,
     w: Vec<f64>,
     f0: Vec<f64>,
-) -> Result<(), StepError> {
+) -> Result<bool, StepError> {
     let s = m.settings().clone();
     let fnorm = krylov::dot(&f0, &f0).sqrt();
+    if !fnorm.is_finite() {
+        let e = StepError::NonPhysical(format!(
+            "iteration {iteration}: the residual is not finite; stopped with the state \
+             before it kept"
+        ));
+        return Err(fail(ex, w, e));
+    }
     let newton = m.newton_mut();
     let floor = s.implicit_cfl * SIGMA_FLOOR;
     if newton.norm_first <= 0.0 {
@@ -303,6 +323,9 @@ fn lead(
     if let Some(err) = failure {
         return Err(fail(ex, w, err));
     }
+    // GMRES found no usable direction (a breakdown on a non-finite
+    // product, or nothing): treated as a rejected step.
+    let usable = outcome.relative_residual < 1.0 && dw.iter().all(|d| d.is_finite());
     // The longest of 1, 1/2, 1/4, 1/8 times the step that keeps every state
     // physical and |F| within GROWTH of its value before it; if none does,
     // no step and a pseudo time step a quarter as long next time (at its
@@ -311,7 +334,7 @@ fn lead(
     let mut next_sigma = sigma;
     let mut next = None;
     let mut shortest = None;
-    for _ in 0..4 {
+    for _ in 0..if usable { 4 } else { 0 } {
         let trial: Vec<f64> = w.iter().zip(&dw).map(|(a, b)| a + lambda * b).collect();
         if trial
             .chunks_exact(4)
@@ -324,7 +347,11 @@ fn lead(
                 Err(e) => return Err(fail(ex, w, e)),
             };
             let norm = krylov::dot(&f, &f).sqrt();
-            if norm.is_finite() && (norm <= GROWTH * fnorm || norm <= settled) {
+            if !norm.is_finite() {
+                lambda *= 0.5;
+                continue;
+            }
+            if norm <= GROWTH * fnorm || norm <= settled {
                 next = Some(trial);
                 break;
             }
@@ -345,11 +372,12 @@ fn lead(
             trial
         }
         (None, None) => {
-            let e = StepError::NonPhysical(
-                "the Newton step leaves a state non-physical at any length down to 1/8 \
-                 at the shortest pseudo time step; stopped with the state before it kept"
-                    .into(),
-            );
+            let e = StepError::NonPhysical(format!(
+                "iteration {iteration}: no Newton step (GMRES reached {:.2e} of the \
+                 residual) keeps the state physical with a finite residual, even at the \
+                 shortest pseudo time step; stopped with the state before it kept",
+                outcome.relative_residual
+            ));
             return Err(fail(ex, w, e));
         }
     };
@@ -364,7 +392,15 @@ fn lead(
     newton.norm_prev = fnorm;
     broadcast(ex, Command::SetState);
     ex.scatter(&PRIM, Some(&Values::F64(next)));
-    broadcast(ex, Command::Done);
+    let stepped = lambda > 0.0;
+    broadcast(
+        ex,
+        if stepped {
+            Command::Done
+        } else {
+            Command::DoneNoStep
+        },
+    );
     m.newton_mut().last = Some(IterationReport {
         sigma,
         krylov: outcome.iterations,
@@ -372,14 +408,18 @@ fn lead(
         lambda,
         evaluations,
     });
-    Ok(())
+    Ok(stepped)
 }
 
-/// Rank 0: tells the others that the step failed, puts back the state it
-/// started from, and passes `e` on.
+/// Rank 0: tells the others that the step failed (with the message),
+/// puts back the state it started from, and passes `e` on. A layer error
+/// passes on at once: the other ranks may be inside the collective that
+/// failed, and the run driver's fault handling ends them.
 fn fail(ex: &mut Exec, w: Vec<f64>, e: StepError) -> StepError {
-    broadcast(ex, Command::Failed);
-    ex.scatter(&PRIM, Some(&Values::F64(w)));
+    if let StepError::NonPhysical(message) = &e {
+        broadcast_with(ex, Command::Failed, message);
+        ex.scatter(&PRIM, Some(&Values::F64(w)));
+    }
     e
 }
 
@@ -392,11 +432,11 @@ fn jacobian(
     sigma: f64,
     evaluations: &mut usize,
 ) -> Result<BlockSparse, StepError> {
-    let pattern = m
-        .newton_mut()
-        .pattern
-        .take()
-        .expect("rank 0 has the stencils");
+    let Some(pattern) = m.newton_mut().pattern.take() else {
+        return Err(StepError::NonPhysical(
+            "the Newton-Krylov scheme was given no stencils (Lskum::set_stencils)".into(),
+        ));
+    };
     let result = (|| {
         let mut a = BlockSparse::with_pattern(&pattern.rows);
         broadcast(ex, Command::FirstOrder);

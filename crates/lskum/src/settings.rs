@@ -230,18 +230,19 @@ impl Settings {
                 "freezes Venkatakrishnan's limiter: set limiter = \"venkatakrishnan\"",
             );
         }
-        if !(self.implicit_cfl > 0.0 && self.implicit_cfl <= 1e4) {
+        if !(self.implicit_cfl >= 1e-6 && self.implicit_cfl <= 1e4) {
             return bad(
                 "implicit_cfl",
                 self.implicit_cfl,
-                "must be a number > 0 and at most 1e4 (the longest pseudo time step)",
+                "must be a number from 1e-6 to 1e4 (the longest pseudo time step)",
             );
         }
-        if !(1..=1000).contains(&self.krylov_vectors) {
+        // Rank 0 holds 2 x krylov_vectors vectors of 4 values per point.
+        if !(1..=200).contains(&self.krylov_vectors) {
             return Err(SettingsError {
                 key: "krylov_vectors",
                 value: self.krylov_vectors.to_string(),
-                reason: "must be between 1 and 1000",
+                reason: "must be between 1 and 200",
             });
         }
         if !(self.krylov_tolerance > 0.0 && self.krylov_tolerance < 1.0) {
