@@ -92,6 +92,53 @@ fn mpi_runs_equal_the_serial_run_and_resume_on_any_rank_count() {
     );
 }
 
+/// A Newton-Krylov case (rank 0 leads the Krylov solve, the others
+/// evaluate as told) on 2 and 3 ranks, with the points renumbered (RCM)
+/// and partitioned: the serial run's outputs to the bit, through a
+/// resume on another rank count.
+#[test]
+fn newton_krylov_on_several_ranks_gives_the_serial_bits() {
+    let d = scratch("newton");
+    let cloud = small_cloud(&d);
+    let c = case(
+        &d,
+        "nk.toml",
+        &cloud,
+        "scheme = \"newton-krylov\"\nlimiter = \"none\"\ncfl = 1.0\n",
+        "[stop]\nmax_iters = 12\n[output]\ncheckpoint_every = 0\nplots = false\n",
+    );
+    let c = c.to_str().unwrap();
+    let out = |n: &str| d.join(n).to_str().unwrap().to_string();
+    let rcm = "solver.renumber=\"rcm\"";
+    ok(&qflow(&[
+        "run",
+        c,
+        "-o",
+        &out("serial"),
+        "-q",
+        "--threads",
+        "1",
+        "--set",
+        rcm,
+    ]));
+    for ranks in [2, 3] {
+        let o = out(&format!("np{ranks}"));
+        ok(&mpirun(ranks, &["run", c, "-o", &o, "-q", "--set", rcm]));
+        assert_same_run(&d.join("serial"), Path::new(&o), &format!("{ranks} ranks"));
+    }
+    // Stopped at 10 (a multiple of jacobian_every, 5), resumed on 2 ranks.
+    let o = out("cut");
+    ok(&mpirun(
+        3,
+        &["run", c, "-o", &o, "-q", "--max-iters", "10", "--set", rcm],
+    ));
+    ok(&mpirun(
+        2,
+        &["run", c, "-o", &o, "-q", "--resume", "--set", rcm],
+    ));
+    assert_same_run(&d.join("serial"), Path::new(&o), "resumed on 2 ranks");
+}
+
 #[test]
 fn every_exchange_and_a_partition_file_give_the_same_bits() {
     let d = scratch("modes");
