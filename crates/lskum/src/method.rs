@@ -111,11 +111,6 @@ impl Lskum {
         self.newton.set_pattern(Pattern::new(rows));
     }
 
-    /// What the last Newton-Krylov iteration did (rank 0).
-    pub fn newton_report(&self) -> Option<newton::IterationReport> {
-        self.newton.last
-    }
-
     pub(crate) fn newton_mut(&mut self) -> &mut Newton {
         &mut self.newton
     }

@@ -116,12 +116,6 @@ impl Pattern {
             colours,
         }
     }
-
-    /// Colours of the columns (residual evaluations per Jacobian are 4
-    /// times this).
-    pub fn colours(&self) -> usize {
-        self.colours
-    }
 }
 
 /// The Newton-Krylov state of a run.
@@ -141,23 +135,6 @@ pub struct Newton {
     /// Rank 0: the last iteration took no step; the next builds a new
     /// preconditioner for its shorter pseudo time step.
     refresh: bool,
-    /// What the last iteration did (rank 0).
-    pub last: Option<IterationReport>,
-}
-
-/// What one Newton iteration did.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct IterationReport {
-    /// The pseudo time step, in units of the explicit local step.
-    pub sigma: f64,
-    /// Krylov vectors used.
-    pub krylov: usize,
-    /// GMRES's relative residual.
-    pub linear_residual: f64,
-    /// The step length.
-    pub lambda: f64,
-    /// Residual evaluations of the iteration.
-    pub evaluations: usize,
 }
 
 impl Newton {
@@ -383,7 +360,7 @@ fn lead(
     };
     tracing::debug!(
         "newton iteration {iteration}: |F| {fnorm:.3e}, sigma {sigma:.3e}, {} Krylov vectors \
-         to {:.2e}, step {lambda}",
+         to {:.2e}, step {lambda}, {evaluations} residual evaluations",
         outcome.iterations,
         outcome.relative_residual
     );
@@ -401,13 +378,6 @@ fn lead(
             Command::DoneNoStep
         },
     );
-    m.newton_mut().last = Some(IterationReport {
-        sigma,
-        krylov: outcome.iterations,
-        linear_residual: outcome.relative_residual,
-        lambda,
-        evaluations,
-    });
     Ok(stepped)
 }
 
