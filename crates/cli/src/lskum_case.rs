@@ -5,6 +5,8 @@
 //! [cloud]
 //! file = "naca0012.cloud"      # relative to the case file's folder
 //! # or: generate = { section = "naca0012", wall_points = 160, rings = 60, far_field = 10.0 }
+//! # or: generate = { section = "naca0012", layout = "quadtree", wall_spacing = 0.0025,
+//! #                  grading = 5.0, far_field = 10.0 }
 //!
 //! [flow]
 //! mach = 0.63
@@ -43,7 +45,7 @@ use serde::{Deserialize, Serialize};
 
 use qflow_lskum::settings::{FarField, ForceNormals, Limiter, Scheme};
 use qflow_lskum::Settings;
-use qflow_mesh::generate::{Naca4, NacaOGrid, Stretching};
+use qflow_mesh::generate::{Naca4, NacaOGrid, NacaQuadtree, Stretching};
 use qflow_mesh::{check, native, renumber, Cloud};
 
 use crate::case::{MethodName, Output, Stop};
@@ -81,43 +83,137 @@ pub struct CloudSource {
     pub generate: Option<GenerateSpec>,
 }
 
-/// A NACA 4-digit O-grid to generate (see `qflow generate`).
+/// The layout of a generated cloud.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Layout {
+    /// Rings of points from the body to a far-field circle
+    /// ([`NacaOGrid`]).
+    #[default]
+    OGrid,
+    /// The centres of a quadtree's cells, refined towards the body
+    /// ([`NacaQuadtree`]).
+    Quadtree,
+}
+
+/// A NACA 4-digit cloud to generate (see `qflow generate`): an O-grid
+/// (`wall_points`, `rings`, optionally `first_spacing` or `growth`) or a
+/// quadtree (`layout = "quadtree"`, `wall_spacing`, optionally `grading`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GenerateSpec {
     /// The section, e.g. `naca0012`.
     pub section: String,
-    /// Points on the body.
-    pub wall_points: usize,
-    /// Rings of points, body and far field included.
-    pub rings: usize,
-    /// Far-field radius in chords, about (0.5, 0).
+    /// O-grid (the default) or quadtree.
+    #[serde(default)]
+    pub layout: Layout,
+    /// O-grid: points on the body.
+    pub wall_points: Option<usize>,
+    /// O-grid: rings of points, body and far field included.
+    pub rings: Option<usize>,
+    /// Far-field radius in chords, about (0.5, 0) (quadtree: half the
+    /// square's side).
     pub far_field: f64,
-    /// First-ring spacing (chords); exclusive with `growth`.
+    /// O-grid: first-ring spacing (chords); exclusive with `growth`.
     pub first_spacing: Option<f64>,
-    /// Growth ratio of the ring spacings; exclusive with `first_spacing`.
+    /// O-grid: growth ratio of the ring spacings; exclusive with
+    /// `first_spacing`.
     pub growth: Option<f64>,
+    /// Quadtree: the largest cell size at the body (chords).
+    pub wall_spacing: Option<f64>,
+    /// Quadtree: cells of size h are split while closer than `grading` x h
+    /// to the body (default 4).
+    pub grading: Option<f64>,
+}
+
+/// A cloud generator of either layout.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Generator {
+    /// An O-grid.
+    OGrid(NacaOGrid),
+    /// A quadtree cloud.
+    Quadtree(NacaQuadtree),
+}
+
+impl Generator {
+    /// Generates the cloud.
+    pub fn generate(&self) -> Result<Cloud> {
+        Ok(match self {
+            Self::OGrid(g) => g.generate()?,
+            Self::Quadtree(g) => g.generate()?,
+        })
+    }
 }
 
 impl GenerateSpec {
-    /// The generator this spec describes.
-    pub fn generator(&self) -> Result<NacaOGrid> {
+    /// The generator this spec describes; an error names a key that does
+    /// not belong to the layout or a missing one.
+    pub fn generator(&self) -> Result<Generator> {
         let section: Naca4 = self.section.parse()?;
-        let stretching = match (self.first_spacing, self.growth) {
-            (Some(_), Some(_)) => {
-                bail!("[cloud] generate: give either first_spacing or growth, not both")
+        let given = |name: &'static str, set: bool| set.then_some(name);
+        match self.layout {
+            Layout::OGrid => {
+                if let Some(k) = given("wall_spacing", self.wall_spacing.is_some())
+                    .or(given("grading", self.grading.is_some()))
+                {
+                    bail!("[cloud] generate: `{k}` belongs to layout = \"quadtree\", not to an O-grid")
+                }
+                let (Some(wall_points), Some(rings)) = (self.wall_points, self.rings) else {
+                    bail!("[cloud] generate: an O-grid needs `wall_points` and `rings`")
+                };
+                let stretching = match (self.first_spacing, self.growth) {
+                    (Some(_), Some(_)) => {
+                        bail!("[cloud] generate: give either first_spacing or growth, not both")
+                    }
+                    (Some(h), None) => Some(Stretching::FirstSpacing(h)),
+                    (None, Some(g)) => Some(Stretching::GrowthRatio(g)),
+                    (None, None) => None,
+                };
+                Ok(Generator::OGrid(NacaOGrid {
+                    section,
+                    wall_points,
+                    rings,
+                    far_field: self.far_field,
+                    stretching,
+                }))
             }
-            (Some(h), None) => Some(Stretching::FirstSpacing(h)),
-            (None, Some(g)) => Some(Stretching::GrowthRatio(g)),
-            (None, None) => None,
-        };
-        Ok(NacaOGrid {
-            section,
-            wall_points: self.wall_points,
-            rings: self.rings,
-            far_field: self.far_field,
-            stretching,
-        })
+            Layout::Quadtree => {
+                if let Some(k) = given("wall_points", self.wall_points.is_some())
+                    .or(given("rings", self.rings.is_some()))
+                    .or(given("first_spacing", self.first_spacing.is_some()))
+                    .or(given("growth", self.growth.is_some()))
+                {
+                    bail!("[cloud] generate: `{k}` belongs to an O-grid, not to layout = \"quadtree\"")
+                }
+                let Some(wall_spacing) = self.wall_spacing else {
+                    bail!("[cloud] generate: a quadtree needs `wall_spacing` (chords)")
+                };
+                Ok(Generator::Quadtree(NacaQuadtree {
+                    section,
+                    far_field: self.far_field,
+                    wall_spacing,
+                    grading: self.grading.unwrap_or(4.0),
+                }))
+            }
+        }
+    }
+
+    /// A short description for messages and summaries.
+    pub fn describe(&self) -> String {
+        match self.layout {
+            Layout::OGrid => format!(
+                "{} O-grid {} x {}",
+                self.section,
+                self.wall_points.unwrap_or(0),
+                self.rings.unwrap_or(0)
+            ),
+            Layout::Quadtree => format!(
+                "{} quadtree, wall spacing {}, grading {}",
+                self.section,
+                self.wall_spacing.unwrap_or(0.0),
+                self.grading.unwrap_or(4.0)
+            ),
+        }
     }
 }
 
@@ -298,13 +394,7 @@ pub fn load_cloud(case: &LskumCase, case_dir: &Path) -> Result<(Cloud, String)> 
             .as_ref()
             .expect("case checked: file or generate");
         let g = spec.generator()?;
-        (
-            g.generate()?,
-            format!(
-                "generated {} ({} x {})",
-                spec.section, spec.wall_points, spec.rings
-            ),
-        )
+        (g.generate()?, format!("generated {}", spec.describe()))
     };
     let report = check::check(&cloud, &[]);
     if !report.is_ok() {

@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
 use qflow::run::{run_case, RunOptions};
-use qflow_mesh::generate::{Naca4, NacaOGrid, Stretching};
+use qflow_mesh::generate::{Naca4, NacaOGrid, NacaQuadtree, Stretching};
 use qflow_mesh::{check, legacy};
 use qflow_par::backend::{BackendKind, BackendSpec};
 use qflow_par::comm::ExchangeMode;
@@ -156,7 +156,8 @@ enum Command {
         /// (told apart by its first line: four counts).
         cloud: PathBuf,
     },
-    /// Generate a NACA 4-digit O-grid point cloud, or OP2's NACA 0012
+    /// Generate a NACA 4-digit O-grid (or, with `--layout quadtree`, a
+    /// quadtree) point cloud, or OP2's NACA 0012
     /// quadrilateral C-mesh (`qflow generate op2-naca0012 --i 400 --j 600
     /// -o new_grid.dat`: 3 i j cells, byte for byte the file of OP2's
     /// naca0012.m; `-o mesh.qfm`: qflow's native binary format).
@@ -176,9 +177,21 @@ enum Command {
         /// Rings of points from the body to the far field, both included.
         #[arg(long, default_value_t = 60)]
         rings: usize,
-        /// Far-field radius in chords, about (0.5, 0).
+        /// Far-field radius in chords, about (0.5, 0) (quadtree: half the
+        /// square's side).
         #[arg(long, default_value_t = 10.0)]
         far_field: f64,
+        /// The cloud's layout: `o-grid` (rings of points) or `quadtree`
+        /// (the centres of a quadtree's cells, refined towards the body).
+        #[arg(long, default_value = "o-grid", value_parser = ["o-grid", "quadtree"])]
+        layout: String,
+        /// quadtree: the largest cell size at the body (chords).
+        #[arg(long, default_value_t = 0.01)]
+        wall_spacing: f64,
+        /// quadtree: cells of size h are split while closer than
+        /// grading x h to the body (3 to 32).
+        #[arg(long, default_value_t = 4.0)]
+        grading: f64,
         /// Spacing of the first ring off the body (chords).
         #[arg(long, conflicts_with = "growth")]
         first_spacing: Option<f64>,
@@ -475,6 +488,9 @@ fn run(cli: Cli) -> Result<u8> {
             wall_points,
             rings,
             far_field,
+            layout,
+            wall_spacing,
+            grading,
             first_spacing,
             growth,
             output,
@@ -495,18 +511,28 @@ fn run(cli: Cli) -> Result<u8> {
                 return Ok(0);
             }
             let section: Naca4 = section.parse()?;
-            let stretching = first_spacing
-                .map(Stretching::FirstSpacing)
-                .or(growth.map(Stretching::GrowthRatio));
-            let g = NacaOGrid {
-                section,
-                wall_points,
-                rings,
-                far_field,
-                stretching,
-            };
             let t = std::time::Instant::now();
-            let cloud = g.generate()?;
+            let cloud = if layout == "quadtree" {
+                NacaQuadtree {
+                    section,
+                    far_field,
+                    wall_spacing,
+                    grading,
+                }
+                .generate()?
+            } else {
+                let stretching = first_spacing
+                    .map(Stretching::FirstSpacing)
+                    .or(growth.map(Stretching::GrowthRatio));
+                NacaOGrid {
+                    section,
+                    wall_points,
+                    rings,
+                    far_field,
+                    stretching,
+                }
+                .generate()?
+            };
             let secs = t.elapsed().as_secs_f64();
             let format = qflow_mesh::native::format_for_path(&output);
             qflow_mesh::native::write_any(&cloud, &output, format)?;

@@ -11,7 +11,7 @@ use std::process::Command;
 /// these iterations at this size, so the coefficients are those of the
 /// steady state, and the residue is round-off (whose digits are not
 /// compared).
-const STORED: [(&str, i64, f64, f64, f64, f64); 3] = [
+const STORED: [(&str, i64, f64, f64, f64, f64); 4] = [
     (
         "naca0012-subsonic",
         60,
@@ -29,6 +29,14 @@ const STORED: [(&str, i64, f64, f64, f64, f64); 3] = [
         0.0,
     ),
     (
+        "naca0012-quadtree-supersonic",
+        60,
+        -12.0,
+        -1.089_568_211_603_409e-7,
+        8.582_771_995_569_898e-2,
+        4.310_593_259_928_977e-8,
+    ),
+    (
         "naca0012-transonic",
         60,
         -12.0,
@@ -42,13 +50,14 @@ fn cases_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../cases")
 }
 
-/// The case at reduced size (64 x 24 points, `iters` iterations), as TOML
-/// text.
+/// The case at reduced size (64 x 24 points, or a quadtree cloud of about
+/// 3,900 points; `iters` iterations), as TOML text.
 fn reduced(case: &Path, iters: i64) -> String {
     resized(case, 64, 24, iters, None)
 }
 
-/// The case on a generated cloud of `wall_points` x `rings` points, run for
+/// The case on a generated cloud of `wall_points` x `rings` points (a
+/// quadtree case: of about 3,900 points), run for
 /// `iters` iterations or until the residue has fallen `residue_drop` orders
 /// (`None`: no such stop), without plots or VTK.
 fn resized(
@@ -63,8 +72,15 @@ fn resized(
     let g = cloud["generate"]
         .as_table_mut()
         .expect("shipped cases generate their cloud");
-    g.insert("wall_points".into(), wall_points.into());
-    g.insert("rings".into(), rings.into());
+    if g.get("layout").and_then(|l| l.as_str()) == Some("quadtree") {
+        // About 3,900 points: the finest cells 0.01 chords (on the 10-chord
+        // square), split while closer than 4 cells to the body.
+        g.insert("wall_spacing".into(), 0.01.into());
+        g.insert("grading".into(), 4.0.into());
+    } else {
+        g.insert("wall_points".into(), wall_points.into());
+        g.insert("rings".into(), rings.into());
+    }
     let stop = v
         .entry("stop")
         .or_insert(toml::Table::new().into())

@@ -251,6 +251,60 @@ fn bad_generate_arguments_are_errors() {
     );
 }
 
+/// `qflow generate --layout quadtree` writes a cloud `qflow check` passes;
+/// bad quadtree settings, and keys of the other layout in a case's
+/// `[cloud] generate`, are errors naming them.
+#[test]
+fn quadtree_clouds_are_generated_checked_and_their_settings_named() {
+    let d = scratch("quadtree");
+    let out = d.join("q.cloud");
+    let gen = |extra: &[&str]| {
+        let mut args = vec!["generate", "naca0012", "--layout", "quadtree"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["-o", out.to_str().unwrap()]);
+        qflow(&args)
+    };
+    let o = gen(&["--wall-spacing", "0.02"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = qflow(&["check", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(report.contains("0 error(s), 0 warning(s)"), "{report}");
+    assert_fails_with(&gen(&["--wall-spacing", "0.5"]), &["wall_spacing = 0.5"]);
+    assert_fails_with(&gen(&["--grading", "1"]), &["grading = 1"]);
+
+    let case = d.join("case.toml");
+    let o = d.join("o");
+    for (generate, words) in [
+        (
+            r#"{ section = "naca0012", layout = "quadtree", far_field = 10.0 }"#,
+            &["wall_spacing"][..],
+        ),
+        (
+            r#"{ section = "naca0012", layout = "quadtree", wall_spacing = 0.02, rings = 9, far_field = 10.0 }"#,
+            &["rings", "O-grid"][..],
+        ),
+        (
+            r#"{ section = "naca0012", wall_points = 40, rings = 12, grading = 4.0, far_field = 10.0 }"#,
+            &["grading", "quadtree"][..],
+        ),
+        (
+            r#"{ section = "naca0012", far_field = 10.0 }"#,
+            &["wall_points", "rings"][..],
+        ),
+        (
+            r#"{ section = "naca0012", layout = "hexagons", far_field = 10.0 }"#,
+            &["layout", "hexagons"][..],
+        ),
+    ] {
+        std::fs::write(&case, format!("[cloud]\ngenerate = {generate}\n")).unwrap();
+        assert_fails_with(
+            &qflow(&["run", case.to_str().unwrap(), "-o", o.to_str().unwrap()]),
+            words,
+        );
+    }
+}
+
 /// Every file under a final name in `dir` is whole: the checkpoint reads
 /// back, history.csv has complete rows.
 fn assert_outputs_whole(dir: &Path) {

@@ -69,6 +69,9 @@
 
 mod map;
 mod naca;
+mod quadtree;
+#[cfg(test)]
+mod quadtree_tests;
 #[cfg(test)]
 mod tests;
 mod topology;
@@ -79,6 +82,7 @@ use crate::{Cloud, CloudError};
 use map::{grid_lines, GridLine, Hermite, TrailingEdgeMap, CENTRE};
 use naca::wall_ring;
 pub use naca::Naca4;
+pub use quadtree::NacaQuadtree;
 use topology::{build_topology, check_no_folds};
 
 /// The fewest wall points [`NacaOGrid`] accepts: with fewer, a surface has

@@ -149,16 +149,16 @@ pub(super) fn build_topology(cloud: &mut Cloud, m: usize, rings: usize) -> Resul
 /// stencil: the full stencil in x-y and the four split stencils in the
 /// point's s-n frame, with the solver's normals and split rules
 /// ([`geometry::boundary_normals`], [`geometry::split_stencils`]).
-struct Fits {
+pub(super) struct Fits {
     kind: PointKind,
     /// full, xpos, xneg, ypos, yneg.
     sums: [Moments; 5],
 }
 
 impl Fits {
-    const NAMES: [&'static str; 5] = ["full", "xpos", "xneg", "ypos", "yneg"];
+    pub(super) const NAMES: [&'static str; 5] = ["full", "xpos", "xneg", "ypos", "yneg"];
 
-    fn of(cloud: &Cloud, i: usize, stencil: &[u32]) -> Self {
+    pub(super) fn of(cloud: &Cloud, i: usize, stencil: &[u32]) -> Self {
         let kind = cloud.kind[i];
         let (nx, ny) = match kind {
             PointKind::Interior => (0.0, 1.0),
@@ -196,7 +196,7 @@ impl Fits {
     }
 
     /// Bit `w` set: fit `w` has at least one point.
-    fn present(&self) -> u32 {
+    pub(super) fn present(&self) -> u32 {
         (0..5)
             .filter(|&w| self.sums[w].saa + self.sums[w].sbb > 0.0)
             .fold(0, |b, w| b | 1 << w)
@@ -204,7 +204,7 @@ impl Fits {
 
     /// Bit `w` set: fit `w` is needed for this kind of point and nearly
     /// singular (relative determinant below [`MIN_FIT_DET`]).
-    fn failing(&self) -> u32 {
+    pub(super) fn failing(&self) -> u32 {
         let needed: u32 = match self.kind {
             PointKind::Interior => 0b11111,
             PointKind::Wall => 0b10111,
