@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Explicit (SSPRK43) against Newton-Krylov on the shipped q-LSKUM cases
-(docs/verification.md section 9c): residue against iteration and against
+(docs/verification.md sections 9c and 9f): residue against iteration and against
 wall time, the iterations and seconds to a 4-, 8- and 10-order drop, and
 the final Cl and Cd.
 
@@ -13,7 +13,7 @@ round.
 
 Usage:
   scripts/lskum-convergence.py [--reps 2] [--threads 2]
-                               [--only subsonic,supersonic,transonic]
+                               [--only subsonic,supersonic,transonic,quadtree-supersonic]
                                [--out DIR] [--images DIR]
 Build first: cargo build --release -p qflow. Needs matplotlib: when it is
 missing the script makes a virtual environment in OUT/venv, installs it
@@ -30,24 +30,40 @@ from plotenv import ensure_matplotlib  # scripts/plotenv.py, beside this script
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 QFLOW = ROOT / "target/release/qflow"
 
-# case: (explicit CFL, explicit iteration limit, explicit residue drop)
+# case: (explicit CFL, explicit iteration limit, explicit residue drop, points)
 CASES = {
-    "subsonic": (1.0, 15000, 4.0),
-    "supersonic": (0.8, 6000, 4.0),
-    "transonic": (0.8, 6000, 4.0),
+    "subsonic": (1.0, 15000, 4.0, "9,600"),
+    "supersonic": (0.8, 6000, 4.0, "9,600"),
+    "transonic": (0.8, 6000, 4.0, "9,600"),
+    "quadtree-supersonic": (1.0, 1500, 4.0, "15,324"),
 }
 DROPS = [4.0, 8.0, 10.0]
 
 
-def run(case, scheme, threads, out):
+def explicit(cfl, iters, drop):
+    """The --set arguments that make a shipped case explicit."""
+    return ["--set", 'solver.scheme="ssprk43"', "--set", f"solver.cfl={cfl}",
+            "--set", f"stop.max_iters={iters}", "--set", f"stop.residue_drop={drop}"]
+
+
+def variants(case):
+    """(label, --set arguments) of the runs of a case: the explicit scheme
+    and the case as shipped, and for the quadtree case also the explicit
+    scheme at the q-LSKUM group's CFL 0.2 and Newton-Krylov with the
+    reference's limiter never frozen."""
+    cfl, iters, drop, _ = CASES[case]
+    runs = [("ssprk43", explicit(cfl, iters, drop)), ("newton-krylov", [])]
+    if case == "quadtree-supersonic":
+        runs += [("ssprk43 cfl 0.2", explicit(0.2, iters, drop)),
+                 ("newton-krylov unfrozen", ["--set", "solver.limiter_freeze=0.0"])]
+    return runs
+
+
+def run(case, sets, threads, out):
     """One run; its history rows (iteration, log10 residue, Cl, Cd, seconds)."""
-    cfl, iters, drop = CASES[case]
     args = [str(QFLOW), "run", str(ROOT / f"cases/naca0012-{case}.toml"), "-q",
             "--threads", str(threads), "-o", str(out),
-            "--set", "output.plots=false", "--set", "output.vtk=false"]
-    if scheme == "ssprk43":
-        args += ["--set", 'solver.scheme="ssprk43"', "--set", f"solver.cfl={cfl}",
-                 "--set", f"stop.max_iters={iters}", "--set", f"stop.residue_drop={drop}"]
+            "--set", "output.plots=false", "--set", "output.vtk=false"] + sets
     subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
     rows = []
     with open(out / "history.csv") as f:
@@ -87,13 +103,13 @@ def main():
     results = {}  # (case, scheme) -> list of histories
     for rep in range(a.reps):
         for case in cases:
-            order = ["ssprk43", "newton-krylov"]
+            order = variants(case)
             if rep % 2:
                 order.reverse()
-            for scheme in order:
-                print(f"round {rep + 1}: {case} {scheme}", file=sys.stderr, flush=True)
-                rows = run(case, scheme, a.threads, out / f"{case}-{scheme}")
-                results.setdefault((case, scheme), []).append(rows)
+            for label, sets in order:
+                print(f"round {rep + 1}: {case} {label}", file=sys.stderr, flush=True)
+                rows = run(case, sets, a.threads, out / f"{case}-{label.replace(' ', '-')}")
+                results.setdefault((case, label), []).append(rows)
 
     print(f"Medians of {a.reps} alternating rounds, {a.threads} threads; "
           "'-' where the run never got there.\n")
@@ -101,7 +117,7 @@ def main():
           + " | ".join(f"to -{d:g}: its, s" for d in DROPS) + " | wall s |")
     print("|---" * (7 + len(DROPS)) + "|")
     for case in cases:
-        for scheme in ["ssprk43", "newton-krylov"]:
+        for scheme, _ in variants(case):
             runs = results[(case, scheme)]
             last = runs[-1][-1]
             cells = []
@@ -120,7 +136,8 @@ def main():
     images.mkdir(parents=True, exist_ok=True)
     for case in cases:
         fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
-        for scheme, style in [("ssprk43", "C0-"), ("newton-krylov", "C3-")]:
+        styles = ["C0-", "C3-", "C0--", "C3--"]
+        for (scheme, _), style in zip(variants(case), styles):
             rows = results[(case, scheme)][-1]
             ax1.plot([r[0] for r in rows], [r[1] for r in rows], style, label=scheme)
             ax2.plot([r[4] for r in rows], [r[1] for r in rows], style, label=scheme)
@@ -131,7 +148,8 @@ def main():
             ax.set_ylabel("log10 residue (relative to iteration 2)")
             ax.grid(True, alpha=0.3)
             ax.legend()
-        fig.suptitle(f"q-LSKUM, NACA 0012 {case} (cases/naca0012-{case}.toml, 9,600 points)")
+        fig.suptitle(f"q-LSKUM, NACA 0012 {case} (cases/naca0012-{case}.toml, "
+                     f"{CASES[case][3]} points)")
         fig.tight_layout()
         path = images / f"lskum-convergence-{case}.png"
         fig.savefig(path, dpi=110)

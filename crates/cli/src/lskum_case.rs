@@ -20,6 +20,7 @@
 //! krylov_vectors = 40          # newton-krylov: GMRES vectors per step at most
 //! krylov_tolerance = 0.2       # newton-krylov: GMRES's relative tolerance
 //! jacobian_every = 5           # newton-krylov: iterations per preconditioner
+//! preconditioner = "ilu0"      # newton-krylov: or "lu-sgs" (block symmetric Gauss-Seidel)
 //! inner_iterations = 3
 //! limiter = "venkatakrishnan"  # or "none"
 //! vl_const = 50.0
@@ -43,7 +44,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 
-use qflow_lskum::settings::{FarField, ForceNormals, Limiter, Scheme};
+use qflow_lskum::settings::{FarField, ForceNormals, Limiter, Preconditioner, Scheme};
 use qflow_lskum::Settings;
 use qflow_mesh::generate::{Naca4, NacaOGrid, NacaQuadtree, Stretching};
 use qflow_mesh::{check, native, renumber, Cloud};
@@ -273,6 +274,8 @@ pub struct SolverSection {
     pub krylov_tolerance: f64,
     /// Newton-Krylov: iterations between new preconditioners.
     pub jacobian_every: u32,
+    /// Newton-Krylov: the preconditioner.
+    pub preconditioner: Preconditioner,
 }
 
 /// The `renumber` setting.
@@ -307,6 +310,7 @@ impl Default for SolverSection {
             krylov_vectors: s.krylov_vectors,
             krylov_tolerance: s.krylov_tolerance,
             jacobian_every: s.jacobian_every,
+            preconditioner: s.preconditioner,
         }
     }
 }
@@ -348,6 +352,7 @@ impl LskumCase {
             krylov_vectors: self.solver.krylov_vectors,
             krylov_tolerance: self.solver.krylov_tolerance,
             jacobian_every: self.solver.jacobian_every,
+            preconditioner: self.solver.preconditioner,
         }
     }
 }

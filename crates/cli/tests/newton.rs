@@ -83,6 +83,10 @@ fn bad_newton_settings_are_named() {
             &["implicit_cfl", "from 1e-6 to 1e4"],
         ),
         ("krylov_vectorz = 3\n", &["krylov_vectorz"]),
+        (
+            "preconditioner = \"lu_sgs\"\n",
+            &["preconditioner", "lu_sgs", "lu-sgs"],
+        ),
     ] {
         let case = case(&d, &cloud, extra);
         let o = qflow(&[

@@ -44,6 +44,7 @@ use crate::decl::*;
 use crate::gas;
 use crate::krylov::{self, BlockSparse};
 use crate::method::Lskum;
+use crate::settings::Preconditioner;
 
 /// The shortest pseudo time step, in units of `implicit_cfl`.
 const SIGMA_FLOOR: f64 = 1e-2;
@@ -441,7 +442,11 @@ fn jacobian(
                 a.val[a.diag[i]][5 * r] += 1.0 / sigma;
             }
         }
-        a.factorise_ilu0().map_err(|row| {
+        let factorised = match m.settings().preconditioner {
+            Preconditioner::Ilu0 => a.factorise_ilu0(),
+            Preconditioner::LuSgs => a.factorise_sgs(),
+        };
+        factorised.map_err(|row| {
             StepError::NonPhysical(format!(
                 "the Newton preconditioner is singular at problem point {row}; \
                  stopped with the state before the step kept"

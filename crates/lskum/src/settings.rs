@@ -49,6 +49,19 @@ impl Scheme {
     }
 }
 
+/// The Newton-Krylov scheme's preconditioner, built from the first-order
+/// residual's Jacobian.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Preconditioner {
+    /// Block incomplete LU without fill.
+    #[default]
+    Ilu0,
+    /// Block symmetric Gauss-Seidel, `(D + L) D^-1 (D + U)`: LU-SGS with
+    /// the exact 4 x 4 blocks.
+    LuSgs,
+}
+
 /// The reconstruction limiter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -131,6 +144,8 @@ pub struct Settings {
     pub krylov_tolerance: f64,
     /// Newton-Krylov: iterations between new preconditioners.
     pub jacobian_every: u32,
+    /// Newton-Krylov: the preconditioner.
+    pub preconditioner: Preconditioner,
 }
 
 impl Default for Settings {
@@ -151,6 +166,7 @@ impl Default for Settings {
             krylov_vectors: 40,
             krylov_tolerance: 0.2,
             jacobian_every: 5,
+            preconditioner: Preconditioner::Ilu0,
         }
     }
 }
