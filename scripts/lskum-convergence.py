@@ -41,8 +41,10 @@ DROPS = [4.0, 8.0, 10.0]
 
 
 def explicit(cfl, iters, drop):
-    """The --set arguments that make a shipped case explicit."""
+    """The --set arguments that make a shipped case explicit, with the
+    reference's limiter (never frozen)."""
     return ["--set", 'solver.scheme="ssprk43"', "--set", f"solver.cfl={cfl}",
+            "--set", "solver.limiter_freeze=0.0",
             "--set", f"stop.max_iters={iters}", "--set", f"stop.residue_drop={drop}"]
 
 
