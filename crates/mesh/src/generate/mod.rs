@@ -67,6 +67,7 @@
 //! returns an error otherwise (extreme sections such as 9% camber on 1%
 //! thickness can fold).
 
+mod body;
 mod map;
 mod naca;
 mod quadtree;

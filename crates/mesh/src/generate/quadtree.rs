@@ -31,6 +31,7 @@
 
 use std::f64::consts::PI;
 
+use super::body::Body;
 use super::naca::Naca4;
 use super::topology::Fits;
 use crate::{geometry, Cloud, CloudError, PointKind, QuadtreeFields, NO_POINT};
@@ -58,8 +59,8 @@ pub const MAX_LEVEL: u32 = 24;
 /// The coarsest cells are at most an eighth of the square's side.
 const MIN_LEVEL: u32 = 3;
 
-/// The most quadtree cells [`NacaQuadtree`] builds before giving up.
-const MAX_CELLS: usize = 40_000_000;
+/// The most quadtree cells [`NacaQuadtree`] builds (about 320 MB of them).
+const MAX_CELLS: usize = 16_000_000;
 
 /// A quadtree point cloud around a NACA 4-digit section (see the
 /// [module documentation](self)).
@@ -91,95 +92,6 @@ struct Node {
     point: u32,
 }
 
-/// The section as the closed polygon of its wall points.
-struct Body {
-    x: Vec<f64>,
-    y: Vec<f64>,
-    /// Bounding box: x min, x max, y min, y max.
-    bbox: [f64; 4],
-}
-
-impl Body {
-    fn new(x: Vec<f64>, y: Vec<f64>) -> Self {
-        let f = |v: &[f64], max: bool| {
-            v.iter().copied().fold(
-                if max { f64::MIN } else { f64::MAX },
-                if max { f64::max } else { f64::min },
-            )
-        };
-        let bbox = [f(&x, false), f(&x, true), f(&y, false), f(&y, true)];
-        Self { x, y, bbox }
-    }
-
-    fn len(&self) -> usize {
-        self.x.len()
-    }
-
-    fn edge(&self, e: usize) -> (f64, f64, f64, f64) {
-        let f = (e + 1) % self.len();
-        (self.x[e], self.y[e], self.x[f], self.y[f])
-    }
-
-    /// Distance from `(px, py)` to the polygon, or a lower bound of it that
-    /// is at least `cap` (from the bounding box) when it is that far.
-    fn distance(&self, px: f64, py: f64, cap: f64) -> f64 {
-        let [x0, x1, y0, y1] = self.bbox;
-        let dx = (x0 - px).max(px - x1).max(0.0);
-        let dy = (y0 - py).max(py - y1).max(0.0);
-        let far = dx.hypot(dy);
-        if far >= cap {
-            return far;
-        }
-        (0..self.len())
-            .map(|e| {
-                let (ax, ay, bx, by) = self.edge(e);
-                let (ex, ey) = (bx - ax, by - ay);
-                let t = (((px - ax) * ex + (py - ay) * ey) / (ex * ex + ey * ey)).clamp(0.0, 1.0);
-                (px - ax - t * ex).hypot(py - ay - t * ey)
-            })
-            .fold(f64::INFINITY, f64::min)
-    }
-
-    /// Whether `(px, py)` lies inside the polygon (crossing number).
-    fn contains(&self, px: f64, py: f64) -> bool {
-        let [x0, x1, y0, y1] = self.bbox;
-        if px < x0 || px > x1 || py < y0 || py > y1 {
-            return false;
-        }
-        let mut inside = false;
-        for e in 0..self.len() {
-            let (ax, ay, bx, by) = self.edge(e);
-            if (ay > py) != (by > py) && px < ax + (py - ay) / (by - ay) * (bx - ax) {
-                inside = !inside;
-            }
-        }
-        inside
-    }
-
-    /// Whether the segment from `p` to `q` crosses the section: meets an
-    /// edge that does not end at `p` or `q` (wall points are the polygon's
-    /// vertices, given as `wp`, `wq`), or runs inside the polygon.
-    fn blocks(&self, p: (f64, f64), q: (f64, f64), wp: Option<usize>, wq: Option<usize>) -> bool {
-        let orient = |a: (f64, f64), b: (f64, f64), c: (f64, f64)| {
-            (b.0 - a.0) * (c.1 - a.1) - (b.1 - a.1) * (c.0 - a.0)
-        };
-        let n = self.len();
-        for e in 0..n {
-            let f = (e + 1) % n;
-            if [wp, wq].iter().any(|w| *w == Some(e) || *w == Some(f)) {
-                continue;
-            }
-            let (a, b) = ((self.x[e], self.y[e]), (self.x[f], self.y[f]));
-            let (d1, d2) = (orient(p, q, a), orient(p, q, b));
-            let (d3, d4) = (orient(a, b, p), orient(a, b, q));
-            if d1 * d2 <= 0.0 && d3 * d4 <= 0.0 {
-                return true;
-            }
-        }
-        self.contains(0.5 * (p.0 + q.0), 0.5 * (p.1 + q.1))
-    }
-}
-
 impl NacaQuadtree {
     /// Generates the cloud. Errors name the argument at fault and its value.
     ///
@@ -194,6 +106,18 @@ impl NacaQuadtree {
         let (ox, oy) = (0.5 - self.far_field, -self.far_field);
         let finest = size(levels);
 
+        // Cells near the body: a band of width grading x h around its
+        // perimeter on every level, 4 g P / h_finest in all, and about
+        // pi g^2 on each level away from it.
+        let estimate = 4.0 * self.grading * perimeter(&section) / finest
+            + f64::from(levels) * PI * self.grading * self.grading;
+        if estimate > MAX_CELLS as f64 {
+            return Err(CloudError::Generate(format!(
+                "wall_spacing = {}, grading = {}: about {estimate:.2e} quadtree cells, more than \
+                 the {MAX_CELLS} this generator builds; use a larger wall_spacing",
+                self.wall_spacing, self.grading
+            )));
+        }
         let (wx, wy) = wall_ring(&section, finest);
         let body = Body::new(wx, wy);
         let m = body.len();
@@ -315,23 +239,22 @@ impl NacaQuadtree {
         let mut found = Vec::new();
         for p in 0..total {
             let (px, py) = (xs[p], ys[p]);
+            // Exact below the wide radius, a lower bound at least that large
+            // beyond it (nothing farther is a candidate).
+            let wide = RADIUS_WIDE * pts.h[p];
             let d_body = if p < m {
                 0.0
             } else {
-                body.distance(px, py, f64::INFINITY)
+                body.distance(px, py, wide)
             };
             let visible = |k: usize, dist: f64| {
                 dist < d_body || !body.blocks((px, py), (xs[k], ys[k]), wall_of(p), wall_of(k))
             };
             // Candidates within the wide radius, nearest first.
-            let wide = RADIUS_WIDE * pts.h[p];
             found.clear();
             tree.within(px, py, wide, &mut |k: u32| found.push(k));
             if d_body < wide {
-                found.extend(
-                    (0..m as u32)
-                        .filter(|&k| (xs[k as usize] - px).hypot(ys[k as usize] - py) <= wide),
-                );
+                body.vertices_within(px, py, wide, |k| found.push(k as u32));
             }
             let mut cands: Vec<(f64, u32)> = found
                 .iter()
@@ -483,6 +406,24 @@ impl Tree<'_> {
             }
         }
     }
+}
+
+/// The section's perimeter, from a polygon of 1,025 points per surface
+/// (a little short of the true length).
+fn perimeter(section: &Naca4) -> f64 {
+    let stations: Vec<f64> = (0..=1024)
+        .map(|k| 0.5 * (1.0 - (PI * k as f64 / 1024.0).cos()))
+        .collect();
+    let length = |pt: &dyn Fn(f64) -> (f64, f64)| {
+        stations
+            .windows(2)
+            .map(|w| {
+                let (a, b) = (pt(w[0]), pt(w[1]));
+                (b.0 - a.0).hypot(b.1 - a.1)
+            })
+            .sum::<f64>()
+    };
+    length(&|x| section.upper(x)) + length(&|x| section.lower(x))
 }
 
 /// The wall ring at about equal arc-length steps of at most `step`: the

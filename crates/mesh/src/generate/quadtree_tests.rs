@@ -238,7 +238,8 @@ fn bad_arguments_are_errors_naming_them() {
         });
         assert!(e.contains(why), "{far}: {e}");
     }
-    for w in [0.0, -0.01, 0.1, f64::NAN, 1e-9, f64::INFINITY] {
+    // 1.2e-6: allowed by the level limit, but about 2e7 cells.
+    for w in [0.0, -0.01, 0.1, f64::NAN, 1e-9, f64::INFINITY, 1.2e-6] {
         let e = err(NacaQuadtree {
             wall_spacing: w,
             ..base.clone()
