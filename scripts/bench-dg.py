@@ -14,8 +14,9 @@ one, and its medians are reported beside. Markdown to stdout.
 Usage: scripts/bench-dg.py [--nodes N] [--steps S] [--repeats R]
                            [--threads T] [--orders 2,3,...] [--out DIR]
                            [--equations advection,isothermal-euler]
-                           [--before BIN] [--dims 2|3]
-Build first: cargo build --release -p qflow.
+                           [--before BIN] [--dims 2|3] [--qflow BIN]
+Build first: cargo build --release -p qflow (--qflow: the binary measured
+as "now", default target/release/qflow; for another CARGO_TARGET_DIR).
 """
 import argparse
 import math
@@ -68,8 +69,9 @@ def main():
     ap.add_argument("--equations", default="advection,isothermal-euler")
     ap.add_argument("--before", default=None)
     ap.add_argument("--dims", type=int, default=2, choices=[2, 3])
+    ap.add_argument("--qflow", default=str(ROOT / "target/release/qflow"))
     a = ap.parse_args()
-    qflow = ROOT / "target/release/qflow"
+    qflow = pathlib.Path(a.qflow)
     if not qflow.exists():
         sys.exit("build first: cargo build --release -p qflow")
     out = pathlib.Path(a.out).resolve()

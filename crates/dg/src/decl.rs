@@ -11,13 +11,15 @@
 //! | `save_*` | `u` | `u0` |
 //! | `restore_*` | `u0` | `u` |
 //! | `axpy_*` | `x` (a stage's `k_j` swapped in), `coef` | `u` (read and written) |
-//! | `lserk_*` | `r`, `stage` | `k_1`, `u` (read and written) |
+//! | `lserk_*` | `u` at the cell and its face neighbours; `p`, `stage` | `k_1` (read and written), `r` (the new `u`) |
 //!
 //! An explicit tableau's step keeps its start in `u0`, sets each stage's
 //! input into `u` (`restore`, then one `axpy` per nonzero `a_sj`), runs
 //! `rhs` into `r` and swaps `r` with the stage's `k_s` (no copy); the
 //! step's end is `u0 + dt sum_j b_j k_j` the same way. The low-storage
-//! scheme needs `u`, `r` and one register (`k_1`).
+//! scheme needs `u`, `r` and one register (`k_1`): a stage is one loop,
+//! the right-hand side and the update, writing the new solution to `r`,
+//! which is then swapped with `u`.
 
 use qflow_par::{par_loop, DatDecl, GlobalDecl, LoopDecl, Reduction, Role, SetDecl, StencilDecl};
 
@@ -109,12 +111,15 @@ par_loop! {
     }
 }
 par_loop! {
-    /// A low-storage stage (1D).
+    /// A whole low-storage stage, right-hand side and update (1D): the
+    /// new solution goes to `r`, which the method then swaps with `u`.
     pub static LSERK_1 = lserk_1d over CELLS {
+        p: global(PARAMS),
         s: global(STAGE),
-        r: read(R_1),
+        u: read(U_1 at FACES_1D),
         k: rw(K1_1),
-        u: rw(U_1),
+        // Read and written: only the values in use are written.
+        un: rw(R_1),
     }
 }
 
@@ -197,13 +202,15 @@ par_loop! {
     }
 }
 par_loop! {
-    /// A low-storage stage (2D).
+    /// A whole low-storage stage, right-hand side and update (2D): the
+    /// new solution goes to `r`, which the method then swaps with `u`.
     pub static LSERK_2 = lserk_2d over CELLS {
         p: global(PARAMS),
         s: global(STAGE),
-        r: read(R_2),
+        u: read(U_2 at FACES_2D),
         k: rw(K1_2),
-        u: rw(U_2),
+        // Read and written: only the values in use are written.
+        un: rw(R_2),
     }
 }
 

@@ -88,13 +88,15 @@ par_loop! {
     }
 }
 par_loop! {
-    /// A low-storage stage (3D).
+    /// A whole low-storage stage, right-hand side and update (3D): the
+    /// new solution goes to `r`, which the method then swaps with `u`.
     pub static LSERK_3 = lserk_3d over CELLS {
         p: global(PARAMS_3),
         s: global(STAGE),
-        r: read(R_3),
+        u: read(U_3 at FACES_3D),
         k: rw(K1_3),
-        u: rw(U_3),
+        // Read and written: only the values in use are written.
+        un: rw(R_3),
     }
 }
 par_loop! {

@@ -79,12 +79,15 @@ par_loop! {
     }
 }
 par_loop! {
-    /// A low-storage stage (1D Euler).
+    /// A whole low-storage stage, right-hand side and update (1D Euler): the
+    /// new solution goes to `r`, which the method then swaps with `u`.
     pub static LSERK_E1 = iso_lserk_1d over CELLS {
+        p: global(PARAMS),
         s: global(STAGE),
-        r: read(R_E1),
+        u: read(U_E1 at FACES_1D),
         k: rw(K1_E1),
-        u: rw(U_E1),
+        // Read and written: only the values in use are written.
+        un: rw(R_E1),
     }
 }
 par_loop! {
@@ -178,13 +181,15 @@ par_loop! {
     }
 }
 par_loop! {
-    /// A low-storage stage (2D Euler).
+    /// A whole low-storage stage, right-hand side and update (2D Euler): the
+    /// new solution goes to `r`, which the method then swaps with `u`.
     pub static LSERK_E2 = iso_lserk_2d over CELLS {
         p: global(PARAMS),
         s: global(STAGE),
-        r: read(R_E2),
+        u: read(U_E2 at FACES_2D),
         k: rw(K1_E2),
-        u: rw(U_E2),
+        // Read and written: only the values in use are written.
+        un: rw(R_E2),
     }
 }
 par_loop! {

@@ -71,13 +71,15 @@ par_loop! {
     }
 }
 par_loop! {
-    /// A low-storage stage (3D Euler).
+    /// A whole low-storage stage, right-hand side and update (3D Euler): the
+    /// new solution goes to `r`, which the method then swaps with `u`.
     pub static LSERK_E3 = iso_lserk_3d over CELLS {
         p: global(PARAMS_3),
         s: global(STAGE),
-        r: read(R_E3),
+        u: read(U_E3 at FACES_3D),
         k: rw(K1_E3),
-        u: rw(U_E3),
+        // Read and written: only the values in use are written.
+        un: rw(R_E3),
     }
 }
 par_loop! {

@@ -12,7 +12,10 @@
 //! An explicit tableau (`rk3-heun`, `ssprk3`, `rk4`, `rk6`) keeps the
 //! step's start in `u0` and each stage's right-hand side in its own dat;
 //! `lserk54` runs Carpenter and Kennedy's 2-register form (`u` and one
-//! register) with its `A`, `B` and `dt` set per stage.
+//! register) with its `A`, `B` and `dt` set per stage, one loop per stage
+//! (the right-hand side and the update fused, the new solution written to
+//! `r` and swapped with `u`: `u` cannot be updated in place while its
+//! neighbours read it).
 
 use qflow_par::driver::{Method, StepError};
 use qflow_par::{DatDecl, Exec, GlobalDecl, LoopDecl, SetDecl};
@@ -313,9 +316,11 @@ impl Dg {
                 // The step's start, put back if the step fails.
                 ex.run(f.save)?;
                 for s in 0..ls.a.len() {
-                    ex.run(f.rhs)?;
+                    // One loop per stage: the right-hand side of `u` and
+                    // the update, the new solution into `r`.
                     ex.set_const(&STAGE, &[ls.a[s], ls.b[s], dt]);
                     ex.run(f.lserk)?;
+                    ex.swap(f.u, f.r);
                 }
             }
             Stepper::Tableau(t) => {
