@@ -238,6 +238,25 @@ pub fn iso_diag_1d(p: [f64; 5], u: &Euler1, mass: &mut f64, kinetic: &mut f64, l
     *low = lo;
 }
 
+/// The last stage of a low-storage step (1D Euler): [`iso_lserk_1d`], then the new
+/// solution's diagnostics ([`iso_diag_1d`]) in the same pass (the same
+/// values: the reductions are exact in any order).
+#[device]
+#[allow(clippy::too_many_arguments)]
+pub fn iso_lserk_diag_1d(
+    p: [f64; 5],
+    s: [f64; 3],
+    u: Offsets<'_, Euler1>,
+    k: &mut Euler1,
+    un: &mut Euler1,
+    mass: &mut f64,
+    kinetic: &mut f64,
+    low: &mut f64,
+) {
+    iso_lserk_1d(p, s, u, k, un);
+    iso_diag_1d(p, un, mass, kinetic, low);
+}
+
 /// A 2D cell's shares of the mass, the kinetic energy (on the reference
 /// cell: the host scales by `hx hy / 4`) and the smallest density at a
 /// node.
@@ -263,6 +282,25 @@ pub fn iso_diag_2d(p: [f64; 5], u: &Euler2, mass: &mut f64, kinetic: &mut f64, l
     *mass += m;
     *kinetic += k;
     *low = lo;
+}
+
+/// The last stage of a low-storage step (2D Euler): [`iso_lserk_2d`], then the new
+/// solution's diagnostics ([`iso_diag_2d`]) in the same pass (the same
+/// values: the reductions are exact in any order).
+#[device]
+#[allow(clippy::too_many_arguments)]
+pub fn iso_lserk_diag_2d(
+    p: [f64; 5],
+    s: [f64; 3],
+    u: Offsets<'_, Euler2>,
+    k: &mut Euler2,
+    un: &mut Euler2,
+    mass: &mut f64,
+    kinetic: &mut f64,
+    low: &mut f64,
+) {
+    iso_lserk_2d(p, s, u, k, un);
+    iso_diag_2d(p, un, mass, kinetic, low);
 }
 
 /// Keeps the state at the start of a step: `u0 = u` (1D Euler).

@@ -217,6 +217,25 @@ pub fn iso_diag_3d(p: [f64; 7], u: &Euler3, mass: &mut f64, kinetic: &mut f64, l
     *low = lo;
 }
 
+/// The last stage of a low-storage step (3D Euler): [`iso_lserk_3d`], then the new
+/// solution's diagnostics ([`iso_diag_3d`]) in the same pass (the same
+/// values: the reductions are exact in any order).
+#[device]
+#[allow(clippy::too_many_arguments)]
+pub fn iso_lserk_diag_3d(
+    p: [f64; 7],
+    s: [f64; 3],
+    u: Offsets<'_, Euler3>,
+    k: &mut Euler3,
+    un: &mut Euler3,
+    mass: &mut f64,
+    kinetic: &mut f64,
+    low: &mut f64,
+) {
+    iso_lserk_3d(p, s, u, k, un);
+    iso_diag_3d(p, un, mass, kinetic, low);
+}
+
 /// Keeps the state at the start of a step: `u0 = u` (3D Euler; the `4
 /// n^3` values in use, here and in the other 3D vector kernels).
 #[device]

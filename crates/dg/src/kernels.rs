@@ -277,6 +277,22 @@ pub fn norm_1d(p: [f64; 5], u: &Cell1, sum: &mut f64) {
     *sum += s;
 }
 
+/// The last stage of a low-storage step (1D): [`lserk_1d`], then the new
+/// solution's share of the squared L2 norm ([`norm_1d`]) in the same pass
+/// (the same values: the reduction's sum is exact in any order).
+#[device]
+pub fn lserk_norm_1d(
+    p: [f64; 5],
+    s: [f64; 3],
+    u: Offsets<'_, Cell1>,
+    k: &mut Cell1,
+    un: &mut Cell1,
+    sum: &mut f64,
+) {
+    lserk_1d(p, s, u, k, un);
+    norm_1d(p, un, sum);
+}
+
 /// A 2D cell's share of the squared L2 norm, on the reference cell:
 /// `sum_ij w_i w_j u_ij^2` (the host scales by `hx hy / 4`).
 #[device]
@@ -291,4 +307,20 @@ pub fn norm_2d(p: [f64; 5], u: &Cell2, sum: &mut f64) {
         }
     }
     *sum += s;
+}
+
+/// The last stage of a low-storage step (2D): [`lserk_2d`], then the new
+/// solution's share of the squared L2 norm ([`norm_2d`]) in the same pass
+/// (the same values: the reduction's sum is exact in any order).
+#[device]
+pub fn lserk_norm_2d(
+    p: [f64; 5],
+    s: [f64; 3],
+    u: Offsets<'_, Cell2>,
+    k: &mut Cell2,
+    un: &mut Cell2,
+    sum: &mut f64,
+) {
+    lserk_2d(p, s, u, k, un);
+    norm_2d(p, un, sum);
 }

@@ -174,3 +174,19 @@ pub fn norm_3d(p: [f64; 7], u: &Cell3, sum: &mut f64) {
     }
     *sum += s;
 }
+
+/// The last stage of a low-storage step (3D): [`lserk_3d`], then the new
+/// solution's share of the squared L2 norm ([`norm_3d`]) in the same pass
+/// (the same values: the reduction's sum is exact in any order).
+#[device]
+pub fn lserk_norm_3d(
+    p: [f64; 7],
+    s: [f64; 3],
+    u: Offsets<'_, Cell3>,
+    k: &mut Cell3,
+    un: &mut Cell3,
+    sum: &mut f64,
+) {
+    lserk_3d(p, s, u, k, un);
+    norm_3d(p, un, sum);
+}
