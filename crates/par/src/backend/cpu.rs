@@ -22,6 +22,7 @@ use crate::part::Part;
 use crate::plan::{self, Increments};
 use crate::problem::Values;
 
+use super::chunks::chunk_len;
 use super::LocalBackend;
 
 /// How a CPU backend runs the chunks of a loop.
@@ -446,18 +447,6 @@ impl CpuBackend {
     }
 }
 
-/// Chunk length for `n` elements on `threads` threads: enough chunks per
-/// thread for work stealing to balance uneven elements, not so many that
-/// scheduling shows; and as many chunks for each thread, of about the same
-/// length, so that equal elements split evenly (few heavy elements, such
-/// as 216 DG cells of order 8, in chunks of 64 would leave one thread 128
-/// and the other 88).
-fn chunk_len(n: usize, threads: usize) -> usize {
-    let c = (n / (threads * 32)).clamp(64, 4096);
-    let per_thread = n.div_ceil(threads * c).max(1);
-    n.div_ceil(threads * per_thread).max(1)
-}
-
 /// Runs `spans` of loop `l` on `pool`, in chunks of about the same number
 /// of elements: chunk `k` takes elements `k c .. (k + 1) c` of the spans
 /// laid end to end, however many spans that covers (a plan's colour may
@@ -594,8 +583,14 @@ impl LocalBackend for CpuBackend {
             panic!("dat `{}`: only f64 dats are exchanged", dat.name)
         };
         for (o, &e) in out.chunks_exact_mut(dim).zip(elements) {
+            let e = e as usize;
+            if stride == 0 {
+                // An element's values together: one copy.
+                o.copy_from_slice(&v[e * dim..(e + 1) * dim]);
+                continue;
+            }
             for (c, x) in o.iter_mut().enumerate() {
-                *x = v[crate::layout::at(e as usize, c, dim, stride)];
+                *x = v[crate::layout::at(e, c, dim, stride)];
             }
         }
     }
@@ -607,8 +602,13 @@ impl LocalBackend for CpuBackend {
             panic!("dat `{}`: only f64 dats are exchanged", dat.name)
         };
         for (x, &e) in values.chunks_exact(dim).zip(elements) {
+            let e = e as usize;
+            if stride == 0 {
+                v[e * dim..(e + 1) * dim].copy_from_slice(x);
+                continue;
+            }
             for (c, &y) in x.iter().enumerate() {
-                v[crate::layout::at(e as usize, c, dim, stride)] = y;
+                v[crate::layout::at(e, c, dim, stride)] = y;
             }
         }
     }
@@ -685,24 +685,5 @@ fn merge_ext(a: f64, b: f64, min: bool) -> f64 {
         a.min(b)
     } else {
         a.max(b)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    /// Chunks dealt in turn to the threads give them shares within 1/32
-    /// of the elements of each other (old lengths: 216 cells on 2 threads
-    /// were 128 and 88).
-    #[test]
-    fn chunks_share_elements_evenly() {
-        for (n, t) in [(216, 2), (729, 2), (1600, 2), (6241, 2), (1000, 3), (1 << 20, 2)] {
-            let c = super::chunk_len(n, t);
-            let mut share = vec![0; t];
-            for k in 0..n.div_ceil(c) {
-                share[k % t] += c.min(n - k * c);
-            }
-            let spread = share.iter().max().unwrap() - share.iter().min().unwrap();
-            assert!(spread * 32 <= n, "{n} on {t}: chunks of {c}, shares {share:?}");
-        }
     }
 }
