@@ -14,8 +14,14 @@ one, and its medians are reported beside. Markdown to stdout.
 Usage: scripts/bench-dg.py [--nodes N] [--steps S] [--repeats R]
                            [--threads T] [--orders 2,3,...] [--out DIR]
                            [--equations advection,isothermal-euler]
-                           [--before BIN] [--dims 2|3]
-Build first: cargo build --release -p qflow.
+                           [--before BIN] [--dims 2|3] [--qflow BIN]
+                           [--wait-idle SECONDS]
+With --wait-idle S each run first waits (at most S seconds) until the
+machine's cores are idle (under 10% busy over half a second: another
+process running would take a core from the threads); the runs that
+started on a busy machine are counted on stderr.
+Build first: cargo build --release -p qflow (--qflow: the binary measured
+as "now", default target/release/qflow; for another CARGO_TARGET_DIR).
 """
 import argparse
 import math
@@ -23,6 +29,7 @@ import pathlib
 import statistics
 import subprocess
 import sys
+import time
 import tomllib
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -31,6 +38,35 @@ EQUATIONS = {
     "advection": ("cases/dg-advection-2d.toml", ['dg.velocity=[1.0, 1.0]', 'dg.initial="sine"']),
     "isothermal-euler": ("cases/dg-euler-2d.toml", []),
 }
+
+
+BUSY_STARTS = [0, 0]
+WAIT = [0.0]
+
+
+def busy_fraction(interval=0.5):
+    """The share of the machine's CPU time not idle over `interval` s."""
+    def sample():
+        with open("/proc/stat") as f:
+            v = [int(x) for x in f.readline().split()[1:]]
+        return sum(v), v[3] + v[4]
+    t0, i0 = sample()
+    time.sleep(interval)
+    t1, i1 = sample()
+    return 1.0 - (i1 - i0) / max(1, t1 - t0)
+
+
+def wait_idle(limit):
+    """Waits until the machine is idle, at most `limit` seconds."""
+    if limit <= 0:
+        return
+    end = time.monotonic() + limit
+    BUSY_STARTS[1] += 1
+    while busy_fraction() > 0.1:
+        if time.monotonic() > end:
+            BUSY_STARTS[0] += 1
+            return
+        time.sleep(1.0)
 
 
 def run(qflow, out, equation, order, cells, backend, steps, tag="now", dims=2):
@@ -51,6 +87,7 @@ def run(qflow, out, equation, order, cells, backend, steps, tag="now", dims=2):
         cmd += ["--backend", "serial"]
     else:
         cmd += ["--threads", backend.split("-")[1]]
+    wait_idle(WAIT[0])
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     with open(d / "summary.toml", "rb") as f:
         s = tomllib.load(f)
@@ -68,8 +105,11 @@ def main():
     ap.add_argument("--equations", default="advection,isothermal-euler")
     ap.add_argument("--before", default=None)
     ap.add_argument("--dims", type=int, default=2, choices=[2, 3])
+    ap.add_argument("--qflow", default=str(ROOT / "target/release/qflow"))
+    ap.add_argument("--wait-idle", type=float, default=0.0)
     a = ap.parse_args()
-    qflow = ROOT / "target/release/qflow"
+    WAIT[0] = a.wait_idle
+    qflow = pathlib.Path(a.qflow)
     if not qflow.exists():
         sys.exit("build first: cargo build --release -p qflow")
     out = pathlib.Path(a.out).resolve()
@@ -80,8 +120,9 @@ def main():
     print(f"PID (s per RHS per node), lserk54, {a.steps} steps, medians of {a.repeats}; "
           f"grids of about {a.nodes:.0e} nodes\n")
     cols = [f"{b} {tag}" for tag, _ in builds for b in ("serial", f"{a.threads} threads")]
-    print("| equation | order | cells | nodes | " + " | ".join(cols) + " | speed-up |")
-    print("|---|---|---|---|" + "---|" * len(cols) + "---|")
+    ups = [f"speed-up {tag}" for tag, _ in builds]
+    print("| equation | order | cells | nodes | " + " | ".join(cols + ups) + " |")
+    print("|---|---|---|---|" + "---|" * (len(cols) + len(ups)))
     for equation in a.equations.split(","):
         for n in orders:
             cells = max(2, round(a.nodes ** (1 / a.dims) / n))
@@ -94,9 +135,13 @@ def main():
                         pids[(tag, b)].append(pid)
             m = {k: statistics.median(v) for k, v in pids.items()}
             vals = " | ".join(f"{m[(tag, b)]:.2e}" for tag, _ in builds for b in backends)
-            speedup = m[("now", "serial")] / m[("now", backends[1])]
-            print(f"| {equation} | {n} | {cells}^{a.dims} | {dofs} | {vals} | {speedup:.2f}x |",
+            speedups = " | ".join(f"{m[(tag, 'serial')] / m[(tag, backends[1])]:.2f}x"
+                                  for tag, _ in builds)
+            print(f"| {equation} | {n} | {cells}^{a.dims} | {dofs} | {vals} | {speedups} |",
                   flush=True)
+    if a.wait_idle > 0:
+        print(f"{BUSY_STARTS[0]} of {BUSY_STARTS[1]} runs started on a busy machine",
+              file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -60,7 +60,15 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     let catalog = Catalog::of(loops, problem::dats(&settings));
     let part = distribute(&*comm, setup, loops, &catalog, false).map_err(|e| anyhow!(e))?;
     let part = Arc::new(part);
-    let mode = opts.exchange.unwrap_or(ExchangeMode::Nonblocking);
+    // One rank exchanges with itself only (the periodic images): nothing
+    // to overlap, so one loop over all cells per stage rather than the
+    // core in pieces between polls and the border cells after (each a
+    // fork and join of the threads).
+    let mode = opts.exchange.unwrap_or(if comm.size() == 1 {
+        ExchangeMode::Blocking
+    } else {
+        ExchangeMode::Nonblocking
+    });
     let mut ex = executor(comm, part, &method, &opts.backend, mode).map_err(|e| anyhow!(e))?;
     let setup_seconds = t.elapsed().as_secs_f64();
     let cells: usize = settings.grid().iter().product();

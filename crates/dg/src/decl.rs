@@ -11,19 +11,21 @@
 //! | `save_*` | `u` | `u0` |
 //! | `restore_*` | `u0` | `u` |
 //! | `axpy_*` | `x` (a stage's `k_j` swapped in), `coef` | `u` (read and written) |
-//! | `lserk_*` | `r`, `stage` | `k_1`, `u` (read and written) |
+//! | `lserk_*` | `u` at the cell and its face neighbours; `p`, `stage` | `k_1` (read and written), `r` (the new `u`) |
 //!
 //! An explicit tableau's step keeps its start in `u0`, sets each stage's
 //! input into `u` (`restore`, then one `axpy` per nonzero `a_sj`), runs
 //! `rhs` into `r` and swaps `r` with the stage's `k_s` (no copy); the
 //! step's end is `u0 + dt sum_j b_j k_j` the same way. The low-storage
-//! scheme needs `u`, `r` and one register (`k_1`).
+//! scheme needs `u`, `r` and one register (`k_1`): a stage is one loop,
+//! the right-hand side and the update, writing the new solution to `r`,
+//! which is then swapped with `u`.
 
 use qflow_par::{par_loop, DatDecl, GlobalDecl, LoopDecl, Reduction, Role, SetDecl, StencilDecl};
 
 use crate::kernels::{
-    axpy_1d, axpy_2d, lserk_1d, lserk_2d, norm_1d, norm_2d, restore_1d, restore_2d, rhs_1d, rhs_2d,
-    save_1d, save_2d,
+    axpy_1d, axpy_2d, lserk_1d, lserk_2d, lserk_norm_1d, lserk_norm_2d, norm_1d, norm_2d,
+    restore_1d, restore_2d, rhs_1d, rhs_2d, save_1d, save_2d,
 };
 
 /// The most Runge-Kutta stages an explicit tableau may have (Luther's RK6).
@@ -109,12 +111,28 @@ par_loop! {
     }
 }
 par_loop! {
-    /// A low-storage stage (1D).
+    /// A whole low-storage stage, right-hand side and update (1D): the
+    /// new solution goes to `r`, which the method then swaps with `u`.
     pub static LSERK_1 = lserk_1d over CELLS {
+        p: global(PARAMS),
         s: global(STAGE),
-        r: read(R_1),
+        u: read(U_1 at FACES_1D),
         k: rw(K1_1),
-        u: rw(U_1),
+        // Read and written: only the values in use are written.
+        un: rw(R_1),
+    }
+}
+par_loop! {
+    /// The last stage of a low-storage step (1D): [`LSERK_1`] and the squared L2 norm
+    /// of the new solution in one pass.
+    pub static LSERK_LAST_1 = lserk_norm_1d over CELLS {
+        p: global(PARAMS),
+        s: global(STAGE),
+        u: read(U_1 at FACES_1D),
+        k: rw(K1_1),
+        // Read and written: only the values in use are written.
+        un: rw(R_1),
+        sum: sum(NORM_SQ),
     }
 }
 
@@ -128,7 +146,15 @@ par_loop! {
 }
 
 /// The loops of the 1D family.
-pub static LOOPS_1: [&LoopDecl; 6] = [&RHS_1, &SAVE_1, &RESTORE_1, &AXPY_1, &LSERK_1, &NORM_1];
+pub static LOOPS_1: [&LoopDecl; 7] = [
+    &RHS_1,
+    &SAVE_1,
+    &RESTORE_1,
+    &AXPY_1,
+    &LSERK_1,
+    &LSERK_LAST_1,
+    &NORM_1,
+];
 /// The dats of the 1D family.
 pub static DATS_1: [&DatDecl; 11] = [
     &U_1, &U0_1, &R_1, &X_1, &K1_1, &K2_1, &K3_1, &K4_1, &K5_1, &K6_1, &K7_1,
@@ -197,13 +223,28 @@ par_loop! {
     }
 }
 par_loop! {
-    /// A low-storage stage (2D).
+    /// A whole low-storage stage, right-hand side and update (2D): the
+    /// new solution goes to `r`, which the method then swaps with `u`.
     pub static LSERK_2 = lserk_2d over CELLS {
         p: global(PARAMS),
         s: global(STAGE),
-        r: read(R_2),
+        u: read(U_2 at FACES_2D),
         k: rw(K1_2),
-        u: rw(U_2),
+        // Read and written: only the values in use are written.
+        un: rw(R_2),
+    }
+}
+par_loop! {
+    /// The last stage of a low-storage step (2D): [`LSERK_2`] and the squared L2 norm
+    /// of the new solution in one pass.
+    pub static LSERK_LAST_2 = lserk_norm_2d over CELLS {
+        p: global(PARAMS),
+        s: global(STAGE),
+        u: read(U_2 at FACES_2D),
+        k: rw(K1_2),
+        // Read and written: only the values in use are written.
+        un: rw(R_2),
+        sum: sum(NORM_SQ),
     }
 }
 
@@ -217,7 +258,15 @@ par_loop! {
 }
 
 /// The loops of the 2D family.
-pub static LOOPS_2: [&LoopDecl; 6] = [&RHS_2, &SAVE_2, &RESTORE_2, &AXPY_2, &LSERK_2, &NORM_2];
+pub static LOOPS_2: [&LoopDecl; 7] = [
+    &RHS_2,
+    &SAVE_2,
+    &RESTORE_2,
+    &AXPY_2,
+    &LSERK_2,
+    &LSERK_LAST_2,
+    &NORM_2,
+];
 /// The dats of the 2D family.
 pub static DATS_2: [&DatDecl; 11] = [
     &U_2, &U0_2, &R_2, &X_2, &K1_2, &K2_2, &K3_2, &K4_2, &K5_2, &K6_2, &K7_2,

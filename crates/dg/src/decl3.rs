@@ -6,7 +6,7 @@
 use qflow_par::{par_loop, DatDecl, GlobalDecl, LoopDecl, Role, StencilDecl};
 
 use crate::decl::{CELLS, COEF, MAX_STAGES, NORM_SQ, STAGE};
-use crate::kernels3::{axpy_3d, lserk_3d, norm_3d, restore_3d, rhs_3d, save_3d};
+use crate::kernels3::{axpy_3d, lserk_3d, lserk_norm_3d, norm_3d, restore_3d, rhs_3d, save_3d};
 
 /// A 3D cell and its neighbours across its six faces.
 pub static FACES_3D: StencilDecl = StencilDecl {
@@ -88,13 +88,28 @@ par_loop! {
     }
 }
 par_loop! {
-    /// A low-storage stage (3D).
+    /// A whole low-storage stage, right-hand side and update (3D): the
+    /// new solution goes to `r`, which the method then swaps with `u`.
     pub static LSERK_3 = lserk_3d over CELLS {
         p: global(PARAMS_3),
         s: global(STAGE),
-        r: read(R_3),
+        u: read(U_3 at FACES_3D),
         k: rw(K1_3),
-        u: rw(U_3),
+        // Read and written: only the values in use are written.
+        un: rw(R_3),
+    }
+}
+par_loop! {
+    /// The last stage of a low-storage step (3D): [`LSERK_3`] and the squared L2 norm
+    /// of the new solution in one pass.
+    pub static LSERK_LAST_3 = lserk_norm_3d over CELLS {
+        p: global(PARAMS_3),
+        s: global(STAGE),
+        u: read(U_3 at FACES_3D),
+        k: rw(K1_3),
+        // Read and written: only the values in use are written.
+        un: rw(R_3),
+        sum: sum(NORM_SQ),
     }
 }
 par_loop! {
@@ -107,7 +122,15 @@ par_loop! {
 }
 
 /// The loops of the 3D family.
-pub static LOOPS_3: [&LoopDecl; 6] = [&RHS_3, &SAVE_3, &RESTORE_3, &AXPY_3, &LSERK_3, &NORM_3];
+pub static LOOPS_3: [&LoopDecl; 7] = [
+    &RHS_3,
+    &SAVE_3,
+    &RESTORE_3,
+    &AXPY_3,
+    &LSERK_3,
+    &LSERK_LAST_3,
+    &NORM_3,
+];
 /// The dats of the 3D family.
 pub static DATS_3: [&DatDecl; 11] = [
     &U_3, &U0_3, &R_3, &X_3, &K1_3, &K2_3, &K3_3, &K4_3, &K5_3, &K6_3, &K7_3,

@@ -10,8 +10,9 @@ use qflow_par::{par_loop, DatDecl, GlobalDecl, LoopDecl, Reduction, Role};
 
 use crate::decl::{CELLS, COEF, FACES_1D, FACES_2D, MAX_STAGES, PARAMS, STAGE};
 use crate::euler::{
-    iso_axpy_1d, iso_axpy_2d, iso_diag_1d, iso_diag_2d, iso_lserk_1d, iso_lserk_2d, iso_restore_1d,
-    iso_restore_2d, iso_rhs_1d, iso_rhs_2d, iso_save_1d, iso_save_2d,
+    iso_axpy_1d, iso_axpy_2d, iso_diag_1d, iso_diag_2d, iso_lserk_1d, iso_lserk_2d,
+    iso_lserk_diag_1d, iso_lserk_diag_2d, iso_restore_1d, iso_restore_2d, iso_rhs_1d, iso_rhs_2d,
+    iso_save_1d, iso_save_2d,
 };
 
 /// The mass on the reference cells (a sum).
@@ -79,12 +80,30 @@ par_loop! {
     }
 }
 par_loop! {
-    /// A low-storage stage (1D Euler).
+    /// A whole low-storage stage, right-hand side and update (1D Euler): the
+    /// new solution goes to `r`, which the method then swaps with `u`.
     pub static LSERK_E1 = iso_lserk_1d over CELLS {
+        p: global(PARAMS),
         s: global(STAGE),
-        r: read(R_E1),
+        u: read(U_E1 at FACES_1D),
         k: rw(K1_E1),
-        u: rw(U_E1),
+        // Read and written: only the values in use are written.
+        un: rw(R_E1),
+    }
+}
+par_loop! {
+    /// The last stage of a low-storage step (1D Euler): [`LSERK_E1`] and the diagnostics
+    /// of the new solution in one pass.
+    pub static LSERK_LAST_E1 = iso_lserk_diag_1d over CELLS {
+        p: global(PARAMS),
+        s: global(STAGE),
+        u: read(U_E1 at FACES_1D),
+        k: rw(K1_E1),
+        // Read and written: only the values in use are written.
+        un: rw(R_E1),
+        mass: sum(MASS),
+        kinetic: sum(KINETIC),
+        low: min(RHO_MIN),
     }
 }
 par_loop! {
@@ -99,12 +118,13 @@ par_loop! {
 }
 
 /// The loops of the 1D Euler family.
-pub static LOOPS_E1: [&LoopDecl; 6] = [
+pub static LOOPS_E1: [&LoopDecl; 7] = [
     &RHS_E1,
     &SAVE_E1,
     &RESTORE_E1,
     &AXPY_E1,
     &LSERK_E1,
+    &LSERK_LAST_E1,
     &DIAG_E1,
 ];
 /// The dats of the 1D Euler family.
@@ -178,13 +198,30 @@ par_loop! {
     }
 }
 par_loop! {
-    /// A low-storage stage (2D Euler).
+    /// A whole low-storage stage, right-hand side and update (2D Euler): the
+    /// new solution goes to `r`, which the method then swaps with `u`.
     pub static LSERK_E2 = iso_lserk_2d over CELLS {
         p: global(PARAMS),
         s: global(STAGE),
-        r: read(R_E2),
+        u: read(U_E2 at FACES_2D),
         k: rw(K1_E2),
-        u: rw(U_E2),
+        // Read and written: only the values in use are written.
+        un: rw(R_E2),
+    }
+}
+par_loop! {
+    /// The last stage of a low-storage step (2D Euler): [`LSERK_E2`] and the diagnostics
+    /// of the new solution in one pass.
+    pub static LSERK_LAST_E2 = iso_lserk_diag_2d over CELLS {
+        p: global(PARAMS),
+        s: global(STAGE),
+        u: read(U_E2 at FACES_2D),
+        k: rw(K1_E2),
+        // Read and written: only the values in use are written.
+        un: rw(R_E2),
+        mass: sum(MASS),
+        kinetic: sum(KINETIC),
+        low: min(RHO_MIN),
     }
 }
 par_loop! {
@@ -199,12 +236,13 @@ par_loop! {
 }
 
 /// The loops of the 2D Euler family.
-pub static LOOPS_E2: [&LoopDecl; 6] = [
+pub static LOOPS_E2: [&LoopDecl; 7] = [
     &RHS_E2,
     &SAVE_E2,
     &RESTORE_E2,
     &AXPY_E2,
     &LSERK_E2,
+    &LSERK_LAST_E2,
     &DIAG_E2,
 ];
 /// The dats of the 2D Euler family.

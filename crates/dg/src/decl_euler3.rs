@@ -8,7 +8,8 @@ use crate::decl::{CELLS, COEF, MAX_STAGES, STAGE};
 use crate::decl3::{FACES_3D, PARAMS_3};
 use crate::decl_euler::{KINETIC, MASS, RHO_MIN};
 use crate::euler3::{
-    iso_axpy_3d, iso_diag_3d, iso_lserk_3d, iso_restore_3d, iso_rhs_3d, iso_save_3d,
+    iso_axpy_3d, iso_diag_3d, iso_lserk_3d, iso_lserk_diag_3d, iso_restore_3d, iso_rhs_3d,
+    iso_save_3d,
 };
 
 /// The conserved variables (3D Euler).
@@ -71,13 +72,30 @@ par_loop! {
     }
 }
 par_loop! {
-    /// A low-storage stage (3D Euler).
+    /// A whole low-storage stage, right-hand side and update (3D Euler): the
+    /// new solution goes to `r`, which the method then swaps with `u`.
     pub static LSERK_E3 = iso_lserk_3d over CELLS {
         p: global(PARAMS_3),
         s: global(STAGE),
-        r: read(R_E3),
+        u: read(U_E3 at FACES_3D),
         k: rw(K1_E3),
-        u: rw(U_E3),
+        // Read and written: only the values in use are written.
+        un: rw(R_E3),
+    }
+}
+par_loop! {
+    /// The last stage of a low-storage step (3D Euler): [`LSERK_E3`] and the diagnostics
+    /// of the new solution in one pass.
+    pub static LSERK_LAST_E3 = iso_lserk_diag_3d over CELLS {
+        p: global(PARAMS_3),
+        s: global(STAGE),
+        u: read(U_E3 at FACES_3D),
+        k: rw(K1_E3),
+        // Read and written: only the values in use are written.
+        un: rw(R_E3),
+        mass: sum(MASS),
+        kinetic: sum(KINETIC),
+        low: min(RHO_MIN),
     }
 }
 par_loop! {
@@ -92,12 +110,13 @@ par_loop! {
 }
 
 /// The loops of the 3D Euler family.
-pub static LOOPS_E3: [&LoopDecl; 6] = [
+pub static LOOPS_E3: [&LoopDecl; 7] = [
     &RHS_E3,
     &SAVE_E3,
     &RESTORE_E3,
     &AXPY_E3,
     &LSERK_E3,
+    &LSERK_LAST_E3,
     &DIAG_E3,
 ];
 /// The dats of the 3D Euler family.

@@ -159,15 +159,14 @@ pub fn iso_rhs_2d(p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler2) {
 pub fn iso_rhs_2d_n(n: usize, p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler2) {
     let nn = n * n;
     let last = n - 1;
-    let own = u.at(0, 0, 0);
-    // The neighbours' face values are read one by one (no copy of their
-    // cells).
+    // Values are read one by one, the cell's own too: a copy of the whole
+    // cell (1.5 KB) would read its unused values as well below order 8.
     // Along x: row j, (rho, rho u, rho v).
     for j in 0..n {
         let mut q = [0.0; 24];
         for v in 0..3 {
             for i in 0..n {
-                q[8 * v + i] = own[nn * v + n * j + i];
+                q[8 * v + i] = u.value(0, 0, 0, nn * v + n * j + i);
             }
         }
         let w = n * j + last;
@@ -193,9 +192,9 @@ pub fn iso_rhs_2d_n(n: usize, p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler
     for i in 0..n {
         let mut q = [0.0; 24];
         for j in 0..n {
-            q[j] = own[n * j + i];
-            q[8 + j] = own[2 * nn + n * j + i];
-            q[16 + j] = own[nn + n * j + i];
+            q[j] = u.value(0, 0, 0, n * j + i);
+            q[8 + j] = u.value(0, 0, 0, 2 * nn + n * j + i);
+            q[16 + j] = u.value(0, 0, 0, nn + n * j + i);
         }
         let s = n * last + i;
         let left = [
@@ -239,6 +238,25 @@ pub fn iso_diag_1d(p: [f64; 5], u: &Euler1, mass: &mut f64, kinetic: &mut f64, l
     *low = lo;
 }
 
+/// The last stage of a low-storage step (1D Euler): [`iso_lserk_1d`], then the new
+/// solution's diagnostics ([`iso_diag_1d`]) in the same pass (the same
+/// values: the reductions are exact in any order).
+#[device]
+#[allow(clippy::too_many_arguments)]
+pub fn iso_lserk_diag_1d(
+    p: [f64; 5],
+    s: [f64; 3],
+    u: Offsets<'_, Euler1>,
+    k: &mut Euler1,
+    un: &mut Euler1,
+    mass: &mut f64,
+    kinetic: &mut f64,
+    low: &mut f64,
+) {
+    iso_lserk_1d(p, s, u, k, un);
+    iso_diag_1d(p, un, mass, kinetic, low);
+}
+
 /// A 2D cell's shares of the mass, the kinetic energy (on the reference
 /// cell: the host scales by `hx hy / 4`) and the smallest density at a
 /// node.
@@ -266,6 +284,25 @@ pub fn iso_diag_2d(p: [f64; 5], u: &Euler2, mass: &mut f64, kinetic: &mut f64, l
     *low = lo;
 }
 
+/// The last stage of a low-storage step (2D Euler): [`iso_lserk_2d`], then the new
+/// solution's diagnostics ([`iso_diag_2d`]) in the same pass (the same
+/// values: the reductions are exact in any order).
+#[device]
+#[allow(clippy::too_many_arguments)]
+pub fn iso_lserk_diag_2d(
+    p: [f64; 5],
+    s: [f64; 3],
+    u: Offsets<'_, Euler2>,
+    k: &mut Euler2,
+    un: &mut Euler2,
+    mass: &mut f64,
+    kinetic: &mut f64,
+    low: &mut f64,
+) {
+    iso_lserk_2d(p, s, u, k, un);
+    iso_diag_2d(p, un, mass, kinetic, low);
+}
+
 /// Keeps the state at the start of a step: `u0 = u` (1D Euler).
 #[device]
 pub fn iso_save_1d(u: &Euler1, u0: &mut Euler1) {
@@ -286,12 +323,25 @@ pub fn iso_axpy_1d(c: f64, x: &Euler1, y: &mut Euler1) {
     }
 }
 
-/// A low-storage stage, `s = [A, B, dt]` (1D Euler).
+/// A whole stage of a low-storage scheme in one pass, `s = [A, B, dt]`
+/// (1D Euler): the right-hand side `r` of `u` ([`iso_rhs_1d`]) into `un`, then
+/// `k = A k + dt r` and `un = u + B k`; the caller swaps `un` and `u`.
+/// The operations and their order are those of the right-hand side
+/// followed by the update `u += B k` in place, so the bits are the same;
+/// one pass instead of two saves the traffic of `r` and a second read
+/// of `u` (`u` cannot be updated in place here: its neighbours read it).
 #[device]
-pub fn iso_lserk_1d(s: [f64; 3], r: &Euler1, k: &mut Euler1, u: &mut Euler1) {
-    for i in 0..16 {
-        k[i] = s[0] * k[i] + s[2] * r[i];
-        u[i] += s[1] * k[i];
+pub fn iso_lserk_1d(
+    p: [f64; 5],
+    s: [f64; 3],
+    u: Offsets<'_, Euler1>,
+    k: &mut Euler1,
+    un: &mut Euler1,
+) {
+    iso_rhs_1d(p, u, un);
+    for m in 0..16 {
+        k[m] = s[0] * k[m] + s[2] * un[m];
+        un[m] = u.value(0, 0, 0, m) + s[1] * k[m];
     }
 }
 
@@ -324,12 +374,59 @@ pub fn iso_axpy_2d(p: [f64; 5], c: f64, x: &Euler2, y: &mut Euler2) {
     }
 }
 
-/// A low-storage stage, `s = [A, B, dt]` (2D Euler).
+/// A whole stage of a low-storage scheme in one pass, `s = [A, B, dt]`
+/// (2D Euler): the right-hand side `r` of `u` ([`iso_rhs_2d`]) into `un`, then
+/// `k = A k + dt r` and `un = u + B k`; the caller swaps `un` and `u`.
+/// The operations and their order are those of the right-hand side
+/// followed by the update `u += B k` in place, so the bits are the same;
+/// one pass instead of two saves the traffic of `r` and a second read
+/// of `u` (`u` cannot be updated in place here: its neighbours read it).
 #[device]
-pub fn iso_lserk_2d(p: [f64; 5], s: [f64; 3], r: &Euler2, k: &mut Euler2, u: &mut Euler2) {
-    let used = 3 * (p[0] as usize) * (p[0] as usize);
-    for m in 0..used {
-        k[m] = s[0] * k[m] + s[2] * r[m];
-        u[m] += s[1] * k[m];
+pub fn iso_lserk_2d(
+    p: [f64; 5],
+    s: [f64; 3],
+    u: Offsets<'_, Euler2>,
+    k: &mut Euler2,
+    un: &mut Euler2,
+) {
+    // One copy of the body per order, `n` a constant in each.
+    match p[0] as usize {
+        1 => iso_lserk_2d_n(1, p, s, u, k, un),
+        2 => iso_lserk_2d_n(2, p, s, u, k, un),
+        3 => iso_lserk_2d_n(3, p, s, u, k, un),
+        4 => iso_lserk_2d_n(4, p, s, u, k, un),
+        5 => iso_lserk_2d_n(5, p, s, u, k, un),
+        6 => iso_lserk_2d_n(6, p, s, u, k, un),
+        7 => iso_lserk_2d_n(7, p, s, u, k, un),
+        _ => iso_lserk_2d_n(8, p, s, u, k, un),
+    }
+}
+
+/// [`iso_lserk_2d`] for `n` nodes per direction.
+#[device]
+#[inline(always)]
+pub fn iso_lserk_2d_n(
+    n: usize,
+    p: [f64; 5],
+    s: [f64; 3],
+    u: Offsets<'_, Euler2>,
+    k: &mut Euler2,
+    un: &mut Euler2,
+) {
+    // `A k` first: the register's loads then overlap the right-hand side
+    // (read at the end, they stalled the cell: below order 8 a cell's
+    // values in use are not contiguous with the next cell's, and no
+    // prefetcher fetches them ahead).
+    let mut ak = [0.0; 192];
+    for m in 0..3 * n * n {
+        ak[m] = s[0] * k[m];
+    }
+    // The right-hand side into a local array (its second sweep adds to
+    // the first: in `un` it read lines still on their way to the cache).
+    let mut r = [0.0; 192];
+    iso_rhs_2d_n(n, p, u, &mut r);
+    for m in 0..3 * n * n {
+        k[m] = ak[m] + s[2] * r[m];
+        un[m] = u.value(0, 0, 0, m) + s[1] * k[m];
     }
 }

@@ -217,6 +217,25 @@ pub fn iso_diag_3d(p: [f64; 7], u: &Euler3, mass: &mut f64, kinetic: &mut f64, l
     *low = lo;
 }
 
+/// The last stage of a low-storage step (3D Euler): [`iso_lserk_3d`], then the new
+/// solution's diagnostics ([`iso_diag_3d`]) in the same pass (the same
+/// values: the reductions are exact in any order).
+#[device]
+#[allow(clippy::too_many_arguments)]
+pub fn iso_lserk_diag_3d(
+    p: [f64; 7],
+    s: [f64; 3],
+    u: Offsets<'_, Euler3>,
+    k: &mut Euler3,
+    un: &mut Euler3,
+    mass: &mut f64,
+    kinetic: &mut f64,
+    low: &mut f64,
+) {
+    iso_lserk_3d(p, s, u, k, un);
+    iso_diag_3d(p, un, mass, kinetic, low);
+}
+
 /// Keeps the state at the start of a step: `u0 = u` (3D Euler; the `4
 /// n^3` values in use, here and in the other 3D vector kernels).
 #[device]
@@ -245,12 +264,48 @@ pub fn iso_axpy_3d(p: [f64; 7], c: f64, x: &Euler3, y: &mut Euler3) {
     }
 }
 
-/// A low-storage stage, `s = [A, B, dt]` (3D Euler).
+/// A whole stage of a low-storage scheme in one pass, `s = [A, B, dt]`
+/// (3D Euler): the right-hand side `r` of `u` ([`iso_rhs_3d`]) into `un`, then
+/// `k = A k + dt r` and `un = u + B k`; the caller swaps `un` and `u`.
+/// The operations and their order are those of the right-hand side
+/// followed by the update `u += B k` in place, so the bits are the same;
+/// one pass instead of two saves the traffic of `r` and a second read
+/// of `u` (`u` cannot be updated in place here: its neighbours read it).
 #[device]
-pub fn iso_lserk_3d(p: [f64; 7], s: [f64; 3], r: &Euler3, k: &mut Euler3, u: &mut Euler3) {
-    let n = p[0] as usize;
+pub fn iso_lserk_3d(
+    p: [f64; 7],
+    s: [f64; 3],
+    u: Offsets<'_, Euler3>,
+    k: &mut Euler3,
+    un: &mut Euler3,
+) {
+    // One copy of the body per order, `n` a constant in each.
+    match p[0] as usize {
+        1 => iso_lserk_3d_n(1, p, s, u, k, un),
+        2 => iso_lserk_3d_n(2, p, s, u, k, un),
+        3 => iso_lserk_3d_n(3, p, s, u, k, un),
+        4 => iso_lserk_3d_n(4, p, s, u, k, un),
+        5 => iso_lserk_3d_n(5, p, s, u, k, un),
+        6 => iso_lserk_3d_n(6, p, s, u, k, un),
+        7 => iso_lserk_3d_n(7, p, s, u, k, un),
+        _ => iso_lserk_3d_n(8, p, s, u, k, un),
+    }
+}
+
+/// [`iso_lserk_3d`] for `n` nodes per direction.
+#[device]
+#[inline(always)]
+pub fn iso_lserk_3d_n(
+    n: usize,
+    p: [f64; 7],
+    s: [f64; 3],
+    u: Offsets<'_, Euler3>,
+    k: &mut Euler3,
+    un: &mut Euler3,
+) {
+    iso_rhs_3d_n(n, p, u, un);
     for m in 0..4 * n * n * n {
-        k[m] = s[0] * k[m] + s[2] * r[m];
-        u[m] += s[1] * k[m];
+        k[m] = s[0] * k[m] + s[2] * un[m];
+        un[m] = u.value(0, 0, 0, m) + s[1] * k[m];
     }
 }

@@ -179,13 +179,19 @@ pub fn axpy_1d(c: f64, x: &Cell1, y: &mut Cell1) {
     }
 }
 
-/// A stage of a low-storage scheme, `s = [A, B, dt]` (1D):
-/// `k = A k + dt r`, `u = u + B k`.
+/// A whole stage of a low-storage scheme in one pass, `s = [A, B, dt]`
+/// (1D): the right-hand side `r` of `u` ([`rhs_1d`]) into `un`, then
+/// `k = A k + dt r` and `un = u + B k`; the caller swaps `un` and `u`.
+/// The operations and their order are those of the right-hand side
+/// followed by the update `u += B k` in place, so the bits are the same;
+/// one pass instead of two saves the traffic of `r` and a second read
+/// of `u` (`u` cannot be updated in place here: its neighbours read it).
 #[device]
-pub fn lserk_1d(s: [f64; 3], r: &Cell1, k: &mut Cell1, u: &mut Cell1) {
-    for i in 0..8 {
-        k[i] = s[0] * k[i] + s[2] * r[i];
-        u[i] += s[1] * k[i];
+pub fn lserk_1d(p: [f64; 5], s: [f64; 3], u: Offsets<'_, Cell1>, k: &mut Cell1, un: &mut Cell1) {
+    rhs_1d(p, u, un);
+    for m in 0..8 {
+        k[m] = s[0] * k[m] + s[2] * un[m];
+        un[m] = u.value(0, 0, 0, m) + s[1] * k[m];
     }
 }
 
@@ -217,14 +223,43 @@ pub fn axpy_2d(p: [f64; 5], c: f64, x: &Cell2, y: &mut Cell2) {
     }
 }
 
-/// A stage of a low-storage scheme, `s = [A, B, dt]` (2D):
-/// `k = A k + dt r`, `u = u + B k`.
+/// A whole stage of a low-storage scheme in one pass, `s = [A, B, dt]`
+/// (2D): the right-hand side `r` of `u` ([`rhs_2d`]) into `un`, then
+/// `k = A k + dt r` and `un = u + B k`; the caller swaps `un` and `u`.
+/// The operations and their order are those of the right-hand side
+/// followed by the update `u += B k` in place, so the bits are the same;
+/// one pass instead of two saves the traffic of `r` and a second read
+/// of `u` (`u` cannot be updated in place here: its neighbours read it).
 #[device]
-pub fn lserk_2d(p: [f64; 5], s: [f64; 3], r: &Cell2, k: &mut Cell2, u: &mut Cell2) {
-    let used = (p[0] as usize) * (p[0] as usize);
-    for m in 0..used {
-        k[m] = s[0] * k[m] + s[2] * r[m];
-        u[m] += s[1] * k[m];
+pub fn lserk_2d(p: [f64; 5], s: [f64; 3], u: Offsets<'_, Cell2>, k: &mut Cell2, un: &mut Cell2) {
+    // One copy of the body per order, `n` a constant in each.
+    match p[0] as usize {
+        1 => lserk_2d_n(1, p, s, u, k, un),
+        2 => lserk_2d_n(2, p, s, u, k, un),
+        3 => lserk_2d_n(3, p, s, u, k, un),
+        4 => lserk_2d_n(4, p, s, u, k, un),
+        5 => lserk_2d_n(5, p, s, u, k, un),
+        6 => lserk_2d_n(6, p, s, u, k, un),
+        7 => lserk_2d_n(7, p, s, u, k, un),
+        _ => lserk_2d_n(8, p, s, u, k, un),
+    }
+}
+
+/// [`lserk_2d`] for `n` nodes per direction.
+#[device]
+#[inline(always)]
+pub fn lserk_2d_n(
+    n: usize,
+    p: [f64; 5],
+    s: [f64; 3],
+    u: Offsets<'_, Cell2>,
+    k: &mut Cell2,
+    un: &mut Cell2,
+) {
+    rhs_2d_n(n, p, u, un);
+    for m in 0..n * n {
+        k[m] = s[0] * k[m] + s[2] * un[m];
+        un[m] = u.value(0, 0, 0, m) + s[1] * k[m];
     }
 }
 
@@ -242,6 +277,22 @@ pub fn norm_1d(p: [f64; 5], u: &Cell1, sum: &mut f64) {
     *sum += s;
 }
 
+/// The last stage of a low-storage step (1D): [`lserk_1d`], then the new
+/// solution's share of the squared L2 norm ([`norm_1d`]) in the same pass
+/// (the same values: the reduction's sum is exact in any order).
+#[device]
+pub fn lserk_norm_1d(
+    p: [f64; 5],
+    s: [f64; 3],
+    u: Offsets<'_, Cell1>,
+    k: &mut Cell1,
+    un: &mut Cell1,
+    sum: &mut f64,
+) {
+    lserk_1d(p, s, u, k, un);
+    norm_1d(p, un, sum);
+}
+
 /// A 2D cell's share of the squared L2 norm, on the reference cell:
 /// `sum_ij w_i w_j u_ij^2` (the host scales by `hx hy / 4`).
 #[device]
@@ -256,4 +307,20 @@ pub fn norm_2d(p: [f64; 5], u: &Cell2, sum: &mut f64) {
         }
     }
     *sum += s;
+}
+
+/// The last stage of a low-storage step (2D): [`lserk_2d`], then the new
+/// solution's share of the squared L2 norm ([`norm_2d`]) in the same pass
+/// (the same values: the reduction's sum is exact in any order).
+#[device]
+pub fn lserk_norm_2d(
+    p: [f64; 5],
+    s: [f64; 3],
+    u: Offsets<'_, Cell2>,
+    k: &mut Cell2,
+    un: &mut Cell2,
+    sum: &mut f64,
+) {
+    lserk_2d(p, s, u, k, un);
+    norm_2d(p, un, sum);
 }

@@ -37,14 +37,15 @@ pub fn rhs_3d(p: [f64; 7], u: Offsets<'_, Cell3>, r: &mut Cell3) {
 pub fn rhs_3d_n(n: usize, p: [f64; 7], u: Offsets<'_, Cell3>, r: &mut Cell3) {
     let nn = n * n;
     let last = n - 1;
-    let own = u.at(0, 0, 0);
-    // Along x: the line (j, k); the neighbours' face values read alone.
+    // Values are read one by one, the cell's own too (a copy of the whole
+    // 4 KB cell would read its unused values as well below order 8).
+    // Along x: the line (j, k).
     for k in 0..n {
         for j in 0..n {
             let b = nn * k + n * j;
             let mut q = [0.0; 8];
             for i in 0..n {
-                q[i] = own[b + i];
+                q[i] = u.value(0, 0, 0, b + i);
             }
             let west = u.value(-1, 0, 0, b + last);
             let east = u.value(1, 0, 0, b);
@@ -60,7 +61,7 @@ pub fn rhs_3d_n(n: usize, p: [f64; 7], u: Offsets<'_, Cell3>, r: &mut Cell3) {
             let b = nn * k + i;
             let mut q = [0.0; 8];
             for j in 0..n {
-                q[j] = own[b + n * j];
+                q[j] = u.value(0, 0, 0, b + n * j);
             }
             let south = u.value(0, -1, 0, b + n * last);
             let north = u.value(0, 1, 0, b);
@@ -76,7 +77,7 @@ pub fn rhs_3d_n(n: usize, p: [f64; 7], u: Offsets<'_, Cell3>, r: &mut Cell3) {
             let b = n * j + i;
             let mut q = [0.0; 8];
             for k in 0..n {
-                q[k] = own[b + nn * k];
+                q[k] = u.value(0, 0, 0, b + nn * k);
             }
             let below = u.value(0, 0, -1, b + nn * last);
             let above = u.value(0, 0, 1, b);
@@ -116,13 +117,43 @@ pub fn axpy_3d(p: [f64; 7], c: f64, x: &Cell3, y: &mut Cell3) {
     }
 }
 
-/// A stage of a low-storage scheme, `s = [A, B, dt]` (3D).
+/// A whole stage of a low-storage scheme in one pass, `s = [A, B, dt]`
+/// (3D): the right-hand side `r` of `u` ([`rhs_3d`]) into `un`, then
+/// `k = A k + dt r` and `un = u + B k`; the caller swaps `un` and `u`.
+/// The operations and their order are those of the right-hand side
+/// followed by the update `u += B k` in place, so the bits are the same;
+/// one pass instead of two saves the traffic of `r` and a second read
+/// of `u` (`u` cannot be updated in place here: its neighbours read it).
 #[device]
-pub fn lserk_3d(p: [f64; 7], s: [f64; 3], r: &Cell3, k: &mut Cell3, u: &mut Cell3) {
-    let n = p[0] as usize;
+pub fn lserk_3d(p: [f64; 7], s: [f64; 3], u: Offsets<'_, Cell3>, k: &mut Cell3, un: &mut Cell3) {
+    // One copy of the body per order, `n` a constant in each.
+    match p[0] as usize {
+        1 => lserk_3d_n(1, p, s, u, k, un),
+        2 => lserk_3d_n(2, p, s, u, k, un),
+        3 => lserk_3d_n(3, p, s, u, k, un),
+        4 => lserk_3d_n(4, p, s, u, k, un),
+        5 => lserk_3d_n(5, p, s, u, k, un),
+        6 => lserk_3d_n(6, p, s, u, k, un),
+        7 => lserk_3d_n(7, p, s, u, k, un),
+        _ => lserk_3d_n(8, p, s, u, k, un),
+    }
+}
+
+/// [`lserk_3d`] for `n` nodes per direction.
+#[device]
+#[inline(always)]
+pub fn lserk_3d_n(
+    n: usize,
+    p: [f64; 7],
+    s: [f64; 3],
+    u: Offsets<'_, Cell3>,
+    k: &mut Cell3,
+    un: &mut Cell3,
+) {
+    rhs_3d_n(n, p, u, un);
     for m in 0..n * n * n {
-        k[m] = s[0] * k[m] + s[2] * r[m];
-        u[m] += s[1] * k[m];
+        k[m] = s[0] * k[m] + s[2] * un[m];
+        un[m] = u.value(0, 0, 0, m) + s[1] * k[m];
     }
 }
 
@@ -142,4 +173,20 @@ pub fn norm_3d(p: [f64; 7], u: &Cell3, sum: &mut f64) {
         }
     }
     *sum += s;
+}
+
+/// The last stage of a low-storage step (3D): [`lserk_3d`], then the new
+/// solution's share of the squared L2 norm ([`norm_3d`]) in the same pass
+/// (the same values: the reduction's sum is exact in any order).
+#[device]
+pub fn lserk_norm_3d(
+    p: [f64; 7],
+    s: [f64; 3],
+    u: Offsets<'_, Cell3>,
+    k: &mut Cell3,
+    un: &mut Cell3,
+    sum: &mut f64,
+) {
+    lserk_3d(p, s, u, k, un);
+    norm_3d(p, un, sum);
 }

@@ -12,7 +12,11 @@
 //! An explicit tableau (`rk3-heun`, `ssprk3`, `rk4`, `rk6`) keeps the
 //! step's start in `u0` and each stage's right-hand side in its own dat;
 //! `lserk54` runs Carpenter and Kennedy's 2-register form (`u` and one
-//! register) with its `A`, `B` and `dt` set per stage.
+//! register) with its `A`, `B` and `dt` set per stage, one loop per stage
+//! (the right-hand side and the update fused, the new solution written to
+//! `r` and swapped with `u`: `u` cannot be updated in place while its
+//! neighbours read it); after the first stage the step's start is swapped
+//! into `u0`, so no loop copies it.
 
 use qflow_par::driver::{Method, StepError};
 use qflow_par::{DatDecl, Exec, GlobalDecl, LoopDecl, SetDecl};
@@ -43,6 +47,8 @@ struct Family {
     loops: &'static [&'static LoopDecl],
     dats: &'static [&'static DatDecl],
     u: &'static DatDecl,
+    /// The step's start (put back if the step fails).
+    u0: &'static DatDecl,
     r: &'static DatDecl,
     x: &'static DatDecl,
     stages: &'static [&'static DatDecl; MAX_STAGES],
@@ -51,6 +57,8 @@ struct Family {
     restore: &'static LoopDecl,
     axpy: &'static LoopDecl,
     lserk: &'static LoopDecl,
+    /// The last low-storage stage with the diagnostics of `diag`.
+    lserk_last: &'static LoopDecl,
     /// The diagnostics: `NORM_SQ` (advection) or `MASS`, `KINETIC` and
     /// `RHO_MIN` (Euler).
     diag: &'static LoopDecl,
@@ -62,6 +70,7 @@ static FAMILY_1: Family = Family {
     loops: &LOOPS_1,
     dats: &DATS_1,
     u: &U_1,
+    u0: &U0_1,
     r: &R_1,
     x: &X_1,
     stages: &STAGES_1,
@@ -70,6 +79,7 @@ static FAMILY_1: Family = Family {
     restore: &RESTORE_1,
     axpy: &AXPY_1,
     lserk: &LSERK_1,
+    lserk_last: &LSERK_LAST_1,
     diag: &NORM_1,
     params: &PARAMS,
 };
@@ -78,6 +88,7 @@ static FAMILY_2: Family = Family {
     loops: &LOOPS_2,
     dats: &DATS_2,
     u: &U_2,
+    u0: &U0_2,
     r: &R_2,
     x: &X_2,
     stages: &STAGES_2,
@@ -86,6 +97,7 @@ static FAMILY_2: Family = Family {
     restore: &RESTORE_2,
     axpy: &AXPY_2,
     lserk: &LSERK_2,
+    lserk_last: &LSERK_LAST_2,
     diag: &NORM_2,
     params: &PARAMS,
 };
@@ -94,6 +106,7 @@ static FAMILY_3: Family = Family {
     loops: &LOOPS_3,
     dats: &DATS_3,
     u: &U_3,
+    u0: &U0_3,
     r: &R_3,
     x: &X_3,
     stages: &STAGES_3,
@@ -102,6 +115,7 @@ static FAMILY_3: Family = Family {
     restore: &RESTORE_3,
     axpy: &AXPY_3,
     lserk: &LSERK_3,
+    lserk_last: &LSERK_LAST_3,
     diag: &NORM_3,
     params: &PARAMS_3,
 };
@@ -110,6 +124,7 @@ static FAMILY_E1: Family = Family {
     loops: &LOOPS_E1,
     dats: &DATS_E1,
     u: &U_E1,
+    u0: &U0_E1,
     r: &R_E1,
     x: &X_E1,
     stages: &STAGES_E1,
@@ -118,6 +133,7 @@ static FAMILY_E1: Family = Family {
     restore: &RESTORE_E1,
     axpy: &AXPY_E1,
     lserk: &LSERK_E1,
+    lserk_last: &LSERK_LAST_E1,
     diag: &DIAG_E1,
     params: &PARAMS,
 };
@@ -126,6 +142,7 @@ static FAMILY_E2: Family = Family {
     loops: &LOOPS_E2,
     dats: &DATS_E2,
     u: &U_E2,
+    u0: &U0_E2,
     r: &R_E2,
     x: &X_E2,
     stages: &STAGES_E2,
@@ -134,6 +151,7 @@ static FAMILY_E2: Family = Family {
     restore: &RESTORE_E2,
     axpy: &AXPY_E2,
     lserk: &LSERK_E2,
+    lserk_last: &LSERK_LAST_E2,
     diag: &DIAG_E2,
     params: &PARAMS,
 };
@@ -142,6 +160,7 @@ static FAMILY_E3: Family = Family {
     loops: &LOOPS_E3,
     dats: &DATS_E3,
     u: &U_E3,
+    u0: &U0_E3,
     r: &R_E3,
     x: &X_E3,
     stages: &STAGES_E3,
@@ -150,6 +169,7 @@ static FAMILY_E3: Family = Family {
     restore: &RESTORE_E3,
     axpy: &AXPY_E3,
     lserk: &LSERK_E3,
+    lserk_last: &LSERK_LAST_E3,
     diag: &DIAG_E3,
     params: &PARAMS_3,
 };
@@ -250,29 +270,40 @@ impl Dg {
         }
     }
 
+    /// Resets the diagnostics' reductions.
+    fn reset_diagnostics(&self, ex: &mut Exec) {
+        match self.settings.equation {
+            Equation::Advection => ex.reset(&NORM_SQ),
+            Equation::IsothermalEuler => {
+                for g in [&MASS, &KINETIC, &RHO_MIN] {
+                    ex.reset(g);
+                }
+            }
+        }
+    }
+
     /// The diagnostics after a step, the history row past the time:
     /// `[l2_norm]` (advection) or `[mass, kinetic_energy, min_density]`
     /// (Euler), and whether they are sound (finite; a positive density).
-    fn diagnostics(&self, ex: &mut Exec) -> Result<(Vec<f64>, bool), StepError> {
+    /// `reduced`: the step's last loop has reduced them already.
+    fn diagnostics(&self, ex: &mut Exec, reduced: bool) -> Result<(Vec<f64>, bool), StepError> {
         let h = self.settings.spacing();
         let jacobian: f64 = h[..self.settings.dimensions]
             .iter()
             .map(|v| 0.5 * v)
             .product();
+        if !reduced {
+            self.reset_diagnostics(ex);
+            ex.run(self.family.diag)?;
+        }
         match self.settings.equation {
             Equation::Advection => {
-                ex.reset(&NORM_SQ);
-                ex.run(self.family.diag)?;
                 let mut sum = [0.0];
                 ex.reduce(&[&NORM_SQ], &mut sum)?;
                 let norm = (sum[0] * jacobian).sqrt();
                 Ok((vec![norm], norm.is_finite()))
             }
             Equation::IsothermalEuler => {
-                for g in [&MASS, &KINETIC, &RHO_MIN] {
-                    ex.reset(g);
-                }
-                ex.run(self.family.diag)?;
                 let mut v = [0.0; 3];
                 ex.reduce(&[&MASS, &KINETIC, &RHO_MIN], &mut v)?;
                 let row = vec![v[0] * jacobian, v[1] * jacobian, v[2]];
@@ -305,18 +336,32 @@ impl Dg {
         Ok(())
     }
 
-    /// One step of `dt`.
-    fn advance(&self, ex: &mut Exec, dt: f64) -> Result<(), StepError> {
+    /// One step of `dt`; whether its last loop reduced the diagnostics.
+    fn advance(&self, ex: &mut Exec, dt: f64) -> Result<bool, StepError> {
         let f = self.family;
         match &self.stepper {
             Stepper::LowStorage(ls) => {
-                // The step's start, put back if the step fails.
-                ex.run(f.save)?;
-                for s in 0..ls.a.len() {
-                    ex.run(f.rhs)?;
+                let stages = ls.a.len();
+                for s in 0..stages {
+                    // One loop per stage: the right-hand side of `u` and
+                    // the update, the new solution into `r`; the last
+                    // stage reduces the diagnostics of the new solution
+                    // too.
                     ex.set_const(&STAGE, &[ls.a[s], ls.b[s], dt]);
-                    ex.run(f.lserk)?;
+                    if s + 1 == stages {
+                        self.reset_diagnostics(ex);
+                        ex.run(f.lserk_last)?;
+                    } else {
+                        ex.run(f.lserk)?;
+                    }
+                    if s == 0 {
+                        // The step's start goes to `u0` (put back if the
+                        // step fails) by a swap, not a copy.
+                        ex.swap(f.u0, f.u);
+                    }
+                    ex.swap(f.u, f.r);
                 }
+                Ok(true)
             }
             Stepper::Tableau(t) => {
                 ex.run(f.save)?;
@@ -329,9 +374,9 @@ impl Dg {
                     ex.swap(f.r, f.stages[s]);
                 }
                 self.combine(ex, dt, &t.b)?;
+                Ok(false)
             }
         }
-        Ok(())
     }
 }
 
@@ -380,10 +425,12 @@ impl Method for Dg {
         let end = self.settings.final_time;
         let last = self.time + self.dt >= end * (1.0 - 1e-12);
         let dt = if last { end - self.time } else { self.dt };
-        if dt > 0.0 {
-            self.advance(ex, dt)?;
-        }
-        let (diag, sound) = self.diagnostics(ex)?;
+        let reduced = if dt > 0.0 {
+            self.advance(ex, dt)?
+        } else {
+            false
+        };
+        let (diag, sound) = self.diagnostics(ex, reduced)?;
         if !sound {
             if dt > 0.0 {
                 ex.run(self.family.restore)?;

@@ -22,6 +22,7 @@ use crate::part::Part;
 use crate::plan::{self, Increments};
 use crate::problem::Values;
 
+use super::chunks::chunk_len;
 use super::LocalBackend;
 
 /// How a CPU backend runs the chunks of a loop.
@@ -446,13 +447,6 @@ impl CpuBackend {
     }
 }
 
-/// Chunk length for `n` elements on `threads` threads: enough chunks per
-/// thread for work stealing to balance uneven elements, not so many that
-/// scheduling shows.
-fn chunk_len(n: usize, threads: usize) -> usize {
-    (n / (threads * 32)).clamp(64, 4096).max(1)
-}
-
 /// Runs `spans` of loop `l` on `pool`, in chunks of about the same number
 /// of elements: chunk `k` takes elements `k c .. (k + 1) c` of the spans
 /// laid end to end, however many spans that covers (a plan's colour may
@@ -589,8 +583,14 @@ impl LocalBackend for CpuBackend {
             panic!("dat `{}`: only f64 dats are exchanged", dat.name)
         };
         for (o, &e) in out.chunks_exact_mut(dim).zip(elements) {
+            let e = e as usize;
+            if stride == 0 {
+                // An element's values together: one copy.
+                o.copy_from_slice(&v[e * dim..(e + 1) * dim]);
+                continue;
+            }
             for (c, x) in o.iter_mut().enumerate() {
-                *x = v[crate::layout::at(e as usize, c, dim, stride)];
+                *x = v[crate::layout::at(e, c, dim, stride)];
             }
         }
     }
@@ -602,8 +602,13 @@ impl LocalBackend for CpuBackend {
             panic!("dat `{}`: only f64 dats are exchanged", dat.name)
         };
         for (x, &e) in values.chunks_exact(dim).zip(elements) {
+            let e = e as usize;
+            if stride == 0 {
+                v[e * dim..(e + 1) * dim].copy_from_slice(x);
+                continue;
+            }
             for (c, &y) in x.iter().enumerate() {
-                v[crate::layout::at(e as usize, c, dim, stride)] = y;
+                v[crate::layout::at(e, c, dim, stride)] = y;
             }
         }
     }

@@ -18,6 +18,7 @@ use std::sync::Arc;
 use crate::decl::{DatDecl, GlobalDecl, LoopDecl};
 use crate::problem::Values;
 
+mod chunks;
 pub mod cpu;
 #[cfg(feature = "opencl")]
 pub mod opencl;
