@@ -30,7 +30,7 @@ def read_cloud(path):
             t = f.readline().split()
             # Plain: x y left right kind shape min_dist n c..; the quadtree
             # variant has nx ny depth after shape.
-            head = 8 if len(t) >= 8 and int(t[7]) == len(t) - 8 else 11
+            head = 8 if len(t) >= 8 and t[7].isdigit() and int(t[7]) == len(t) - 8 else 11
             xs.append(float(t[0]))
             ys.append(float(t[1]))
             kinds.append(int(t[4]))

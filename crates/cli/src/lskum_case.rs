@@ -22,7 +22,7 @@
 //! jacobian_every = 5           # newton-krylov: iterations per preconditioner
 //! preconditioner = "ilu0"      # newton-krylov: or "lu-sgs" (block symmetric Gauss-Seidel)
 //! inner_iterations = 3
-//! limiter = "venkatakrishnan"  # or "none"
+//! limiter = "venkatakrishnan"  # or "venkatakrishnan-point", "none"
 //! vl_const = 50.0
 //! power = 0.0
 //! force_normals = "boundary"   # or "solver" (the reference's)
@@ -366,8 +366,10 @@ fn section_of(key: &str) -> &'static str {
 }
 
 /// The settings that define the discrete problem (a checkpoint of another
-/// problem cannot be resumed; CFL and scheme may change, since the steady
-/// state does not depend on them).
+/// problem cannot be resumed; CFL, scheme and the Newton-Krylov settings,
+/// the preconditioner among them, may change: they change the way, not
+/// the steady state, up to the outer points' CFL dependence of
+/// docs/verification.md 9e).
 pub fn problem_key(s: &Settings) -> String {
     let mut key = format!(
         "mach = {:?}\naoa = {:?}\ninner_iterations = {}\nvl_const = {:?}\npower = {:?}\nlimiter = {:?}\n",

@@ -171,12 +171,13 @@ enum Command {
         /// op2-naca0012: cells from the section to the far field.
         #[arg(long, default_value_t = 600)]
         j: usize,
-        /// Points on the body.
-        #[arg(long, default_value_t = 160)]
-        wall_points: usize,
-        /// Rings of points from the body to the far field, both included.
-        #[arg(long, default_value_t = 60)]
-        rings: usize,
+        /// O-grid: points on the body [default: 160].
+        #[arg(long)]
+        wall_points: Option<usize>,
+        /// O-grid: rings of points from the body to the far field, both
+        /// included [default: 60].
+        #[arg(long)]
+        rings: Option<usize>,
         /// Far-field radius in chords, about (0.5, 0) (quadtree: half the
         /// square's side).
         #[arg(long, default_value_t = 10.0)]
@@ -185,17 +186,18 @@ enum Command {
         /// (the centres of a quadtree's cells, refined towards the body).
         #[arg(long, default_value = "o-grid", value_parser = ["o-grid", "quadtree"])]
         layout: String,
-        /// quadtree: the largest cell size at the body (chords).
-        #[arg(long, default_value_t = 0.01)]
-        wall_spacing: f64,
-        /// quadtree: cells of size h are split while closer than
-        /// grading x h to the body (3 to 32).
-        #[arg(long, default_value_t = 4.0)]
-        grading: f64,
-        /// Spacing of the first ring off the body (chords).
+        /// Quadtree: the largest cell size at the body (chords) [default:
+        /// 0.01].
+        #[arg(long)]
+        wall_spacing: Option<f64>,
+        /// Quadtree: cells of size h are split while closer than
+        /// grading x h to the body, 3 to 32 [default: 4].
+        #[arg(long)]
+        grading: Option<f64>,
+        /// O-grid: spacing of the first ring off the body (chords).
         #[arg(long, conflicts_with = "growth")]
         first_spacing: Option<f64>,
-        /// Growth ratio of successive ring spacings.
+        /// O-grid: growth ratio of successive ring spacings.
         #[arg(long)]
         growth: Option<f64>,
         /// Output file: qflow's native binary format if it ends in `.qfc`,
@@ -511,13 +513,34 @@ fn run(cli: Cli) -> Result<u8> {
                 return Ok(0);
             }
             let section: Naca4 = section.parse()?;
+            let quadtree = layout == "quadtree";
+            // An option of the other layout is a mistake, not something to
+            // ignore.
+            let (foreign, other) = if quadtree {
+                let given = [
+                    ("--wall-points", wall_points.is_some()),
+                    ("--rings", rings.is_some()),
+                    ("--first-spacing", first_spacing.is_some()),
+                    ("--growth", growth.is_some()),
+                ];
+                (given.into_iter().find(|g| g.1), "an O-grid")
+            } else {
+                let given = [
+                    ("--wall-spacing", wall_spacing.is_some()),
+                    ("--grading", grading.is_some()),
+                ];
+                (given.into_iter().find(|g| g.1), "--layout quadtree")
+            };
+            if let Some((flag, _)) = foreign {
+                anyhow::bail!("{flag} belongs to {other}, not to --layout {layout}");
+            }
             let t = std::time::Instant::now();
-            let cloud = if layout == "quadtree" {
+            let cloud = if quadtree {
                 NacaQuadtree {
                     section,
                     far_field,
-                    wall_spacing,
-                    grading,
+                    wall_spacing: wall_spacing.unwrap_or(0.01),
+                    grading: grading.unwrap_or(4.0),
                 }
                 .generate()?
             } else {
@@ -526,15 +549,22 @@ fn run(cli: Cli) -> Result<u8> {
                     .or(growth.map(Stretching::GrowthRatio));
                 NacaOGrid {
                     section,
-                    wall_points,
-                    rings,
+                    wall_points: wall_points.unwrap_or(160),
+                    rings: rings.unwrap_or(60),
                     far_field,
                     stretching,
                 }
                 .generate()?
             };
             let secs = t.elapsed().as_secs_f64();
-            let format = qflow_mesh::native::format_for_path(&output);
+            // A quadtree cloud in the legacy text format: the variant that
+            // keeps its depths and normals.
+            let format = match qflow_mesh::native::format_for_path(&output) {
+                qflow_mesh::native::Format::Legacy if cloud.quadtree.is_some() => {
+                    qflow_mesh::native::Format::LegacyQuadtree
+                }
+                f => f,
+            };
             qflow_mesh::native::write_any(&cloud, &output, format)?;
             outln!(
                 "{}: {} points in {:.3} s ({:.3e} points per second)",

@@ -270,8 +270,30 @@ fn quadtree_clouds_are_generated_checked_and_their_settings_named() {
     assert!(o.status.success(), "{}", stderr(&o));
     let report = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(report.contains("0 error(s), 0 warning(s)"), "{report}");
+    // The legacy text's quadtree variant: `x y left right kind shape nx ny
+    // depth min_dist n c1..cn`, the depths kept.
+    let text = std::fs::read_to_string(&out).unwrap();
+    let first: Vec<&str> = text.lines().nth(1).unwrap().split_whitespace().collect();
+    assert_eq!(
+        first[10].parse::<usize>().unwrap(),
+        first.len() - 11,
+        "{first:?}"
+    );
+    assert!(first[8].parse::<u32>().unwrap() >= 3, "depth {first:?}");
     assert_fails_with(&gen(&["--wall-spacing", "0.5"]), &["wall_spacing = 0.5"]);
     assert_fails_with(&gen(&["--grading", "1"]), &["grading = 1"]);
+    assert_fails_with(&gen(&["--rings", "5"]), &["--rings", "O-grid"]);
+    assert_fails_with(
+        &qflow(&[
+            "generate",
+            "naca0012",
+            "--grading",
+            "5",
+            "-o",
+            out.to_str().unwrap(),
+        ]),
+        &["--grading", "quadtree"],
+    );
 
     let case = d.join("case.toml");
     let o = d.join("o");

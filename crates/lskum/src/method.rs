@@ -120,6 +120,7 @@ impl Lskum {
     fn limiter_code(&self) -> i32 {
         match self.settings.limiter {
             Limiter::None => 0,
+            Limiter::VenkatakrishnanPoint => 2,
             Limiter::Venkatakrishnan if self.settings.limiter_freeze > 0.0 => 2,
             Limiter::Venkatakrishnan => 1,
         }
@@ -141,7 +142,7 @@ impl Lskum {
                 ex.swap(&QX, &QX_NEXT);
                 ex.swap(&QY, &QY_NEXT);
             }
-            if self.settings.limiter_freeze > 0.0 && !self.limiter_frozen {
+            if self.limiter_code() == 2 && !self.limiter_frozen {
                 ex.run(&LIMITER_PHI)?;
             }
         }

@@ -66,8 +66,15 @@ pub enum Preconditioner {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Limiter {
-    /// Venkatakrishnan's limiter with constant `vl_const`.
+    /// Venkatakrishnan's limiter with constant `vl_const`, evaluated per
+    /// reconstruction (the reference's).
     Venkatakrishnan,
+    /// Venkatakrishnan's limiter per point: each point's value is the least
+    /// over its stencil and every reconstruction from the point uses it
+    /// (as SU2 does); it switches far less from one evaluation to the next,
+    /// which steady solvers need on some clouds (docs/verification.md 9f).
+    #[serde(rename = "venkatakrishnan-point")]
+    VenkatakrishnanPoint,
     /// No limiting.
     None,
 }
@@ -130,9 +137,9 @@ pub struct Settings {
     /// The far-field state at the outer points.
     pub far_field: FarField,
     /// `> 0`: Venkatakrishnan's limiter per point (the least of its values
-    /// over the point's stencil), frozen once the residue has fallen this
-    /// many orders (SU2's remedy for limiter limit cycles); 0: the
-    /// reference's limiter, per reconstruction, never frozen.
+    /// over the point's stencil, whichever of the two Venkatakrishnan
+    /// limiters is chosen), frozen once the residue has fallen this many
+    /// orders (SU2's remedy for limiter limit cycles); 0: never frozen.
     pub limiter_freeze: f64,
     /// Newton-Krylov: the first pseudo time step, in units of the explicit
     /// local step (`cfl`); it grows as the residual falls.
@@ -239,11 +246,12 @@ impl Settings {
                 "must be a number of orders between 0 (off) and 16",
             );
         }
-        if self.limiter_freeze > 0.0 && self.limiter != Limiter::Venkatakrishnan {
+        if self.limiter_freeze > 0.0 && self.limiter == Limiter::None {
             return bad(
                 "limiter_freeze",
                 self.limiter_freeze,
-                "freezes Venkatakrishnan's limiter: set limiter = \"venkatakrishnan\"",
+                "freezes Venkatakrishnan's limiter: set limiter = \"venkatakrishnan\" or \
+                 \"venkatakrishnan-point\"",
             );
         }
         if !(self.implicit_cfl >= 1e-6 && self.implicit_cfl <= 1e4) {
