@@ -491,7 +491,24 @@ fn run_whole(l: &LoopDecl, args: &LoopArgs<'_>, spans: &[Range<usize>], pool: &r
     });
 }
 
+/// Runs the lines `spans` of line loop `l` on `pool`, each line whole on
+/// one thread, consecutive lines grouped into tasks of about the same
+/// number of elements.
+fn run_lines(l: &LoopDecl, args: &LoopArgs<'_>, spans: &[Range<usize>], pool: &rayon::ThreadPool) {
+    let n = spans.len();
+    let per_task = n.div_ceil(pool.current_num_threads() * 8).max(1);
+    pool.install(|| {
+        spans
+            .par_chunks(per_task)
+            .for_each(|group| (l.cpu)(args, group))
+    });
+}
+
 impl LocalBackend for CpuBackend {
+    fn lines(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> String {
         match &self.par {
             Par::Seq => "serial".into(),
@@ -542,6 +559,7 @@ impl LocalBackend for CpuBackend {
                     }
                 }
             }
+            (None, Par::Rayon(pool), false) if l.line.is_some() => run_lines(l, &args, spans, pool),
             (None, Par::Seq, _) | (None, _, true) => (l.cpu)(&args, spans),
             (None, Par::Rayon(pool), false) => run_chunks(l, &args, spans, pool),
         }
