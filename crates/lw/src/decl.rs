@@ -24,7 +24,7 @@ use crate::kernels::{
     filter_conservative_x, filter_conservative_y, filter_paper_x, filter_paper_y, lw_x,
     lw_x_residue, lw_y, wave_speed,
 };
-use crate::lines::{lw_x_line, lw_x_residue_line, lw_y_line};
+use crate::lines::{lw_x_line, lw_x_residue_line, lw_y_line, Chunk};
 
 /// The grid's cells with their ghost rows, in elements of 4 cells along x
 /// ([`crate::kernels::LANES`]).
@@ -203,6 +203,7 @@ par_loop! {
         kind: read(KIND),
         w: read(W at LW_X_AT),
         u: write(U),
+        chunk: scratch(Chunk::new),
     }
 }
 par_loop! {
@@ -214,6 +215,7 @@ par_loop! {
         kind: read(KIND),
         w: read(W at LW_Y_AT),
         u: write(U),
+        chunk: scratch(Chunk::new),
     }
 }
 par_loop! {
@@ -226,6 +228,7 @@ par_loop! {
         w: read(W at LW_X_AT),
         u0: read(U0),
         u: write(U),
+        chunk: scratch(Chunk::new),
         change: max(CHANGE),
         bad: max(BAD),
     }

@@ -1,93 +1,171 @@
 //! The Lax-Wendroff updates as line kernels (the layer's line loops,
 //! [`qflow_par::Axis`]): each call updates a whole row (sweeps along x) or
-//! column (along y) of elements, marching along it and computing every
-//! cell's flux and every interface's half-point flux once, carried to the
-//! next element, where the element kernels of [`crate::kernels`] compute
-//! an element's and both its neighbours' fluxes and both of its
-//! interfaces (2 to 3 times the arithmetic).
+//! column (along y) of elements, a chunk of elements at a time, computing
+//! every cell's flux and every interface's half-point flux once, where the
+//! element kernels of [`crate::kernels`] compute an element's and both its
+//! neighbours' fluxes and both of its interfaces (2 to 3 times the
+//! arithmetic).
 //!
 //! Each value is the element kernels' expression with the same operands
 //! in the same order, so the new states are their bits exactly: the
-//! half-point state between cells `a` and `b` is `(w_a + w_b)/2 - r/2 (F_b
-//! - F_a)` whether it is cell `b`'s left or cell `a`'s right interface. A
-//! line may start anywhere (a rank's part, a piece of the core): what it
-//! carries is computed from the stencil at its start. The CPU backends run
-//! these; OpenCL runs the element kernels.
+//! half-point state between cells `a` and `b` is `(w_a + w_b)/2 - (r/2)
+//! (F_b - F_a)` whether it is cell `b`'s left or cell `a`'s right
+//! interface. A line may start anywhere (a rank's part, a piece of the
+//! core): what a chunk needs from before it is computed from the stencil.
+//! The CPU backends run these; OpenCL runs the element kernels.
 
 use qflow_par::{LineOffsets, LineRead, LineWrite};
 
-use crate::kernels::{
-    flux, flux_cells, ghost_values, lane, region2, residue, set_lane, shifted, source_row,
-    sweep_element, Cells, State,
-};
+use crate::kernels::{ghost_values, region2, residue, source_row, sweep_element, Cells};
 
-/// The flux of the half-point state between cells `a` and `b` (`b` after
-/// `a` along axis `n`) from their states and fluxes.
+/// Elements a line is marched in at a time: each pass over a chunk reads
+/// and writes buffers that stay in the L1 cache.
+const CHUNK: usize = 32;
+/// Cells of a chunk's buffers: its elements and one each side.
+const NW: usize = 4 * (CHUNK + 2);
+
+/// The buffers a line kernel marches through, a chunk of the line at a
+/// time, component by component along the line (value `c` of cell `t` at
+/// `[c][t]`; the cells of element `j` of the chunk at `t = 4 (j + 1) +
+/// lane`), so that each pass is a plain loop over arrays (the compiler
+/// makes 4-wide vector operations of it) and the neighbour along x is the
+/// next cell: the line's states, fluxes, half-point states and face
+/// fluxes, and the updates. The line loops' scratch: made once for all the
+/// lines of a call.
+pub struct Chunk {
+    w: [[f64; NW]; 4],
+    f: [[f64; NW]; 4],
+    h: [[f64; NW]; 4],
+    g: [[f64; NW]; 4],
+    o: [[f64; NW]; 4],
+}
+
+impl Default for Chunk {
+    fn default() -> Chunk {
+        Chunk::new()
+    }
+}
+
+impl Chunk {
+    /// Zeroed buffers.
+    pub fn new() -> Chunk {
+        Chunk {
+            w: [[0.0; NW]; 4],
+            f: [[0.0; NW]; 4],
+            h: [[0.0; NW]; 4],
+            g: [[0.0; NW]; 4],
+            o: [[0.0; NW]; 4],
+        }
+    }
+
+    /// The update of element `j` of the chunk (after [`Chunk::update`]).
+    #[inline(always)]
+    fn out(&self, j: usize) -> Cells {
+        let mut e = [0.0; 16];
+        for c in 0..4 {
+            for l in 0..4 {
+                e[4 * c + l] = self.o[c][4 * j + l];
+            }
+        }
+        e
+    }
+
+    /// The Richtmyer updates of elements `first .. first + m` of the line
+    /// (`m <= CHUNK`) along x (`along_x`, the cells `row` rows up) or y,
+    /// into `self.o`: passes over the chunk (fluxes, half-point states,
+    /// their fluxes, updates), each value computed once per chunk, with
+    /// [`crate::kernels::richtmyer`]'s expressions.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn update(
+        &mut self,
+        w: &LineOffsets<'_, Cells>,
+        first: usize,
+        m: usize,
+        along_x: bool,
+        row: i32,
+        r: f64,
+        gm1: f64,
+    ) {
+        assert!(m <= CHUNK);
+        let n = if along_x { 1 } else { 2 };
+        // The neighbour's distance in cells, and the first face needed.
+        let d = if along_x { 1 } else { 4 };
+        let cells = 4 * (m + 2);
+        for s in 0..m + 2 {
+            let e = w.at(first as isize + s as isize - 1).at(0, row, 0);
+            for c in 0..4 {
+                for l in 0..4 {
+                    self.w[c][4 * s + l] = e[4 * c + l];
+                }
+            }
+        }
+        fluxes(&self.w, &mut self.f, 0..cells, n, gm1);
+        // Faces between cell t and cell t + d, for t in 4 - d .. 4 (m + 1).
+        let faces = 4 - d..4 * (m + 1);
+        for c in 0..4 {
+            let (wc, fc, hc) = (&self.w[c], &self.f[c], &mut self.h[c]);
+            for t in faces.clone() {
+                hc[t] = 0.5 * (wc[t] + wc[t + d]) - 0.5 * r * (fc[t + d] - fc[t]);
+            }
+        }
+        fluxes(&self.h, &mut self.g, faces, n, gm1);
+        for c in 0..4 {
+            let (wc, gc, oc) = (&self.w[c], &self.g[c], &mut self.o[c]);
+            for t in 4..4 * (m + 1) {
+                oc[t - 4] = wc[t] - r * (gc[t] - gc[t - d]);
+            }
+        }
+    }
+}
+
+/// [`crate::kernels::flux`] of the cells `range` of `q` into `f`, with its
+/// operations in its order, along axis `n`.
+#[inline(always)]
+fn fluxes(
+    q: &[[f64; NW]; 4],
+    f: &mut [[f64; NW]; 4],
+    range: std::ops::Range<usize>,
+    n: usize,
+    gm1: f64,
+) {
+    let [f0, f1, f2, f3] = f;
+    for t in range {
+        let (rho, mx, my, e) = (q[0][t], q[1][t], q[2][t], q[3][t]);
+        let u = mx / rho;
+        let v = my / rho;
+        let p = gm1 * (e - 0.5 * rho * (u * u + v * v));
+        let ru = rho * u;
+        if n == 1 {
+            f0[t] = mx;
+            f1[t] = ru * u + p;
+            f2[t] = ru * v;
+            f3[t] = (e + p) * u;
+        } else {
+            f0[t] = my;
+            f1[t] = ru * v;
+            f2[t] = rho * v * v + p;
+            f3[t] = (e + p) * v;
+        }
+    }
+}
+
+/// A sweep along x of a row: the new values of each element into `u`;
+/// with `u0` (the step's last sweep) each also measured against it
+/// ([`residue`]).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn interface(wa: &State, wb: &State, fa: &State, fb: &State, n: usize, r: f64, gm1: f64) -> State {
-    let mut h = [0.0; 4];
-    for k in 0..4 {
-        h[k] = 0.5 * (wa[k] + wb[k]) - 0.5 * r * (fb[k] - fa[k]);
-    }
-    flux(&h, n, gm1)
-}
-
-/// [`interface`] lane by lane: between the cells of `wa` and those of `wb`.
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn interfaces(wa: &Cells, wb: &Cells, fa: &Cells, fb: &Cells, n: usize, r: f64, gm1: f64) -> Cells {
-    let mut g = [0.0; 16];
-    for l in 0..4 {
-        let s = interface(
-            &lane(wa, l),
-            &lane(wb, l),
-            &lane(fa, l),
-            &lane(fb, l),
-            n,
-            r,
-            gm1,
-        );
-        set_lane(&mut g, l, &s);
-    }
-    g
-}
-
-/// `w - r (g_right - g_left)` lane by lane.
-#[inline(always)]
-fn advance(w: &Cells, right: &Cells, left: &Cells, r: f64) -> Cells {
-    let mut o = [0.0; 16];
-    for i in 0..16 {
-        o[i] = w[i] - r * (right[i] - left[i]);
-    }
-    o
-}
-
-/// The fluxes across the right faces of the cells of `w` (next element
-/// `wn`, fluxes `f`, `fnext`).
-#[inline(always)]
-fn right_faces(w: &Cells, wn: &Cells, f: &Cells, fnext: &Cells, r: f64, gm1: f64) -> Cells {
-    interfaces(
-        w,
-        &shifted(w, w, wn, 1),
-        f,
-        &shifted(f, f, fnext, 1),
-        1,
-        r,
-        gm1,
-    )
-}
-
-/// A sweep along x of a row: the new values of each element `k` handed
-/// to `emit`.
-#[inline(always)]
 fn sweep_x_row(
     gas: [f64; 2],
     sweep: [f64; 4],
     bc: &[f64; 9],
     kind: &LineRead<'_, [i32; 2]>,
     w: &LineOffsets<'_, Cells>,
-    mut emit: impl FnMut(usize, Cells),
+    u: &mut LineWrite<'_, Cells>,
+    u0: Option<&LineRead<'_, Cells>>,
+    chunk: &mut Chunk,
+    change: &mut f64,
+    bad: &mut f64,
 ) {
     let n = kind.len();
     if n == 0 {
@@ -96,36 +174,30 @@ fn sweep_x_row(
     let (r, gm1) = (sweep[0], gas[1]);
     // A row's elements share their `ky`.
     let ky = kind.get(0)[1];
-    if ky > 0 {
-        let top = region2(bc);
-        for k in 0..n {
-            emit(k, ghost_values(&kind.get(k), &top, bc));
-        }
-        return;
-    }
     let row = if ky < 0 { source_row(ky, bc) } else { 0 };
-    let cells = |k: isize| w.at(k).at(0, row, 0);
-    let before = cells(-1);
-    let mut wc = cells(0);
-    let f_before = flux_cells(&before, 1, gm1);
-    let mut fc = flux_cells(&wc, 1, gm1);
-    // The right faces of the element before the row: lane 3 is the row's
-    // first left face.
-    let mut left = right_faces(&before, &wc, &f_before, &fc, r, gm1);
-    for k in 0..n {
-        let wn = cells(k as isize + 1);
-        let fnext = flux_cells(&wn, 1, gm1);
-        let right = right_faces(&wc, &wn, &fc, &fnext, r, gm1);
-        let out = advance(&wc, &right, &shifted(&left, &right, &right, -1), r);
-        emit(k, ghost_values(&kind.get(k), &out, bc));
-        wc = wn;
-        fc = fnext;
-        left = right;
+    let mut first = 0;
+    while first < n {
+        let m = CHUNK.min(n - first);
+        if ky <= 0 {
+            chunk.update(w, first, m, true, row, r, gm1);
+        }
+        for j in 0..m {
+            let k = first + j;
+            let kd = kind.get(k);
+            let out = if ky > 0 { region2(bc) } else { chunk.out(j) };
+            let v = ghost_values(&kd, &out, bc);
+            if let Some(u0) = u0 {
+                residue(&kd, &u0.get(k), &v, change, bad);
+            }
+            u.set(k, v);
+        }
+        first += m;
     }
 }
 
 /// The Lax-Wendroff update along x of a row (`sweep[0] = dt/2 / dx`).
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 pub fn lw_x_line(
     gas: [f64; 2],
     sweep: [f64; 4],
@@ -133,8 +205,22 @@ pub fn lw_x_line(
     kind: LineRead<'_, [i32; 2]>,
     w: LineOffsets<'_, Cells>,
     mut u: LineWrite<'_, Cells>,
+    chunk: &mut Chunk,
 ) {
-    sweep_x_row(gas, sweep, &bc, &kind, &w, |k, v| u.set(k, v));
+    let (mut change, mut bad) = (0.0, 0.0);
+    let (k, w) = (&kind, &w);
+    sweep_x_row(
+        gas,
+        sweep,
+        &bc,
+        k,
+        w,
+        &mut u,
+        None,
+        chunk,
+        &mut change,
+        &mut bad,
+    );
 }
 
 /// The Lax-Wendroff update along x of a row for the step's last sweep,
@@ -149,18 +235,17 @@ pub fn lw_x_residue_line(
     w: LineOffsets<'_, Cells>,
     u0: LineRead<'_, Cells>,
     mut u: LineWrite<'_, Cells>,
+    chunk: &mut Chunk,
     change: &mut f64,
     bad: &mut f64,
 ) {
-    sweep_x_row(gas, sweep, &bc, &kind, &w, |k, v| {
-        residue(&kind.get(k), &u0.get(k), &v, change, bad);
-        u.set(k, v);
-    });
+    let (k, w) = (&kind, &w);
+    sweep_x_row(gas, sweep, &bc, k, w, &mut u, Some(&u0), chunk, change, bad);
 }
 
 /// The Lax-Wendroff update along y of a column (`sweep[1] = dt/2 / dy`):
-/// the grid's rows marched, carrying the row below's state, flux and
-/// upper faces; the ghost rows by the element kernel.
+/// the grid's rows marched in chunks; the ghost rows by the element
+/// kernel.
 #[inline(always)]
 pub fn lw_y_line(
     gas: [f64; 2],
@@ -169,33 +254,27 @@ pub fn lw_y_line(
     kind: LineRead<'_, [i32; 2]>,
     w: LineOffsets<'_, Cells>,
     mut u: LineWrite<'_, Cells>,
+    chunk: &mut Chunk,
 ) {
     let (r, gm1) = (sweep[1], gas[1]);
-    // Whether `wc`, `fc` and `below` hold element k's state, flux and
-    // lower faces.
-    let mut carried = false;
-    let (mut wc, mut fc, mut below) = ([0.0; 16], [0.0; 16], [0.0; 16]);
-    for k in 0..kind.len() {
+    let n = kind.len();
+    let mut k = 0;
+    while k < n {
         let kd = kind.get(k);
-        let at = w.at(k as isize);
         if kd[1] != 0 {
-            u.set(k, sweep_element(&kd, at, false, r, gm1, &bc));
-            carried = false;
+            u.set(k, sweep_element(&kd, w.at(k as isize), false, r, gm1, &bc));
+            k += 1;
             continue;
         }
-        if !carried {
-            wc = at.at(0, 0, 0);
-            fc = flux_cells(&wc, 2, gm1);
-            let wb = at.at(0, -1, 0);
-            below = interfaces(&wb, &wc, &flux_cells(&wb, 2, gm1), &fc, 2, r, gm1);
+        // A run of the grid's rows, at most a chunk.
+        let mut m = 1;
+        while m < CHUNK && k + m < n && kind.get(k + m)[1] == 0 {
+            m += 1;
         }
-        let wn = at.at(0, 1, 0);
-        let fnext = flux_cells(&wn, 2, gm1);
-        let above = interfaces(&wc, &wn, &fc, &fnext, 2, r, gm1);
-        u.set(k, ghost_values(&kd, &advance(&wc, &above, &below, r), &bc));
-        wc = wn;
-        fc = fnext;
-        below = above;
-        carried = true;
+        chunk.update(&w, k, m, false, 0, r, gm1);
+        for j in 0..m {
+            u.set(k + j, ghost_values(&kind.get(k + j), &chunk.out(j), &bc));
+        }
+        k += m;
     }
 }

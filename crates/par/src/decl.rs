@@ -600,7 +600,7 @@ impl LoopDecl {
     }
 
     /// A line loop's own rules: a block's stencil read (its strides give
-    /// the lines), no sweep, no maps, no scratch, no increments.
+    /// the lines), no sweep, no maps, no increments, no sums.
     fn validate_line(&self) -> Result<(), DeclError> {
         let err = |arg: &'static str, reason: &str| DeclError {
             loop_name: self.name,
@@ -621,9 +621,7 @@ impl LoopDecl {
                     (Via::Direct, _) => {}
                     _ => return Err(err(a.name, "a line loop reaches no map")),
                 },
-                ArgKind::Scratch { .. } => {
-                    return Err(err(a.name, "a line loop keeps its work space itself"))
-                }
+                ArgKind::Scratch { .. } => {}
                 ArgKind::Global {
                     usage: GlobalUse::Reduce(Reduction::Sum),
                     ..

@@ -31,7 +31,9 @@
 /// ([`Axis`](crate::decl::Axis)): the kernel is called once per line of
 /// the block along that axis and gets its dat arguments as line views
 /// ([`crate::kernel::Line`]); it takes `read(D at S)`, `read(D)`,
-/// `write(D)`, `rw(D)`, globals and reductions.
+/// `write(D)`, `rw(D)`, globals, `min`/`max` reductions and
+/// `scratch(Type::new)` (made once per call of the runner, for all the
+/// lines it runs: buffers a kernel marches through).
 ///
 /// `over SET in colours(C)` (or `in colours_reversed(C)`) declares a
 /// Gauss-Seidel sweep ([`Sweep`](crate::decl::Sweep)): the loop runs colour
@@ -184,6 +186,7 @@ macro_rules! par_loop {
     (@line_view $c:ident write ($d:ident)) => { $c.line_write() };
     (@line_view $c:ident rw ($d:ident)) => { $c.line_write() };
     (@line_view $c:ident global ($g:ident)) => { $c.global() };
+    (@line_view $c:ident scratch ($t:ident :: $f:ident)) => { $c.scratch($t::$f()) };
     (@line_view $c:ident sum ($g:ident)) => { $c.reduce() };
     (@line_view $c:ident min ($g:ident)) => { $c.reduce() };
     (@line_view $c:ident max ($g:ident)) => { $c.reduce() };

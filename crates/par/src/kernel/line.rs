@@ -7,7 +7,8 @@
 //! | `read(D)` | [`LineRead<T>`]: each element's value |
 //! | `write(D)`, `rw(D)` | [`LineWrite<T>`]: each element's value, to set |
 //! | `global(G)` | `T` by value |
-//! | `sum(G)`, `min(G)`, `max(G)` | `&mut T`, from the identity for each line |
+//! | `min(G)`, `max(G)` | `&mut T`, from the identity for each line |
+//! | `scratch(Type::new)` | `&mut Type`, made once per call of the runner |
 //!
 //! A line is handed to the runner as a span `first..last + 1` of local
 //! element indices whose elements are `first`, `first + step`, ... (`step`
@@ -65,8 +66,17 @@ impl Line {
 /// The lines of a block's elements `spans` (rows along x) along the axis
 /// whose stride is `strides[axis]`, in a block of `extent` elements per
 /// direction: each element in exactly one line, a line never leaving its
-/// row, column or plane of the block.
-pub fn lines_of(spans: &[Range<usize>], extent: [usize; 3], axis: usize) -> Vec<Range<usize>> {
+/// row, column or plane of the block, and no longer than `piece`
+/// elements; in the order of their first elements. Across x, lines of
+/// `piece` elements in that order walk a band of rows side by side, each
+/// row read in order (columns of a large block walked whole would touch a
+/// new row, far in memory, at every element).
+pub fn lines_of(
+    spans: &[Range<usize>],
+    extent: [usize; 3],
+    axis: usize,
+    piece: usize,
+) -> Vec<Range<usize>> {
     let strides = [1, extent[0], extent[0] * extent[1]];
     let len: usize = extent.iter().product();
     let mut member = vec![false; len];
@@ -81,13 +91,21 @@ pub fn lines_of(spans: &[Range<usize>], extent: [usize; 3], axis: usize) -> Vec<
     for i in 0..len {
         let starts = member[i] && (coord(i) == 0 || !member[i - step]);
         if starts {
-            let mut last = i;
-            while coord(last) + 1 < extent[axis] && member[last + step] {
+            let (mut first, mut last) = (i, i);
+            loop {
+                let more = coord(last) + 1 < extent[axis] && member[last + step];
+                if !more || (last - first) / step + 1 == piece {
+                    out.push(first..last + 1);
+                    if !more {
+                        break;
+                    }
+                    first = last + step;
+                }
                 last += step;
             }
-            out.push(i..last + 1);
         }
     }
+    out.sort_by_key(|r| r.start);
     out
 }
 
@@ -289,6 +307,14 @@ impl<T: Copy> ConstView<T> {
     }
 }
 
+impl<T> ScratchView<T> {
+    /// The work space, for a line (the same for every line of the call).
+    #[inline(always)]
+    pub fn line(&mut self, _: &Line) -> &mut T {
+        self.arg(0)
+    }
+}
+
 impl<T: ReduceElem> ReduceView<'_, T> {
     /// The line's contribution, starting from the identity.
     #[inline(always)]
@@ -353,25 +379,36 @@ mod tests {
     fn lines_of_a_box_follow_its_rows_and_columns() {
         let extent = [5, 4, 1];
         let rows = vec![6..9, 11..14];
-        assert_eq!(lines_of(&rows, extent, 0), rows);
-        assert_eq!(lines_of(&rows, extent, 1), vec![6..12, 7..13, 8..14]);
+        assert_eq!(lines_of(&rows, extent, 0, usize::MAX), rows);
+        assert_eq!(
+            lines_of(&rows, extent, 1, usize::MAX),
+            vec![6..12, 7..13, 8..14]
+        );
+        // Pieces of one element: every element its own line, in order.
+        let ones: Vec<_> = [6, 7, 8, 11, 12, 13].iter().map(|&i| i..i + 1).collect();
+        assert_eq!(lines_of(&rows, extent, 1, 1), ones);
         // A column cut where the spans leave a gap: two lines.
         let gappy = vec![6..9, 16..19];
         assert_eq!(
-            lines_of(&gappy, extent, 1),
+            lines_of(&gappy, extent, 1, 8),
             vec![6..7, 7..8, 8..9, 16..17, 17..18, 18..19]
         );
         // A line never wraps into the next row (x) or plane (y).
         let full = [0..20];
         assert_eq!(
-            lines_of(&full, extent, 0),
+            lines_of(&full, extent, 0, usize::MAX),
             vec![0..5, 5..10, 10..15, 15..20]
         );
-        let cols = lines_of(&full, extent, 1);
+        let cols = lines_of(&full, extent, 1, usize::MAX);
         assert_eq!(cols.len(), 5);
         assert_eq!(cols[0], 0..16);
+        // Columns in pieces of 3 rows: band by band.
+        let bands = lines_of(&full, extent, 1, 3);
+        assert_eq!(bands.len(), 10);
+        assert_eq!((bands[0].clone(), bands[4].clone()), (0..11, 4..15));
+        assert_eq!((bands[5].clone(), bands[9].clone()), (15..16, 19..20));
         let one = [0..12];
-        let planes = lines_of(&one, [2, 3, 2], 1);
+        let planes = lines_of(&one, [2, 3, 2], 1, usize::MAX);
         assert_eq!(planes, vec![0..5, 1..6, 6..11, 7..12]);
     }
 
