@@ -9,10 +9,13 @@ use crate::decl::LoopDecl;
 use crate::kernel::{lines_of, Line};
 
 /// Most elements of a line along y or z the executor hands a kernel at
-/// once: consecutive lines then lie side by side in a band of rows, whose
-/// rows are read in order (a kernel recomputes what it carries at each
-/// piece's start: a few percent of its work).
-pub const LINE_PIECE: usize = 16;
+/// once: consecutive lines then lie side by side in a band of a few rows,
+/// each row read in order, few enough streams for the hardware prefetcher
+/// to follow. A kernel recomputes what it carries at each piece's start
+/// (at 4 rows, a quarter to a half of its work again); on 1600 x 400 cells
+/// whole columns and pieces of 16 rows ran slower than pieces of 4
+/// (docs/performance.md section 12).
+pub const LINE_PIECE: usize = 4;
 
 /// A block's owned elements as lines along one axis.
 #[derive(Clone, Debug, Default)]
