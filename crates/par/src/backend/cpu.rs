@@ -491,16 +491,14 @@ fn run_whole(l: &LoopDecl, args: &LoopArgs<'_>, spans: &[Range<usize>], pool: &r
     });
 }
 
-/// Runs the lines `spans` of line loop `l` on `pool`, each line whole on
-/// one thread, consecutive lines grouped into tasks of about the same
-/// number of elements.
+/// Runs the lines `spans` of line loop `l` on `pool`: each line whole on
+/// one thread, about 8 tasks of consecutive lines per thread.
 fn run_lines(l: &LoopDecl, args: &LoopArgs<'_>, spans: &[Range<usize>], pool: &rayon::ThreadPool) {
-    let n = spans.len();
-    let per_task = n.div_ceil(pool.current_num_threads() * 8).max(1);
+    let per_task = spans.len().div_ceil(pool.current_num_threads() * 8);
     pool.install(|| {
         spans
-            .par_chunks(per_task)
-            .for_each(|group| (l.cpu)(args, group))
+            .par_chunks(per_task.max(1))
+            .for_each(|g| (l.cpu)(args, g))
     });
 }
 
