@@ -20,6 +20,7 @@ use crate::kernels::{ghost_values, region2, residue, source_row, sweep_element, 
 
 /// Elements a line is marched in at a time: each pass over a chunk reads
 /// and writes buffers that stay in the L1 cache.
+/// (On 1600 x 400 cells chunks of 32 ran the x updates slower than 16.)
 const CHUNK: usize = 16;
 /// Cells of a chunk's buffers: its elements and one each side.
 const NW: usize = 4 * (CHUNK + 2);

@@ -5,17 +5,37 @@
 use std::ops::Range;
 
 use super::{Exec, POLL_CHUNK};
-use crate::decl::LoopDecl;
+use crate::decl::{ArgKind, LoopDecl};
 use crate::kernel::{lines_of, Line};
 
-/// Most elements of a line along y or z the executor hands a kernel at
-/// once: consecutive lines then lie side by side in a band of a few rows,
-/// each row read in order, few enough streams for the hardware prefetcher
-/// to follow. A kernel recomputes what it carries at each piece's start
-/// (at 4 rows, a quarter to a half of its work again); on 1600 x 400 cells
-/// whole columns and pieces of 16 rows ran slower than pieces of 4
+/// Bytes of a band of rows of one dat that line pieces along y or z are
+/// sized to: a column is handed out in pieces, consecutive pieces lying
+/// side by side in a band of rows whose rows are read in order; a band of
+/// about this size (a quarter of a 1 MB L2 cache) stays in the cache
+/// while the pieces walk it and keeps the row streams few enough for the
+/// hardware prefetcher. A kernel recomputes what it carries at each
+/// piece's start, so pieces are at least [`MIN_PIECE`] long. For `lw`
+/// (128-byte elements): 14 rows on 400 x 100 cells, 4 on 1600 x 400;
+/// there, whole columns and pieces of 16 rows ran slower than pieces of 4
 /// (docs/performance.md section 12).
-pub const LINE_PIECE: usize = 4;
+pub const BAND_BYTES: usize = 192 * 1024;
+/// The shortest piece of a line along y or z.
+pub const MIN_PIECE: usize = 4;
+
+/// The length of the pieces a line loop `l` over rows of `row_elements`
+/// elements gets its columns in.
+fn piece(l: &LoopDecl, row_elements: usize) -> usize {
+    let bytes = l
+        .args
+        .iter()
+        .filter_map(|a| match a.kind {
+            ArgKind::Dat { dat, .. } => Some(dat.dim * dat.ty.bytes()),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(8);
+    (BAND_BYTES / (row_elements * bytes).max(1)).max(MIN_PIECE)
+}
 
 /// A block's owned elements as lines along one axis.
 #[derive(Clone, Debug, Default)]
@@ -31,11 +51,9 @@ pub(super) struct LineSpans {
 }
 
 impl Exec {
-    /// The lines of `set` along `axis` (made on first use).
-    fn line_spans(&mut self, set: usize, axis: usize) -> LineSpans {
-        if let Some(s) = self.line_spans.remove(&(set, axis)) {
-            return s;
-        }
+    /// The lines of `set` along the axis of line loop `l` (made on first
+    /// use, per set, axis and piece length).
+    fn line_spans(&mut self, l: &LoopDecl, set: usize) -> ((usize, usize, usize), LineSpans) {
         let s = &self.part.sets[set];
         let block = s.block.as_ref().unwrap_or_else(|| {
             panic!(
@@ -43,23 +61,32 @@ impl Exec {
                 s.decl.name
             )
         });
+        let axis = l.line.expect("a line loop").index();
         // Rows whole; columns (and planes) in pieces walked band by band.
-        let piece = if axis == 0 { usize::MAX } else { LINE_PIECE };
+        let piece = if axis == 0 {
+            usize::MAX
+        } else {
+            piece(l, block.extent[0])
+        };
+        let key = (set, axis, piece);
+        if let Some(lines) = self.line_spans.remove(&key) {
+            return (key, lines);
+        }
         let lines = |spans: &[Range<usize>]| lines_of(spans, block.extent, axis, piece);
         let owned: Vec<Range<usize>> = s.owned_spans().cloned().collect();
-        LineSpans {
+        let made = LineSpans {
             owned: lines(&owned),
             core: lines(&s.core),
             rest: lines(&s.rest),
             step: block.strides()[axis],
-        }
+        };
+        (key, made)
     }
 
     /// Runs the line loop `l` on `set`, exchanging the halos of `groups`
     /// first (computing the core's lines meanwhile if the mode overlaps).
     pub(super) fn run_line_loop(&mut self, l: &'static LoopDecl, set: usize) -> Result<(), String> {
-        let axis = l.line.expect("a line loop").index();
-        let lines = self.line_spans(set, axis);
+        let (key, lines) = self.line_spans(l, set);
         let groups = std::mem::take(&mut self.groups);
         let result = if groups.is_empty() {
             self.local.run(l, &lines.owned)
@@ -81,7 +108,7 @@ impl Exec {
             }
         };
         self.groups = groups;
-        self.line_spans.insert((set, axis), lines);
+        self.line_spans.insert(key, lines);
         result
     }
 

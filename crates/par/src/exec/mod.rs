@@ -92,8 +92,8 @@ pub struct Exec {
     times: Vec<LoopTime>,
     /// Per sweep colour dat: each colour's runs of owned elements.
     sweep_runs: HashMap<usize, Vec<Vec<Range<usize>>>>,
-    /// Per block set and axis: its owned elements as lines.
-    line_spans: HashMap<(usize, usize), lines::LineSpans>,
+    /// Per block set, axis and piece length: its owned elements as lines.
+    line_spans: HashMap<(usize, usize, usize), lines::LineSpans>,
 }
 
 impl Drop for Exec {
