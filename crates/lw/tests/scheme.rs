@@ -188,6 +188,23 @@ fn line_loops_give_the_element_loops_bits() {
             );
         }
     }
+    // Rows of 400 cells: the layer hands the y sweeps' columns out in
+    // pieces (of 14 rows, bands of about 192 KB), each recomputing what it
+    // carries at its start.
+    let steps = |lines: bool, spec: &BackendSpec| {
+        let mut s = Solver::new(&Grid { nx: 400, ny: 16 }, &paper_code(), spec).unwrap();
+        s.use_line_loops(lines);
+        for _ in 0..40 {
+            s.step().unwrap();
+        }
+        s.state()
+    };
+    let q = steps(false, &BackendSpec::serial());
+    assert!(q == steps(true, &BackendSpec::serial()), "400 x 16, serial");
+    assert!(
+        q == steps(true, &BackendSpec::threads(2)),
+        "400 x 16, 2 threads"
+    );
 }
 
 /// A step whose state turns non-physical stops with a message naming the
