@@ -9,12 +9,16 @@ arithmetic (setup = paper-code, the paper's filter and wall).
 Usage:
   scripts/bench-lw.py [--grid 1600x400] [--steps 200] [--reps 3]
                       [--ref PATH/TO/summer_project] [--only serial,threads,...]
+                      [--before PATH/TO/OLDER/qflow]
 
 --ref takes a checkout of https://github.com/LinLi-max/summer_project that you
 cloned yourself (this script downloads nothing). Its serial/ folder is copied
 to a temporary folder, grid.h set to the grid, and built with
 gcc -O3 -march=native beside a small timing wrapper (linked with
 -Wl,--wrap=solver_2d) that times its steps and stops it after --steps.
+--before times a second qflow binary (an older build) in the same rounds,
+each configuration run by both binaries one after the other, its rows
+marked "(before)".
 Build qflow first: cargo build --release -p qflow --features mpi,opencl
 (the script runs $CARGO_TARGET_DIR/release/qflow, target/ if unset).
 """
@@ -89,9 +93,9 @@ def time_reference(exe, steps):
     return float(m.group(2)) / int(m.group(1))
 
 
-def time_qflow(nx, ny, steps, extra, ranks=0):
+def time_qflow(nx, ny, steps, extra, ranks=0, exe=QFLOW):
     with tempfile.TemporaryDirectory() as out:
-        cmd = [str(QFLOW), "run", str(CASE), "-o", out, "-q", "--max-iters", str(steps),
+        cmd = [str(exe), "run", str(CASE), "-o", out, "-q", "--max-iters", str(steps),
                "--set", f"grid.nx={nx}", "--set", f"grid.ny={ny}",
                "--set", "output.plots=false", "--set", "output.vtk=false",
                "--set", "output.checkpoint_every=0"] + extra
@@ -130,12 +134,16 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--ref")
     ap.add_argument("--only", default="")
+    ap.add_argument("--before")
     a = ap.parse_args()
     nx, ny = (int(v) for v in a.grid.split("x"))
     cells = nx * ny
     only = set(filter(None, a.only.split(",")))
     confs = configurations(only)
     times = {name: [] for name, *_ in confs}
+    if a.before:
+        for name, *_ in confs:
+            times[f"{name} (before)"] = []
     with tempfile.TemporaryDirectory() as tmp:
         ref = build_reference(a.ref, nx, ny, tmp) if a.ref else None
         if ref:
@@ -145,6 +153,9 @@ def main():
                 times["reference C, serial"].append(time_reference(ref, a.steps))
             for name, _, extra, ranks in confs:
                 times[name].append(time_qflow(nx, ny, a.steps, extra, ranks))
+                if a.before:
+                    times[f"{name} (before)"].append(
+                        time_qflow(nx, ny, a.steps, extra, ranks, pathlib.Path(a.before)))
     serial = statistics.median(times["serial"]) if "serial" in times else None
     print(f"{nx} x {ny} cells, {a.steps} steps, medians of {a.reps} alternating rounds\n")
     print("| run | ns per cell per step | cell updates per second | vs qflow serial |")
@@ -157,7 +168,8 @@ def main():
     if "reference C, serial" in times:
         ref_median = statistics.median(times["reference C, serial"])
         print()
-        for name in ["serial, paper-code", "serial"]:
+        for name in ["serial, paper-code", "serial", "serial, paper-code (before)",
+                     "serial (before)"]:
             if name in times:
                 print(f"{name}: {ref_median / statistics.median(times[name]):.2f}x "
                       "the reference C code's speed")

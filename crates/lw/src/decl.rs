@@ -7,6 +7,11 @@
 //! | `lw_{x,y}` | `kind`, `w` at the sweep's neighbours (and the ghosts' sources) | `u` |
 //! | `lw_x_residue` (a step's last sweep) | the same and `u0` | `u`; maxima: `change`, `bad` |
 //! | `wave_speed` | `kind`, `u` | max: `speed` |
+//! | `lw_{x,y}_line`, `lw_x_residue_line` | as `lw_{x,y}`, `lw_x_residue`, a row or column at a time | the same |
+//!
+//! The `_line` loops are the updates as the layer's line loops
+//! ([`crate::lines`]): the CPU backends run them, OpenCL the element
+//! loops; both give the same bits.
 //!
 //! The cells are one structured block of `(nx + 4) x (ny + 4)` cells (two
 //! ghost rows on each side), held as `(nx + 4) / 4 x (ny + 4)` elements of
@@ -19,6 +24,7 @@ use crate::kernels::{
     filter_conservative_x, filter_conservative_y, filter_paper_x, filter_paper_y, lw_x,
     lw_x_residue, lw_y, wave_speed,
 };
+use crate::lines::{lw_x_line, lw_x_residue_line, lw_y_line, Chunk};
 
 /// The grid's cells with their ghost rows, in elements of 4 cells along x
 /// ([`crate::kernels::LANES`]).
@@ -188,8 +194,48 @@ par_loop! {
     }
 }
 
+par_loop! {
+    /// The Lax-Wendroff update along x, row by row.
+    pub static LW_X_LINE = lw_x_line over CELLS along x {
+        gas: global(GAS),
+        sweep: global(SWEEP),
+        bc: global(BC),
+        kind: read(KIND),
+        w: read(W at LW_X_AT),
+        u: write(U),
+        chunk: scratch(Chunk::new),
+    }
+}
+par_loop! {
+    /// The Lax-Wendroff update along y, column by column.
+    pub static LW_Y_LINE = lw_y_line over CELLS along y {
+        gas: global(GAS),
+        sweep: global(SWEEP),
+        bc: global(BC),
+        kind: read(KIND),
+        w: read(W at LW_Y_AT),
+        u: write(U),
+        chunk: scratch(Chunk::new),
+    }
+}
+par_loop! {
+    /// The step's last update along x, row by row, measuring the step.
+    pub static LW_X_RESIDUE_LINE = lw_x_residue_line over CELLS along x {
+        gas: global(GAS),
+        sweep: global(SWEEP),
+        bc: global(BC),
+        kind: read(KIND),
+        w: read(W at LW_X_AT),
+        u0: read(U0),
+        u: write(U),
+        chunk: scratch(Chunk::new),
+        change: max(CHANGE),
+        bad: max(BAD),
+    }
+}
+
 /// Every loop of the method.
-pub static LOOPS: [&LoopDecl; 8] = [
+pub static LOOPS: [&LoopDecl; 11] = [
     &FILTER_PAPER_X,
     &FILTER_PAPER_Y,
     &FILTER_CONSERVATIVE_X,
@@ -198,6 +244,9 @@ pub static LOOPS: [&LoopDecl; 8] = [
     &LW_Y,
     &LW_X_RESIDUE,
     &WAVE_SPEED,
+    &LW_X_LINE,
+    &LW_Y_LINE,
+    &LW_X_RESIDUE_LINE,
 ];
 /// Every dat of the method.
 pub static DATS: [&DatDecl; 4] = [&KIND, &U, &W, &U0];

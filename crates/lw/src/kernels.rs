@@ -328,6 +328,59 @@ pub fn update_y(w: Offsets<'_, Cells>, row: i32, r: f64, gm1: f64) -> Cells {
     )
 }
 
+/// The row (up from the element) whose new values a bottom ghost row of
+/// `ky` (-1, -2) reflects: ghost row -1 reflects row 0; ghost row -2
+/// reflects row 1 (`bc[8]` 1: mirror) or copies row 0 (the paper).
+#[device]
+#[inline(always)]
+pub fn source_row(ky: i32, bc: &[f64; 9]) -> i32 {
+    if bc[8] > 0.5 {
+        -2 * ky - 1
+    } else {
+        -ky
+    }
+}
+
+/// The new values of the element of `kind` from `out`, the update of its
+/// own cells (inside) or of its source row (bottom ghost rows), or region
+/// 2's state (top ghost rows): a bottom ghost row's normal momentum
+/// reflected (mirror) or zeroed (the paper), and the ghost columns set.
+#[device]
+#[inline(always)]
+pub fn ghost_values(kind: &[i32; 2], out: &Cells, bc: &[f64; 9]) -> Cells {
+    let mut o = *out;
+    if kind[1] < 0 {
+        let mirror = bc[8] > 0.5;
+        for l in 0..4 {
+            o[8 + l] = if mirror { -o[8 + l] } else { 0.0 };
+        }
+    }
+    // The ghost columns: region 1 on the left; on the right the last
+    // column's new value (zero gradient; lane 1 of the last element).
+    if kind[0] < 0 {
+        let s = [bc[0], bc[1], bc[2], bc[3]];
+        set_lane(&mut o, 0, &s);
+        set_lane(&mut o, 1, &s);
+    } else if kind[0] > 0 {
+        let s = lane(&o, 1);
+        set_lane(&mut o, 2, &s);
+        set_lane(&mut o, 3, &s);
+    }
+    o
+}
+
+/// Region 2's state in every lane (the top ghost rows).
+#[device]
+#[inline(always)]
+pub fn region2(bc: &[f64; 9]) -> Cells {
+    let mut out = [0.0; 16];
+    for l in 0..4 {
+        let s = [bc[4], bc[5], bc[6], bc[7]];
+        set_lane(&mut out, l, &s);
+    }
+    out
+}
+
 /// A sweep's new values of the element of `kind`: the update inside; at
 /// ghost cells the boundary value of the new interior. `bc` is region 1's
 /// state, region 2's state and the wall (`bc[8]`: 1 mirror, 0 the paper's
@@ -344,43 +397,19 @@ pub fn sweep_element(
     bc: &[f64; 9],
 ) -> Cells {
     let ky = kind[1];
-    let mut out = [0.0; 16];
-    if ky > 0 {
-        for l in 0..4 {
-            let s = [bc[4], bc[5], bc[6], bc[7]];
-            set_lane(&mut out, l, &s);
-        }
-    } else {
-        // The wall: ghost row -1 reflects row 0; ghost row -2 reflects row
-        // 1 (mirror) or copies row 0 (the paper).
-        let mirror = bc[8] > 0.5;
+    let mut out = region2(bc);
+    if ky <= 0 {
         let mut row = 0;
         if ky < 0 {
-            row = if mirror { -2 * ky - 1 } else { -ky };
+            row = source_row(ky, bc);
         }
         out = if along_x {
             update_x(w, row, r, gm1)
         } else {
             update_y(w, row, r, gm1)
         };
-        if ky < 0 {
-            for l in 0..4 {
-                out[8 + l] = if mirror { -out[8 + l] } else { 0.0 };
-            }
-        }
     }
-    // The ghost columns: region 1 on the left; on the right the last
-    // column's new value (zero gradient; lane 1 of the last element).
-    if kind[0] < 0 {
-        let s = [bc[0], bc[1], bc[2], bc[3]];
-        set_lane(&mut out, 0, &s);
-        set_lane(&mut out, 1, &s);
-    } else if kind[0] > 0 {
-        let s = lane(&out, 1);
-        set_lane(&mut out, 2, &s);
-        set_lane(&mut out, 3, &s);
-    }
-    out
+    ghost_values(kind, &out, bc)
 }
 
 /// The paper's filter along x (`sweep[2] = eta_x / 2`; `gas[1] = gamma -

@@ -6,7 +6,9 @@
 //!
 //! [`kernels`] holds the kernels, each a function of one element (4 cells
 //! along x, updated lane by lane) translated to OpenCL C at build time;
-//! [`decl`] declares the block, its stencils, dats and loops; [`problem`]
+//! [`lines`] holds the updates as line kernels (a row or column per call,
+//! each flux computed once: what the CPU backends run); [`decl`] declares
+//! the block, its stencils, dats and loops; [`problem`]
 //! builds the initial state; [`method`] runs a step for the run driver;
 //! [`exact`] is the exact solution (oblique-shock relations) the runs are
 //! checked against, [`analysis`] measures a solution against it;
@@ -20,6 +22,7 @@ pub mod analysis;
 pub mod decl;
 pub mod exact;
 pub mod kernels;
+pub mod lines;
 pub mod method;
 pub mod problem;
 pub mod settings;

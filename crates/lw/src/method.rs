@@ -51,6 +51,9 @@ pub struct Lw {
     dt: f64,
     /// The simulated time after the last step.
     time: f64,
+    /// The backend runs line loops (the updates row by row and column by
+    /// column, [`crate::lines`]); else the element loops.
+    lines: bool,
 }
 
 impl Lw {
@@ -65,6 +68,7 @@ impl Lw {
             shock,
             dt: 0.0,
             time: 0.0,
+            lines: false,
         })
     }
 
@@ -98,9 +102,34 @@ impl Lw {
 
     /// The filters of a step's sweeps along x and y.
     fn filters(&self) -> (&'static LoopDecl, &'static LoopDecl) {
+        // Element loops on every backend: as line loops (each cell's
+        // switch once) they ran slower (docs/performance.md section 12).
         match self.settings.viscosity {
             Viscosity::Paper => (&FILTER_PAPER_X, &FILTER_PAPER_Y),
             Viscosity::Conservative => (&FILTER_CONSERVATIVE_X, &FILTER_CONSERVATIVE_Y),
+        }
+    }
+}
+
+impl Lw {
+    /// Runs the updates as line loops (`on`, the default where the
+    /// backend of `ex` runs them) or as element loops (to compare them).
+    pub fn use_line_loops(&mut self, on: bool, ex: &Exec) {
+        self.lines = on && ex.lines();
+    }
+
+    /// Whether the updates run as line loops.
+    pub fn line_loops(&self) -> bool {
+        self.lines
+    }
+
+    /// The update loops along x, along y and along x ending a step: line
+    /// loops where the backend runs them (the same bits).
+    fn updates(&self) -> (&'static LoopDecl, &'static LoopDecl, &'static LoopDecl) {
+        if self.lines {
+            (&LW_X_LINE, &LW_Y_LINE, &LW_X_RESIDUE_LINE)
+        } else {
+            (&LW_X, &LW_Y, &LW_X_RESIDUE)
         }
     }
 }
@@ -147,6 +176,7 @@ impl Method for Lw {
         let [dx, dy] = self.grid.spacing();
         self.dt = self.settings.cfl * dx.min(dy) / speed[0];
         ex.set_const(&SWEEP, &self.sweep_constants(self.dt));
+        self.lines = ex.lines();
         Ok(())
     }
 
@@ -165,15 +195,16 @@ impl Method for Lw {
         // X, Y, Y, X. After the first filter the step's start moves to u0
         // (a swap, no copy); the last update measures the step against it.
         let (fx, fy) = self.filters();
+        let (lx, ly, lxr) = self.updates();
         ex.run(fx)?;
         ex.swap(&U, &U0);
-        ex.run(&LW_X)?;
+        ex.run(lx)?;
         for _ in 0..2 {
             ex.run(fy)?;
-            ex.run(&LW_Y)?;
+            ex.run(ly)?;
         }
         ex.run(fx)?;
-        ex.run(&LW_X_RESIDUE)?;
+        ex.run(lxr)?;
         let mut sums = [0.0; 2];
         ex.reduce(&[&CHANGE, &BAD], &mut sums)?;
         if last {

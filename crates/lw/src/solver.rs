@@ -59,6 +59,12 @@ impl Solver {
         Ok(self.step - first)
     }
 
+    /// Runs the updates as line loops (`on`, the default on the CPU
+    /// backends) or as element loops: the same bits.
+    pub fn use_line_loops(&mut self, on: bool) {
+        self.method.use_line_loops(on, &self.ex);
+    }
+
     /// Completed steps.
     pub fn steps(&self) -> u64 {
         self.step

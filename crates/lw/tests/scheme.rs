@@ -159,6 +159,54 @@ fn threads_are_bit_identical_to_serial() {
     }
 }
 
+/// The updates as line loops (a row or column per call, each flux once:
+/// what the CPU backends run) give the element loops' bits (what OpenCL
+/// runs), for both filters and both walls, serial and on 2 threads.
+#[test]
+fn line_loops_give_the_element_loops_bits() {
+    let mirror_paper = Settings {
+        viscosity: Viscosity::Paper,
+        ..Settings::default()
+    };
+    for settings in [Settings::default(), paper_code(), mirror_paper] {
+        let mut e =
+            Solver::new(&Grid { nx: 60, ny: 16 }, &settings, &BackendSpec::serial()).unwrap();
+        assert!(e.method.line_loops(), "the CPU runs line loops by default");
+        e.use_line_loops(false);
+        assert!(!e.method.line_loops());
+        e.run_to_end().unwrap();
+        let q = e.state();
+        for spec in [BackendSpec::serial(), BackendSpec::threads(2)] {
+            let (s, l) = run(60, 16, &settings, &spec);
+            assert!(s.method.line_loops());
+            assert_eq!(s.steps(), e.steps());
+            assert!(
+                q == l,
+                "lines differ ({:?}, {:?})",
+                settings.viscosity,
+                settings.wall
+            );
+        }
+    }
+    // Rows of 400 cells: the layer hands the y sweeps' columns out in
+    // pieces (of 14 rows, bands of about 192 KB), each recomputing what it
+    // carries at its start.
+    let steps = |lines: bool, spec: &BackendSpec| {
+        let mut s = Solver::new(&Grid { nx: 400, ny: 16 }, &paper_code(), spec).unwrap();
+        s.use_line_loops(lines);
+        for _ in 0..40 {
+            s.step().unwrap();
+        }
+        s.state()
+    };
+    let q = steps(false, &BackendSpec::serial());
+    assert!(q == steps(true, &BackendSpec::serial()), "400 x 16, serial");
+    assert!(
+        q == steps(true, &BackendSpec::threads(2)),
+        "400 x 16, 2 threads"
+    );
+}
+
 /// A step whose state turns non-physical stops with a message naming the
 /// step and puts back the state of the step's start.
 #[test]

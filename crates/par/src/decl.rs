@@ -341,6 +341,44 @@ pub struct LoopDecl {
     pub cpu: CpuRunner,
     /// `Some`: the loop is a Gauss-Seidel sweep, run colour by colour.
     pub sweep: Option<Sweep>,
+    /// `Some`: a line loop on a structured block ([`Axis`]): its kernel
+    /// gets a whole line of elements along the axis and writes all of them.
+    pub line: Option<Axis>,
+}
+
+/// The direction of a line loop ([`LoopDecl::line`]).
+///
+/// A line loop's kernel is called once per line of its block's elements
+/// along the axis (a row along x, a column along y; the layer hands it
+/// whole lines of a rank's owned box, or pieces of them while halos
+/// travel), gets every dat argument as a view of that line
+/// ([`crate::kernel::Line`]) and writes every element of it, so that it
+/// can march along the line and carry values (a flux, a filtered state)
+/// from one element to the next instead of recomputing them per element.
+/// Its result for an element must not depend on where the line starts or
+/// ends: a line cut in two gives the same bits (what the kernel carries
+/// must be recomputed exactly at a line's start). Serial, threads and
+/// ranks then give the same bits. CPU backends only: OpenCL does not
+/// offer it ([`crate::backend::LocalBackend::lines`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Axis {
+    /// Rows: consecutive elements.
+    X,
+    /// Columns: elements a row apart.
+    Y,
+    /// Elements a plane apart.
+    Z,
+}
+
+impl Axis {
+    /// The direction's index (x 0, y 1, z 2).
+    pub fn index(self) -> usize {
+        match self {
+            Axis::X => 0,
+            Axis::Y => 1,
+            Axis::Z => 2,
+        }
+    }
 }
 
 /// How a sweep loop (a Gauss-Seidel sweep) runs: colour by colour of an
@@ -367,6 +405,7 @@ impl fmt::Debug for LoopDecl {
             .field("name", &self.name)
             .field("set", &self.set.name)
             .field("args", &self.args)
+            .field("line", &self.line)
             .finish()
     }
 }
@@ -414,6 +453,9 @@ impl LoopDecl {
             if self.has_indirect_increment() {
                 return Err(bad("a sweep increments through no map".into()));
             }
+        }
+        if self.line.is_some() {
+            self.validate_line()?;
         }
         for (k, a) in self.args.iter().enumerate() {
             if self.args[..k].iter().any(|b| b.name == a.name) {
@@ -553,6 +595,45 @@ impl LoopDecl {
                     }
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// A line loop's own rules: a block's stencil read (its strides give
+    /// the lines), no sweep, no maps, no increments, no sums.
+    fn validate_line(&self) -> Result<(), DeclError> {
+        let err = |arg: &'static str, reason: &str| DeclError {
+            loop_name: self.name,
+            arg,
+            reason: reason.into(),
+        };
+        if self.sweep.is_some() {
+            return Err(err("", "a line loop is not a sweep"));
+        }
+        let mut stencil = false;
+        for a in self.args {
+            match a.kind {
+                ArgKind::Dat { via, access, .. } => match (via, access) {
+                    (Via::Offsets(_), _) => stencil = true,
+                    (Via::Direct, Access::Inc) => {
+                        return Err(err(a.name, "a line loop writes, it does not increment"))
+                    }
+                    (Via::Direct, _) => {}
+                    _ => return Err(err(a.name, "a line loop reaches no map")),
+                },
+                ArgKind::Scratch { .. } => {}
+                ArgKind::Global {
+                    usage: GlobalUse::Reduce(Reduction::Sum),
+                    ..
+                } => return Err(err(
+                    a.name,
+                    "a line loop's sums would depend on where its lines are cut: min or max only",
+                )),
+                ArgKind::Global { .. } => {}
+            }
+        }
+        if !stencil {
+            return Err(err("", "a line loop reads a dat through a stencil"));
         }
         Ok(())
     }

@@ -55,23 +55,24 @@ impl std::str::FromStr for Layout {
 /// Which of `dats` a backend stores as structures of arrays under
 /// `layout`, given every loop it may run: those with more than one value
 /// per element, unless a loop reaches a dat of the same set and dimension
-/// through a `Star` or `Offsets`.
+/// through a `Star` or `Offsets`, or a line loop uses it.
 pub fn soa_dats(dats: &[&DatDecl], loops: &[&LoopDecl], layout: Layout) -> Vec<bool> {
     if layout == Layout::Aos {
         return vec![false; dats.len()];
     }
     let excluded = |d: &DatDecl| {
-        loops
-            .iter()
-            .flat_map(|l| l.args.iter())
-            .any(|a| match a.kind {
+        // Line loops read and write arrays of structures only.
+        loops.iter().any(|l| {
+            l.args.iter().any(|a| match a.kind {
                 ArgKind::Dat { dat, via, .. } => {
-                    dat.set.name == d.set.name
+                    (dat.set.name == d.set.name
                         && dat.dim == d.dim
-                        && matches!(via, Via::Star(_) | Via::Offsets(_))
+                        && matches!(via, Via::Star(_) | Via::Offsets(_)))
+                        || (l.line.is_some() && std::ptr::eq(dat, d))
                 }
                 _ => false,
             })
+        })
     };
     dats.iter().map(|d| d.dim > 1 && !excluded(d)).collect()
 }

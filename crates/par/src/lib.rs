@@ -45,9 +45,9 @@ pub mod problem;
 pub mod reorder;
 
 pub use decl::{
-    Access, ArgDecl, ArgKind, Arity, DatDecl, ElemType, GlobalDecl, GlobalKind, LoopDecl, MapDecl,
-    Reduction, Role, SetDecl, StencilDecl, Via,
+    Access, ArgDecl, ArgKind, Arity, Axis, DatDecl, ElemType, GlobalDecl, GlobalKind, LoopDecl,
+    MapDecl, Reduction, Role, SetDecl, StencilDecl, Via,
 };
 pub use exec::{Exec, ExecError};
-pub use kernel::{Offsets, Star};
+pub use kernel::{Line, LineOffsets, LineRead, LineWrite, Offsets, Star};
 pub use problem::{DatData, MapData, PartitionHints, Problem, SetData, Shape, Values};

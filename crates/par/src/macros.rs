@@ -27,6 +27,14 @@
 /// `scratch(Type::new)` (work space of a device type, made once per chunk
 /// of elements on the CPU and once per work item on a device).
 ///
+/// `over SET along x` (or `along y`, `along z`) declares a line loop
+/// ([`Axis`](crate::decl::Axis)): the kernel is called once per line of
+/// the block along that axis and gets its dat arguments as line views
+/// ([`crate::kernel::Line`]); it takes `read(D at S)`, `read(D)`,
+/// `write(D)`, `rw(D)`, globals, `min`/`max` reductions and
+/// `scratch(Type::new)` (made once per call of the runner, for all the
+/// lines it runs: buffers a kernel marches through).
+///
 /// `over SET in colours(C)` (or `in colours_reversed(C)`) declares a
 /// Gauss-Seidel sweep ([`Sweep`](crate::decl::Sweep)): the loop runs colour
 /// by colour of the `i32` dat `C`, and may write a dat it reads through its
@@ -43,6 +51,65 @@
 /// so that the AVX2 build covers them.
 #[macro_export]
 macro_rules! par_loop {
+    (
+        $(#[$meta:meta])*
+        $vis:vis static $loop_name:ident = $kernel:ident over $set:ident along $axis:ident {
+            $($arg:ident : $mode:ident ( $($spec:tt)* )),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        $vis static $loop_name: $crate::decl::LoopDecl = $crate::decl::LoopDecl {
+            name: stringify!($kernel),
+            kernel: stringify!($kernel),
+            set: &$set,
+            args: &[$($crate::decl::ArgDecl {
+                name: stringify!($arg),
+                kind: $crate::par_loop!(@decl $mode ($($spec)*)),
+            }),*],
+            cpu: {
+                #[inline(always)]
+                #[allow(unused_mut, non_snake_case)]
+                fn body(
+                    args: &$crate::kernel::LoopArgs<'_>,
+                    spans: &[::std::ops::Range<usize>],
+                ) {
+                    let step = args.line_step($crate::par_loop!(@axis $axis).index());
+                    let mut cursor = args.cursor();
+                    $(let mut $arg = $crate::par_loop!(@line_view cursor $mode ($($spec)*));)*
+                    cursor.done();
+                    for span in spans {
+                        let line = $crate::kernel::Line::of(span, step);
+                        $kernel($($arg.line(&line)),*);
+                        $($arg.after();)*
+                    }
+                }
+                fn run(
+                    args: &$crate::kernel::LoopArgs<'_>,
+                    spans: &[::std::ops::Range<usize>],
+                ) {
+                    #[cfg(target_arch = "x86_64")]
+                    {
+                        #[target_feature(enable = "avx2")]
+                        unsafe fn avx2(
+                            args: &$crate::kernel::LoopArgs<'_>,
+                            spans: &[::std::ops::Range<usize>],
+                        ) {
+                            body(args, spans)
+                        }
+                        if $crate::kernel::use_avx2() {
+                            // SAFETY: the processor has AVX2, all `avx2` requires.
+                            unsafe { avx2(args, spans) };
+                            return;
+                        }
+                    }
+                    body(args, spans)
+                }
+                run
+            },
+            sweep: None,
+            line: Some($crate::par_loop!(@axis $axis)),
+        };
+    };
     (
         $(#[$meta:meta])*
         $vis:vis static $loop_name:ident = $kernel:ident over $set:ident
@@ -106,8 +173,24 @@ macro_rules! par_loop {
                 run
             },
             sweep: $crate::par_loop!(@sweep $($order $colour)?),
+            line: None,
         };
     };
+    // A line loop's axis.
+    (@axis x) => { $crate::decl::Axis::X };
+    (@axis y) => { $crate::decl::Axis::Y };
+    (@axis z) => { $crate::decl::Axis::Z };
+    // The view a line runner takes for one argument.
+    (@line_view $c:ident read ($d:ident at $s:ident)) => { $c.line_offsets() };
+    (@line_view $c:ident read ($d:ident)) => { $c.line_read() };
+    (@line_view $c:ident write ($d:ident)) => { $c.line_write() };
+    (@line_view $c:ident rw ($d:ident)) => { $c.line_write() };
+    (@line_view $c:ident global ($g:ident)) => { $c.global() };
+    (@line_view $c:ident scratch ($t:ident :: $f:ident)) => { $c.scratch($t::$f()) };
+    (@line_view $c:ident sum ($g:ident)) => { $c.reduce() };
+    (@line_view $c:ident min ($g:ident)) => { $c.reduce() };
+    (@line_view $c:ident max ($g:ident)) => { $c.reduce() };
+
     // A sweep's order: none, `colours(D)` or `colours_reversed(D)`.
     (@sweep) => { None };
     (@sweep colours $c:ident) => {

@@ -4,7 +4,8 @@
 //! threads on each rank: the field and the per-step totals are
 //! bit-identical to one process's. A loop that increments through a map
 //! (faces into the cells of a line) runs on several ranks with its
-//! executed halo, within round-off of one process.
+//! executed halo, within round-off of one process. Line loops (the split
+//! heat toy) on boxes and strips, every mode: one process's bits.
 //!
 //! `harness = false`: one MPI process runs the cases in turn; a failed
 //! check panics, which ends the job with a non-zero status.
@@ -94,6 +95,58 @@ fn main() {
             }
         }
     }
+    // Line loops (rows and columns marched by one kernel call each) on
+    // boxes and strips, in every exchange mode (the non-blocking ones
+    // computing the core's lines while the halos travel): one process's
+    // bits.
+    let serial_split = (rank == 0).then(|| {
+        let p = heat_problem();
+        let mut ex = exec(
+            &p,
+            &split::SPLIT_LOOPS,
+            &split::SPLIT_GLOBALS,
+            &spec(BackendKind::Serial, 1),
+        );
+        let (u, highs) = split::split_run(&mut ex, false).expect("the split toy runs");
+        (u.expect("one process gathers"), highs)
+    });
+    for mode in modes {
+        for strips in [false, true] {
+            for threads in [1, 2] {
+                let kind = if threads == 1 {
+                    BackendKind::Serial
+                } else {
+                    BackendKind::Threads
+                };
+                let mut ex = distributed(
+                    &world,
+                    (rank == 0).then(|| (heat_problem(), None)),
+                    &split::SPLIT_LOOPS,
+                    &HEAT_DATS,
+                    &split::SPLIT_GLOBALS,
+                    &spec(kind, threads),
+                    mode,
+                    strips,
+                )
+                .expect("the split toy distributes");
+                let (u, highs) = split::split_run(&mut ex, true).expect("the split toy runs");
+                if let Some((su, sh)) = &serial_split {
+                    let what = format!(
+                        "line loops on {size} ranks, {} exchange, {}, {threads} thread(s)",
+                        mode.name(),
+                        if strips { "strips" } else { "grid" }
+                    );
+                    assert_eq!(
+                        u.as_ref(),
+                        Some(su),
+                        "{what}: field differs from one process"
+                    );
+                    assert_eq!(&highs, sh, "{what}: maxima differ from one process");
+                }
+                ran += 1;
+            }
+        }
+    }
     // Increments through a map on several ranks: the line cut into
     // consecutive pieces, each rank running its faces and the executed
     // halo (faces another rank owns that reach its cells). A boundary
@@ -159,7 +212,7 @@ fn main() {
     }
     if rank == 0 {
         eprintln!(
-            "toys on {size} rank(s): {ran} heat runs and the sweeps bit-identical to one process"
+            "toys on {size} rank(s): {ran} heat and line-loop runs and the sweeps bit-identical to one process"
         );
     }
 }

@@ -170,3 +170,78 @@ fn opencl_runs_the_translated_kernels() {
     let (_, sres) = sweeps(&spec(BackendKind::Serial, 1));
     assert!(max_diff(&res, &sres) < 1e-13, "sweep residuals");
 }
+
+/// Line loops (`over CELLS along x` / `along y`): kernels that march
+/// along rows and columns, computing each face's difference once and
+/// carrying it, give the bits of element loops with the same arithmetic
+/// (serial, and threads on 1 to 3 threads), and the exact discrete
+/// solution of the split scheme.
+#[test]
+fn line_loops_give_the_element_loops_bits_on_any_thread_count() {
+    use toy_methods::split::*;
+    let run = |kind, threads, lines| {
+        let p = heat_problem();
+        let mut ex = exec(&p, &SPLIT_LOOPS, &SPLIT_GLOBALS, &spec(kind, threads));
+        assert!(ex.lines(), "CPU backends run line loops");
+        let (u, highs) = split_run(&mut ex, lines).expect("the split toy runs");
+        (u.expect("one process gathers"), highs)
+    };
+    let elements = run(BackendKind::Serial, 1, false);
+    let e = max_diff(&elements.0, &split_exact());
+    assert!(e < 1e-12, "split: {e:e} from the exact discrete solution");
+    assert!(
+        elements.1.windows(2).all(|w| w[1] <= w[0]),
+        "{:?}",
+        elements.1
+    );
+    for (kind, threads) in [
+        (BackendKind::Serial, 1),
+        (BackendKind::Threads, 1),
+        (BackendKind::Threads, 2),
+        (BackendKind::Threads, 3),
+    ] {
+        let lines = run(kind, threads, true);
+        assert_eq!(lines.0, elements.0, "lines, {kind:?}, {threads} thread(s)");
+        assert_eq!(lines.1, elements.1, "lines, {kind:?}, {threads} thread(s)");
+    }
+}
+
+/// A line loop's declaration is checked: it needs a stencil (its strides
+/// give the lines) and takes no sum (a sum along a line would round
+/// differently wherever lines are cut).
+#[test]
+fn line_loops_are_validated() {
+    use qflow_par::{par_loop, GlobalDecl, LineOffsets, LineRead, LineWrite, Reduction};
+    use toy_methods::split::SPLIT_LOOPS;
+    for l in SPLIT_LOOPS {
+        l.validate().expect("the split toy's loops are valid");
+    }
+    static SUM: GlobalDecl = GlobalDecl::reduce("sum", 1, Reduction::Sum);
+    fn copy(u: LineRead<f64>, mut v: LineWrite<f64>) {
+        for k in 0..u.len() {
+            v.set(k, u.get(k));
+        }
+    }
+    fn summed(u: LineOffsets<f64>, sum: &mut f64) {
+        for k in 0..u.len() {
+            *sum += u.at(k as isize).at(0, 0, 0);
+        }
+    }
+    par_loop! {
+        static NO_STENCIL = copy over CELLS along x {
+            u: read(U),
+            v: write(U_NEW),
+        }
+    }
+    par_loop! {
+        static SUMMED = summed over CELLS along y {
+            u: read(U at FIVE),
+            sum: sum(SUM),
+        }
+    }
+    let e = NO_STENCIL.validate().unwrap_err();
+    assert!(e.reason.contains("stencil"), "{e}");
+    let e = SUMMED.validate().unwrap_err();
+    assert_eq!(e.arg, "sum", "{e}");
+    assert!(NO_STENCIL.line.is_some() && SUMMED.line.is_some());
+}

@@ -485,7 +485,22 @@ fn run_whole(l: &LoopDecl, args: &LoopArgs<'_>, spans: &[Range<usize>], pool: &r
     });
 }
 
+/// Runs the lines `spans` of line loop `l` on `pool`: each line whole on
+/// one thread, about 8 tasks of consecutive lines per thread.
+fn run_lines(l: &LoopDecl, args: &LoopArgs<'_>, spans: &[Range<usize>], pool: &rayon::ThreadPool) {
+    let per_task = spans.len().div_ceil(pool.current_num_threads() * 8);
+    pool.install(|| {
+        spans
+            .par_chunks(per_task.max(1))
+            .for_each(|g| (l.cpu)(args, g))
+    });
+}
+
 impl LocalBackend for CpuBackend {
+    fn lines(&self) -> bool {
+        true
+    }
+
     fn name(&self) -> String {
         match &self.par {
             Par::Seq => "serial".into(),
@@ -536,6 +551,7 @@ impl LocalBackend for CpuBackend {
                     }
                 }
             }
+            (None, Par::Rayon(pool), false) if l.line.is_some() => run_lines(l, &args, spans, pool),
             (None, Par::Seq, _) | (None, _, true) => (l.cpu)(&args, spans),
             (None, Par::Rayon(pool), false) => run_chunks(l, &args, spans, pool),
         }

@@ -32,6 +32,12 @@ pub trait LocalBackend: Send {
     /// once; the spans are owned elements, or boundary cells of a block).
     fn run(&mut self, l: &'static LoopDecl, spans: &[Range<usize>]) -> Result<(), String>;
 
+    /// Whether the backend runs line loops ([`crate::decl::Axis`]); a
+    /// method without them runs element loops instead.
+    fn lines(&self) -> bool {
+        false
+    }
+
     /// Whether `run` only enqueues work for a device and returns (the
     /// layer then submits the core in one piece and waits for halos while
     /// the device computes).

@@ -25,6 +25,7 @@ use crate::driver::LoopTime;
 use crate::part::Part;
 
 mod collect;
+mod lines;
 mod sweep;
 
 /// Core elements computed between two polls of an exchange under way.
@@ -91,6 +92,8 @@ pub struct Exec {
     times: Vec<LoopTime>,
     /// Per sweep colour dat: each colour's runs of owned elements.
     sweep_runs: HashMap<usize, Vec<Vec<Range<usize>>>>,
+    /// Per block set, axis and piece length: its owned elements as lines.
+    line_spans: HashMap<(usize, usize, usize), lines::LineSpans>,
 }
 
 impl Drop for Exec {
@@ -155,12 +158,20 @@ impl Exec {
             reductions: 0,
             times: Vec::with_capacity(32),
             sweep_runs: HashMap::new(),
+            line_spans: HashMap::new(),
         }
     }
 
     /// The local backend's name (`serial`, `threads (2)`, `opencl (device)`).
     pub fn backend_name(&self) -> String {
         self.local.name()
+    }
+
+    /// Whether the backend runs line loops ([`crate::decl::Axis`]; the
+    /// CPU backends do, OpenCL does not): a method offers element loops
+    /// for the others.
+    pub fn lines(&self) -> bool {
+        self.local.lines()
     }
 
     /// This rank.
@@ -301,7 +312,9 @@ impl Exec {
                 }
             }
         }
-        let result = if self.groups.is_empty() {
+        let result = if l.line.is_some() {
+            self.run_line_loop(l, set)
+        } else if self.groups.is_empty() {
             let all = self.all_spans(l);
             let spans = std::mem::take(&mut all(self)[set]);
             let r = self.local.run(l, &spans);

@@ -29,10 +29,12 @@ use bitrep::SumF64;
 use crate::decl::{Access, ElemType, Reduction};
 
 mod atomic;
+mod line;
 mod rows;
 use atomic::{add_f64_atomic, add_i32_atomic};
 mod soa;
 mod views;
+pub use line::*;
 pub use soa::*;
 pub use views::*;
 

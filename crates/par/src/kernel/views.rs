@@ -312,8 +312,8 @@ impl<'a> ArgCursor<'a> {
 
 /// A direct read view.
 pub struct DirectRead<'a, T> {
-    ptr: *const T,
-    len: usize,
+    pub(super) ptr: *const T,
+    pub(super) len: usize,
     _life: PhantomData<&'a T>,
 }
 
@@ -339,8 +339,8 @@ impl<T: Elem> DirectRead<'_, T> {
 
 /// A direct write view.
 pub struct DirectWrite<'a, T> {
-    ptr: *mut T,
-    len: usize,
+    pub(super) ptr: *mut T,
+    pub(super) len: usize,
     _life: PhantomData<&'a mut T>,
 }
 
@@ -507,7 +507,7 @@ pub struct OffsetsView<'a, T> {
     base: *const T,
     sy: isize,
     sz: isize,
-    len: isize,
+    pub(super) len: isize,
     _life: PhantomData<&'a T>,
 }
 

@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 pub mod kernels;
+pub mod split;
 
 use std::f64::consts::PI;
 

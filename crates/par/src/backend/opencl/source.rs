@@ -627,7 +627,8 @@ pub fn program(device_source: &str, loops: &[&LoopDecl]) -> String {
     s.push_str("\n/* ---- translated from the method's Rust kernels ---- */\n");
     s.push_str(device_source);
     s.push_str("\n/* ---- entry points, from the loops' declarations ---- */\n");
-    for l in loops {
+    // Line loops run on the CPU backends only.
+    for l in loops.iter().filter(|l| l.line.is_none()) {
         s.push_str(&entry(l));
     }
     s

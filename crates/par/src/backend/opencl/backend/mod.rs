@@ -180,7 +180,7 @@ impl OpenClBackend {
             Kernel::create(&built, name).map_err(|e| cl_error(&format!("kernel {name}"), e))
         };
         let mut kernels = HashMap::new();
-        for l in program.loops {
+        for l in program.loops.iter().filter(|l| l.line.is_none()) {
             kernels.insert(
                 *l as *const LoopDecl as usize,
                 LoopKernel {
@@ -407,6 +407,12 @@ impl LocalBackend for OpenClBackend {
     fn run(&mut self, l: &'static LoopDecl, spans: &[Range<usize>]) -> Result<(), String> {
         if let Some(e) = &self.error {
             return Err(e.clone());
+        }
+        if l.line.is_some() {
+            return Err(format!(
+                "loop `{}` is a line loop, which OpenCL does not run",
+                l.name
+            ));
         }
         let r = self.run_spans(l, spans);
         if let Err(e) = &r {

@@ -1,0 +1,148 @@
+//! Line loops ([`crate::decl::Axis`]): the owned elements of a block as
+//! whole lines along the loop's axis, the core's lines computed while the
+//! halos travel (whole lines between polls), then the rest's.
+
+use std::ops::Range;
+
+use super::{Exec, POLL_CHUNK};
+use crate::decl::{ArgKind, LoopDecl};
+use crate::kernel::{lines_of, Line};
+
+/// Bytes of a band of rows of one dat that line pieces along y or z are
+/// sized to: a column is handed out in pieces, consecutive pieces lying
+/// side by side in a band of rows whose rows are read in order; a band of
+/// about this size (a quarter of a 1 MB L2 cache) stays in the cache
+/// while the pieces walk it and keeps the row streams few enough for the
+/// hardware prefetcher. A kernel recomputes what it carries at each
+/// piece's start, so pieces are at least [`MIN_PIECE`] long. For `lw`
+/// (128-byte elements): 14 rows on 400 x 100 cells, 4 on 1600 x 400;
+/// there, whole columns and pieces of 16 rows ran slower than pieces of 4
+/// (docs/performance.md section 12).
+pub const BAND_BYTES: usize = 192 * 1024;
+/// The shortest piece of a line along y or z.
+pub const MIN_PIECE: usize = 4;
+
+/// The length of the pieces a line loop `l` over rows of `row_elements`
+/// elements gets its columns in.
+fn piece(l: &LoopDecl, row_elements: usize) -> usize {
+    let bytes = l
+        .args
+        .iter()
+        .filter_map(|a| match a.kind {
+            ArgKind::Dat { dat, .. } => Some(dat.dim * dat.ty.bytes()),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(8);
+    (BAND_BYTES / (row_elements * bytes).max(1)).max(MIN_PIECE)
+}
+
+/// A block's owned elements as lines along one axis.
+#[derive(Clone, Debug, Default)]
+pub(super) struct LineSpans {
+    /// Every owned element's line.
+    owned: Vec<Range<usize>>,
+    /// The core's lines (they read no ghost).
+    core: Vec<Range<usize>>,
+    /// The other owned elements' lines.
+    rest: Vec<Range<usize>>,
+    /// The block's stride along the axis.
+    step: usize,
+}
+
+impl Exec {
+    /// The lines of `set` along the axis of line loop `l` (made on first
+    /// use, per set, axis and piece length).
+    fn line_spans(&mut self, l: &LoopDecl, set: usize) -> ((usize, usize, usize), LineSpans) {
+        let s = &self.part.sets[set];
+        let block = s.block.as_ref().unwrap_or_else(|| {
+            panic!(
+                "a line loop runs on a structured block; `{}` is not",
+                s.decl.name
+            )
+        });
+        let axis = l.line.expect("a line loop").index();
+        // Rows whole; columns (and planes) in pieces walked band by band.
+        let piece = if axis == 0 {
+            usize::MAX
+        } else {
+            piece(l, block.extent[0])
+        };
+        let key = (set, axis, piece);
+        if let Some(lines) = self.line_spans.remove(&key) {
+            return (key, lines);
+        }
+        let lines = |spans: &[Range<usize>]| lines_of(spans, block.extent, axis, piece);
+        let owned: Vec<Range<usize>> = s.owned_spans().cloned().collect();
+        let made = LineSpans {
+            owned: lines(&owned),
+            core: lines(&s.core),
+            rest: lines(&s.rest),
+            step: block.strides()[axis],
+        };
+        (key, made)
+    }
+
+    /// Runs the line loop `l` on `set`, exchanging the halos of `groups`
+    /// first (computing the core's lines meanwhile if the mode overlaps).
+    pub(super) fn run_line_loop(&mut self, l: &'static LoopDecl, set: usize) -> Result<(), String> {
+        let (key, lines) = self.line_spans(l, set);
+        let groups = std::mem::take(&mut self.groups);
+        let result = if groups.is_empty() {
+            self.local.run(l, &lines.owned)
+        } else {
+            for &(s, mask) in &groups {
+                self.start_exchange(s, mask);
+            }
+            if self.mode.overlaps() {
+                let r = self.run_core_lines(l, &lines, &groups);
+                for &(s, mask) in &groups {
+                    self.finish_exchange(s, mask);
+                }
+                r.and_then(|_| self.local.run(l, &lines.rest))
+            } else {
+                for &(s, mask) in &groups {
+                    self.finish_exchange(s, mask);
+                }
+                self.local.run(l, &lines.owned)
+            }
+        };
+        self.groups = groups;
+        self.line_spans.insert(key, lines);
+        result
+    }
+
+    /// The core's lines while the exchanges of `groups` travel: whole lines
+    /// of about `POLL_CHUNK` elements between polls on the CPU, one launch
+    /// on a device.
+    fn run_core_lines(
+        &mut self,
+        l: &'static LoopDecl,
+        lines: &LineSpans,
+        groups: &[(usize, u64)],
+    ) -> Result<(), String> {
+        if self.local.asynchronous() {
+            let r = self.local.run(l, &lines.core);
+            self.local.flush();
+            return r;
+        }
+        let n: usize = lines.core.iter().map(|r| Line::of(r, lines.step).len).sum();
+        let step = (n / 8).max(POLL_CHUNK);
+        let mut result = Ok(());
+        let (mut from, mut filled) = (0, 0);
+        for (k, r) in lines.core.iter().enumerate() {
+            filled += Line::of(r, lines.step).len;
+            if filled >= step || k + 1 == lines.core.len() {
+                result = result.and(self.local.run(l, &lines.core[from..=k]));
+                from = k + 1;
+                filled = 0;
+                for &(s, mask) in groups {
+                    if let Some(x) = self.exchanges.get_mut(&(s, mask)) {
+                        x.progress();
+                    }
+                }
+            }
+        }
+        result
+    }
+}
