@@ -426,9 +426,10 @@ fn run(cli: Cli) -> Result<u8> {
                     (cloud, name, lc.settings())
                 }
                 None => {
+                    let settings = qflow::bench::default_settings(&sets)?;
                     let g = qflow::bench::naca0012_of_size(points)?;
                     let name = format!("generated naca0012 {} x {}", g.wall_points, g.rings);
-                    (g.generate()?, name, qflow_lskum::Settings::default())
+                    (g.generate()?, name, settings)
                 }
             };
             let o = qflow::bench::BenchOptions {

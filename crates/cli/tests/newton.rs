@@ -122,3 +122,45 @@ fn bench_times_a_newton_krylov_case() {
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("flux_residual"), "{out}");
 }
+
+/// `qflow bench` without a case file takes `--set` for the flow and the
+/// solver (it once ignored them silently: `solver.scheme=euler` timed
+/// SSPRK43), and refuses keys it cannot honour or that are wrong.
+#[test]
+fn bench_without_a_case_takes_solver_settings() {
+    let run = |sets: &[&str]| {
+        let mut args = vec![
+            "bench",
+            "--points",
+            "2000",
+            "--backend",
+            "serial",
+            "--iterations",
+            "1",
+            "--warmup",
+            "0",
+            "--repeats",
+            "1",
+        ];
+        for s in sets {
+            args.extend(["--set", s]);
+        }
+        qflow(&args)
+    };
+    let o = run(&["solver.scheme=euler", "solver.inner_iterations=2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("euler (1 stages), 2 inner iterations"),
+        "{out}"
+    );
+    let o = run(&[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("ssprk43 (4 stages)"));
+    assert_fails_with(
+        &run(&["cloud.file=x.cloud"]),
+        &["--set cloud.file", "--points"],
+    );
+    assert_fails_with(&run(&["solver.schema=euler"]), &["schema"]);
+    assert_fails_with(&run(&["flow.mach=0"]), &["mach"]);
+}

@@ -9,6 +9,10 @@
 //! QFLOW_BACKEND=opencl QFLOW_STRATEGY=atomics cargo bench -p qflow-fv --features opencl --bench bandwidth
 //! ```
 //!
+//! On a device, `QFLOW_TRIAD_GBS=G` gives the triad bandwidth (GB/s) to
+//! compare with, measured apart on that device (`scripts/gpu-check.sh`
+//! measures it); without it the host's triad is measured.
+//!
 //! A kernel's useful bandwidth is counted as the paper
 //! (`locality-optimized-unstructured-gpu`) counts it: every dat the loop
 //! touches, whole, once per call, twice if it is both read and written
@@ -108,7 +112,15 @@ fn main() {
     for _ in 0..5 {
         s.step().expect("a step");
     }
-    let stream = triad(threads);
+    // On a device, the triad to compare with is the device's own (measured
+    // apart, e.g. by scripts/gpu-check.sh): QFLOW_TRIAD_GBS overrides.
+    let stream = match std::env::var("QFLOW_TRIAD_GBS")
+        .ok()
+        .and_then(|t| t.parse::<f64>().ok())
+    {
+        Some(gbs) => gbs * 1e9,
+        None => triad(threads),
+    };
     let mut per_loop: Vec<Vec<f64>> = vec![Vec::new(); LOOPS.len()];
     for _ in 0..5 {
         s.ex.reset_times();

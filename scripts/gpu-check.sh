@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# Verify and time qflow's OpenCL backend on a machine with a GPU that has
+# no Rust toolchain (docs/gpu.md, "On a real GPU: how to check").
+#
+#   here:  scripts/gpu-check.sh pack DIR
+#          builds qflow (--features opencl), the OpenCL test binaries of
+#          lskum, par, fv, lw and dg and the fv bandwidth bench, and copies
+#          them (stripped) into DIR with the OpenCL ICD loader and the
+#          shared 9,600-point cloud when they are found;
+#   there: scripts/gpu-check.sh run DIR OUT [REF]
+#          runs, from the repository root, in this order (each part under
+#          its own time limit; the log is OUT/gpu-check.log): the device
+#          list, the OpenCL tests (QFLOW_REQUIRE_OPENCL=1: the default
+#          device, the first GPU with fp64), the device's triad bandwidth
+#          (PyTorch, when there), fv's 720k case to 1,000 iterations per
+#          strategy (OP2's rms, PASSED/FAILED), fv's bandwidth per kernel,
+#          the oblique shock of the paper to t = 3 on the GPU against the
+#          threads backend, DG PIDs on the GPU, q-LSKUM's bench on 1e6
+#          points; with REF (a checkout of LinLi-max/summer_project, never
+#          committed) scripts/bench-lw.py beside the authors' C code; last,
+#          scripts/bench-dg.py on two of the host's cores.
+#
+# GPU_CHECK_QUICK=1 shrinks every run (a smoke test of this script on
+# PoCL; its numbers mean nothing).
+#
+# A device without an ICD file for NVIDIA's OpenCL gets one made in a
+# temporary folder (OCL_ICD_VENDORS) when libnvidia-opencl.so.1 is found.
+set -u
+
+pack() {
+    local dir=$1
+    mkdir -p "$dir/release" "$dir/lib" "$dir/data"
+    cargo build --release -p qflow --features opencl || exit 1
+    local target=${CARGO_TARGET_DIR:-target}
+    cp "$target/release/qflow" "$dir/release/qflow"
+    for c in lskum:opencl par:toys fv:opencl lw:opencl dg:opencl; do
+        local exe
+        exe=$(cargo test --release -p "qflow-${c%%:*}" --features opencl --test "${c##*:}" \
+            --no-run --message-format=json 2>/dev/null |
+            python3 -c 'import json,sys
+for l in sys.stdin:
+    m = json.loads(l)
+    if m.get("executable") and m.get("target", {}).get("kind") == ["test"]:
+        print(m["executable"])')
+        [ -n "$exe" ] || { echo "no test binary for $c" >&2; exit 1; }
+        cp "$exe" "$dir/test-${c%%:*}-${c##*:}"
+    done
+    local bench
+    bench=$(cargo bench -p qflow-fv --features opencl --bench bandwidth --no-run \
+        --message-format=json 2>/dev/null |
+        python3 -c 'import json,sys
+for l in sys.stdin:
+    m = json.loads(l)
+    if m.get("executable"):
+        print(m["executable"])' | tail -1)
+    cp "$bench" "$dir/bench-fv-bandwidth"
+    strip "$dir"/release/qflow "$dir"/test-* "$dir"/bench-fv-bandwidth
+    for l in /usr/lib/x86_64-linux-gnu/libOpenCL.so.1; do
+        [ -e "$l" ] && cp -L "$l" "$dir/lib/"
+    done
+    local shared=${QFLOW_SHARED_DATA:-../shared/data}
+    [ -e "$shared/naca0012-9600.partgrid" ] && cp "$shared/naca0012-9600.partgrid" "$dir/data/"
+    ls -la "$dir" "$dir/release" "$dir/lib" "$dir/data"
+}
+
+# Run one part under a time limit, its output into the log.
+part() {
+    local limit=$1 name=$2
+    shift 2
+    echo "=== $name ($(date -u +%T))" | tee -a "$LOG"
+    local t0=$SECONDS
+    timeout "$limit" "$@" 2>&1 | tee -a "$LOG"
+    local rc=${PIPESTATUS[0]}
+    echo "=== $name: exit $rc, $((SECONDS - t0)) s" | tee -a "$LOG"
+    SUMMARY+="$name: exit $rc, $((SECONDS - t0)) s"$'\n'
+}
+
+setup_opencl() {
+    if ! ldconfig -p | grep -q 'libOpenCL.so.1'; then
+        export LD_LIBRARY_PATH=$DIR/lib:${LD_LIBRARY_PATH:-}
+    fi
+    if ! grep -qs nvidia /etc/OpenCL/vendors/*.icd; then
+        local lib
+        lib=$(find /usr/local/nvidia /usr/lib /usr/lib64 /lib -name 'libnvidia-opencl.so.1' 2>/dev/null | head -1)
+        if [ -n "$lib" ]; then
+            mkdir -p "$TMPDIR_GPU/icd"
+            echo "$lib" >"$TMPDIR_GPU/icd/nvidia.icd"
+            export OCL_ICD_VENDORS=$TMPDIR_GPU/icd
+            export LD_LIBRARY_PATH=$(dirname "$lib"):${LD_LIBRARY_PATH:-}
+            echo "ICD made for $lib"
+        else
+            echo "no libnvidia-opencl.so.1 found"
+        fi
+    fi
+}
+
+summary_keys() {
+    python3 - "$@" <<'EOF'
+import sys, tomllib
+with open(sys.argv[1], "rb") as f:
+    s = tomllib.load(f)
+print(" ".join(f"{k}={s[k]}" for k in sys.argv[2:] if k in s))
+EOF
+}
+
+run() {
+    DIR=$(realpath "$1")
+    OUTDIR=$2
+    REF=${3:-}
+    mkdir -p "$OUTDIR"
+    LOG=$OUTDIR/gpu-check.log
+    SUMMARY=""
+    TMPDIR_GPU=$(mktemp -d)
+    local q=$DIR/release/qflow
+    # Sizes: fv iterations, lw grid override, dg nodes per direction, lskum points.
+    local fv_iters=1000 lw_grid=() dg_nodes=1000 points=1000000 dg_iters=40
+    if [ -n "${GPU_CHECK_QUICK:-}" ]; then
+        fv_iters=3 lw_grid=(--set grid.nx=100 --set grid.ny=25) dg_nodes=40 points=5000 dg_iters=3
+    fi
+    export QFLOW_REQUIRE_OPENCL=1 QFLOW_SHARED_DATA=$DIR/data
+    setup_opencl 2>&1 | tee -a "$LOG"
+    part 60 "host" bash -c 'nvidia-smi -L; nproc; lscpu | grep "Model name"; uptime;
+        find /usr /etc /opt /lib -name "libnvidia-opencl*" -o -name "*.icd" 2>/dev/null | head'
+    part 60 "devices" "$q" devices
+    for t in "$DIR"/test-*; do
+        part 300 "tests $(basename "$t")" "$t" --test-threads 1
+    done
+    local triad=""
+    if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+        triad=$(python3 - <<'EOF'
+import torch
+n = 1 << 27
+b = torch.ones(n, dtype=torch.float64, device="cuda")
+c = torch.full((n,), 2.0, dtype=torch.float64, device="cuda")
+a = torch.empty_like(b)
+best = 1e9
+for _ in range(20):
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    s.record(); torch.add(b, c, alpha=3.0, out=a); e.record(); torch.cuda.synchronize()
+    best = min(best, s.elapsed_time(e) / 1e3)
+assert bool((a == 7.0).all())
+print(f"{3 * 8 * n / best / 1e9:.1f}")
+EOF
+)
+        echo "device triad (3 x 1 GiB f64, best of 20): $triad GB/s" | tee -a "$LOG"
+        SUMMARY+="device triad: $triad GB/s"$'\n'
+    fi
+    local fv=$TMPDIR_GPU/fv
+    for s in global-colouring two-level atomics; do
+        part 180 "fv 720k 1000 iterations $s" "$q" run cases/op2-airfoil.toml --backend opencl \
+            -o "$fv-$s" -q --max-iters $fv_iters --set fv.strategy=$s --set output.vtk=false --set output.plots=false
+        SUMMARY+="  fv $s: $(summary_keys "$fv-$s/summary.toml" rms rdp wall_seconds)"$'\n'
+    done
+    [ -n "${GPU_CHECK_QUICK:-}" ] || for conf in "global-colouring none aos" "global-colouring none soa" "two-level none aos" \
+        "two-level partition aos" "atomics none aos" "atomics none soa"; do
+        set -- $conf
+        part 240 "fv bandwidth $conf" env QFLOW_BACKEND=opencl QFLOW_STRATEGY=$1 QFLOW_REORDER=$2 \
+            QFLOW_LAYOUT=$3 QFLOW_BLOCK=64 ${triad:+QFLOW_TRIAD_GBS=$triad} "$DIR/bench-fv-bandwidth"
+    done
+    local lw=$TMPDIR_GPU/lw
+    part 240 "lw 1600x400 to t=3 OpenCL" "$q" run cases/oblique-shock.toml --backend opencl -o "$lw-gpu" -q "${lw_grid[@]}" \
+        --set output.vtk=false --set output.plots=false --set output.checkpoint_every=0
+    SUMMARY+="  lw GPU: $(summary_keys "$lw-gpu/summary.toml" steps wall_seconds)"$'\n'
+    part 300 "lw 1600x400 to t=3 threads" "$q" run cases/oblique-shock.toml --backend threads -o "$lw-cpu" -q "${lw_grid[@]}" \
+        --set output.vtk=false --set output.plots=false --set output.checkpoint_every=0
+    SUMMARY+="  lw threads $(nproc): $(summary_keys "$lw-cpu/summary.toml" steps wall_seconds)"$'\n'
+    # Largest |a - b| over the largest |b|, per column of solution.csv.
+    part 60 "lw GPU vs threads, solution.csv" python3 -c 'import csv, sys
+a, b = ([r for r in csv.DictReader(open(f))] for f in sys.argv[1:])
+assert len(a) == len(b), "different grids"
+for n in a[0]:
+    big = max(max(abs(float(r[n])) for r in b), 1e-300)
+    d = max(abs(float(x[n]) - float(y[n])) for x, y in zip(a, b)) / big
+    print(f"{n}: largest difference / largest value = {d:.3e}")' "$lw-gpu/solution.csv" "$lw-cpu/solution.csv"
+    for eq in isothermal-euler advection; do
+        local case=cases/dg-euler-2d.toml
+        [ $eq = advection ] && case=cases/dg-advection-2d.toml
+        for n in 2 4 6 8; do
+            local cells=$(((dg_nodes + n - 1) / n))
+            local o=$TMPDIR_GPU/dg-$eq-$n
+            part 120 "dg 2D $eq order $n ${cells}^2 OpenCL" "$q" run $case --backend opencl -o "$o" -q \
+                --set dg.order=$n --set "dg.cells=[$cells, $cells]" --max-iters $dg_iters --set dg.final_time=0.5 \
+                --set output.vtk=false --set output.plots=false
+            SUMMARY+="  dg $eq n=$n: $(summary_keys "$o/summary.toml" pid steps wall_seconds l2_error)"$'\n'
+        done
+    done
+    part 300 "lskum bench 1e6 points OpenCL ssprk43" "$q" bench --backend opencl --points $points
+    for wg in 256; do
+        part 300 "lskum bench 1e6 points OpenCL ssprk43 work group $wg" "$q" bench --backend opencl \
+            --points $points --work-group $wg
+    done
+    part 300 "lskum bench 1e6 points OpenCL euler" "$q" bench --backend opencl --points $points \
+        --set solver.scheme=euler
+    [ -n "${GPU_CHECK_QUICK:-}" ] && { echo "$SUMMARY"; return; }
+    if [ -n "$REF" ]; then
+        part 300 "bench-lw (serial, threads 2, GPU, C)" env CARGO_TARGET_DIR="$DIR" \
+            python3 scripts/bench-lw.py --grid 1600x400 --steps 100 --reps 3 --only serial,threads,opencl --ref "$REF"
+    fi
+    part 300 "bench-dg host cores, 2D Euler" python3 scripts/bench-dg.py --qflow "$q" --orders 2,4,6,8 \
+        --equations isothermal-euler --repeats 4 --steps 40 --threads 2 --out "$TMPDIR_GPU/bench-dg"
+    echo "=== summary" | tee -a "$LOG"
+    echo "$SUMMARY" | tee -a "$LOG"
+}
+
+case "${1:-}" in
+pack) pack "$2" ;;
+run) run "$2" "$3" "${4:-}" ;;
+*)
+    echo "usage: $0 pack DIR | run DIR OUT [REF]" >&2
+    exit 2
+    ;;
+esac
