@@ -69,7 +69,8 @@ part() {
     shift 2
     echo "=== $name ($(date -u +%T))" | tee -a "$LOG"
     local t0=$SECONDS
-    timeout "$limit" "$@" 2>&1 | tee -a "$LOG"
+    # SIGKILL 10 s after the SIGTERM: a process in a driver call may not end.
+    timeout -k 10 "$limit" "$@" 2>&1 | tee -a "$LOG"
     local rc=${PIPESTATUS[0]}
     echo "=== $name: exit $rc, $((SECONDS - t0)) s" | tee -a "$LOG"
     SUMMARY+="$name: exit $rc, $((SECONDS - t0)) s"$'\n'
@@ -123,7 +124,7 @@ run() {
         find /usr /etc /opt /lib -name "libnvidia-opencl*" -o -name "*.icd" 2>/dev/null | head'
     part 60 "devices" "$q" devices
     for t in "$DIR"/test-*; do
-        part 300 "tests $(basename "$t")" "$t" --test-threads 1
+        part 300 "tests $(basename "$t")" "$t" --test-threads 1 --nocapture
     done
     local triad=""
     if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then

@@ -54,8 +54,14 @@ fn the_device_agrees_with_the_cpu() {
             s.run_to_end().unwrap();
             s.state()
         };
+        // Progress on stderr (`--nocapture`): on a GPU this test once ran
+        // past 300 s without showing which case it was in.
+        let t = std::time::Instant::now();
+        eprintln!("{equation:?} {dimensions}D n = {order} ({rk}): serial ...");
         let cpu = run(BackendKind::Serial);
+        eprintln!("  device ... ({:.1} s)", t.elapsed().as_secs_f64());
         let cl = run(BackendKind::OpenCl);
+        eprintln!("  done ({:.1} s)", t.elapsed().as_secs_f64());
         assert_eq!(cpu.len(), cl.len());
         let scale = cpu.iter().fold(0.0f64, |m, v| m.max(v.abs()));
         let worst = cpu
