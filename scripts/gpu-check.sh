@@ -123,8 +123,32 @@ run() {
     part 60 "host" bash -c 'nvidia-smi -L; nproc; lscpu | grep "Model name"; uptime;
         find /usr /etc /opt /lib -name "libnvidia-opencl*" -o -name "*.icd" 2>/dev/null | head'
     part 60 "devices" "$q" devices
+    # Largest |a - b| over the largest |b|, per column of two solution.csv.
+    CMP=$TMPDIR_GPU/compare.py
+    cat >"$CMP" <<'PY'
+import csv, sys
+a, b = ([r for r in csv.DictReader(open(f))] for f in sys.argv[1:])
+assert len(a) == len(b), "different grids"
+for n in a[0]:
+    big = max(max(abs(float(r[n])) for r in b), 1e-300)
+    d = max(abs(float(x[n]) - float(y[n])) for x, y in zip(a, b)) / big
+    print(f"{n}: largest difference / largest value = {d:.3e}")
+PY
+    # The DG test first stalled on a GPU (docs/gpu.md): its shipped cases
+    # one by one, device against serial, each under a short limit.
+    for c in cases/dg-*.toml; do
+        local o
+        o=$TMPDIR_GPU/$(basename "$c" .toml)
+        part 60 "$(basename "$c") serial" "$q" run "$c" --backend serial -o "$o-cpu" -q \
+            --set output.vtk=false --set output.plots=false
+        part 60 "$(basename "$c") OpenCL" "$q" run "$c" --backend opencl -o "$o-gpu" -q \
+            --set output.vtk=false --set output.plots=false
+        part 30 "$(basename "$c") device vs serial" python3 "$CMP" "$o-gpu/solution.csv" "$o-cpu/solution.csv"
+    done
     for t in "$DIR"/test-*; do
-        part 300 "tests $(basename "$t")" "$t" --test-threads 1 --nocapture
+        local limit=300
+        case $t in *dg*) limit=90 ;; esac
+        part $limit "tests $(basename "$t")" "$t" --test-threads 1 --nocapture
     done
     local triad=""
     if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
@@ -165,14 +189,7 @@ EOF
     part 300 "lw 1600x400 to t=3 threads" "$q" run cases/oblique-shock.toml --backend threads -o "$lw-cpu" -q "${lw_grid[@]}" \
         --set output.vtk=false --set output.plots=false --set output.checkpoint_every=0
     SUMMARY+="  lw threads $(nproc): $(summary_keys "$lw-cpu/summary.toml" steps wall_seconds)"$'\n'
-    # Largest |a - b| over the largest |b|, per column of solution.csv.
-    part 60 "lw GPU vs threads, solution.csv" python3 -c 'import csv, sys
-a, b = ([r for r in csv.DictReader(open(f))] for f in sys.argv[1:])
-assert len(a) == len(b), "different grids"
-for n in a[0]:
-    big = max(max(abs(float(r[n])) for r in b), 1e-300)
-    d = max(abs(float(x[n]) - float(y[n])) for x, y in zip(a, b)) / big
-    print(f"{n}: largest difference / largest value = {d:.3e}")' "$lw-gpu/solution.csv" "$lw-cpu/solution.csv"
+    part 60 "lw GPU vs threads, solution.csv" python3 "$CMP" "$lw-gpu/solution.csv" "$lw-cpu/solution.csv"
     for eq in isothermal-euler advection; do
         local case=cases/dg-euler-2d.toml
         [ $eq = advection ] && case=cases/dg-advection-2d.toml
