@@ -171,6 +171,42 @@ fn opencl_runs_the_translated_kernels() {
     assert!(max_diff(&res, &sres) < 1e-13, "sweep residuals");
 }
 
+/// Loop times on a device come from the device's clock (the queue
+/// profiles; the layer does not wait after each loop): every loop is
+/// counted once per run, with a positive time, and their sum is within the
+/// wall time of the runs.
+#[cfg(feature = "opencl")]
+#[test]
+fn opencl_loop_times_count_every_run() {
+    if !qflow_par::backend::opencl::device_for_tests() {
+        return;
+    }
+    let p = heat_problem();
+    let mut ex = exec(
+        &p,
+        &HEAT_LOOPS,
+        &HEAT_GLOBALS,
+        &spec(BackendKind::OpenCl, 0),
+    );
+    heat_run(&mut ex).expect("a warm-up");
+    ex.reset_times();
+    let t = std::time::Instant::now();
+    heat_run(&mut ex).expect("the heat toy runs");
+    let times = ex.loop_times();
+    let wall = t.elapsed();
+    let names: Vec<&str> = times.iter().map(|x| x.name).collect();
+    assert_eq!(names, ["heat_step", "heat_copy"], "{times:?}");
+    for x in &times {
+        assert_eq!(x.calls, HEAT_STEPS as u64, "{times:?}");
+        assert!(x.time > std::time::Duration::ZERO, "{times:?}");
+    }
+    let sum: std::time::Duration = times.iter().map(|x| x.time).sum();
+    assert!(
+        sum <= wall,
+        "loop times {sum:?} beyond the wall time {wall:?}"
+    );
+}
+
 /// Line loops (`over CELLS along x` / `along y`): kernels that march
 /// along rows and columns, computing each face's difference once and
 /// carrying it, give the bits of element loops with the same arithmetic

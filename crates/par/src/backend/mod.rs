@@ -51,6 +51,16 @@ pub trait LocalBackend: Send {
     /// Waits until all submitted work is done.
     fn synchronize(&mut self) {}
 
+    /// Device time per loop of the launches since the last call, for an
+    /// asynchronous backend that profiles its launches (`None`: it does
+    /// not, and the layer waits after each loop to time it). With `wait`,
+    /// after all submitted work is done; without, only when many launches
+    /// are pending (an empty list otherwise), so that timing does not
+    /// stop the device between loops.
+    fn device_times(&mut self, _wait: bool) -> Option<Vec<(&'static str, std::time::Duration)>> {
+        None
+    }
+
     /// Exchanges the values of two dats of the same set, shape and type.
     fn swap(&mut self, a: &DatDecl, b: &DatDecl);
 

@@ -267,11 +267,33 @@ impl Exec {
             self.run_untimed(l)
         };
         if self.local.asynchronous() {
-            // Timings per loop on a device: wait for it.
-            self.local.synchronize();
+            match self.local.device_times(false) {
+                // The device's own times of the loops' launches, as they
+                // complete: the device is not stopped between loops.
+                Some(done) => {
+                    self.record_time(l.name, Duration::ZERO);
+                    self.add_device_times(done);
+                }
+                // Timings per loop on a device that does not profile: wait.
+                None => {
+                    self.local.synchronize();
+                    self.record_time(l.name, t.elapsed());
+                }
+            }
+        } else {
+            self.record_time(l.name, t.elapsed());
         }
-        self.record_time(l.name, t.elapsed());
         r
+    }
+
+    /// Adds device times of completed launches to their loops (each loop
+    /// was recorded when it was submitted).
+    fn add_device_times(&mut self, done: Vec<(&'static str, Duration)>) {
+        for (name, d) in done {
+            if let Some(x) = self.times.iter_mut().find(|x| std::ptr::eq(x.name, name)) {
+                x.time += d;
+            }
+        }
     }
 
     fn record_time(&mut self, name: &'static str, d: Duration) {
@@ -290,12 +312,21 @@ impl Exec {
 
     /// Time per loop since the last [`Exec::reset_times`], in the order the
     /// loops first ran.
-    pub fn loop_times(&self) -> Vec<LoopTime> {
+    ///
+    /// On a device that profiles its launches this waits for the work
+    /// submitted so far, and a loop's time is the device's time of its
+    /// launches (not the host's time around them).
+    pub fn loop_times(&mut self) -> Vec<LoopTime> {
+        if let Some(done) = self.local.device_times(true) {
+            self.add_device_times(done);
+        }
         self.times.clone()
     }
 
     /// Forgets the loop timings.
     pub fn reset_times(&mut self) {
+        // Launches still pending belong to the times being forgotten.
+        let _ = self.local.device_times(true);
         self.times.clear();
     }
 

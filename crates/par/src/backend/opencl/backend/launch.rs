@@ -234,7 +234,7 @@ impl OpenClBackend {
         let global = [gx, gy];
         let local = [wx, 1];
         // SAFETY: every argument is set; sizes are multiples of the group.
-        unsafe {
+        let event = unsafe {
             self.queue.enqueue_nd_range_kernel(
                 kernel.get(),
                 2,
@@ -245,6 +245,7 @@ impl OpenClBackend {
             )
         }
         .map_err(|e| cl_error(&format!("launching loop `{}`", l.name), e))?;
+        self.pending.push(l.name, event);
         Ok(())
     }
 }

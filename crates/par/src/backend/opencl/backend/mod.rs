@@ -10,7 +10,7 @@ use std::ops::Range;
 use std::ptr;
 use std::sync::Arc;
 
-use opencl3::command_queue::CommandQueue;
+use opencl3::command_queue::{CommandQueue, CL_QUEUE_PROFILING_ENABLE};
 use opencl3::context::Context;
 use opencl3::device::Device;
 use opencl3::kernel::Kernel;
@@ -32,6 +32,7 @@ use crate::problem::Values;
 
 mod launch;
 mod plans;
+mod profile;
 
 use plans::{BlockArgs, DevicePlan};
 
@@ -105,6 +106,8 @@ pub struct OpenClBackend {
     /// Host copies of reduction slots, reused (no allocation per step).
     host: Vec<f64>,
     error: Option<String>,
+    /// Launch events whose device times are not collected yet.
+    pending: profile::Pending,
     _program: Program,
     queue: CommandQueue,
     context: Context,
@@ -164,16 +167,25 @@ impl OpenClBackend {
         }
         let context = Context::from_device(&Device::new(id))
             .map_err(|e| cl_error(&format!("creating a context on {}", info.label()), e))?;
-        // SAFETY: a plain in-order queue on our context and device.
-        let queue = unsafe { CommandQueue::create_with_properties(&context, id, 0, 0) }
-            .or_else(|_| {
+        // An in-order queue on our context and device that profiles its
+        // commands (loop times from the device's clock), else a plain one.
+        let create = |props| {
+            // SAFETY: an in-order queue with these properties.
+            unsafe { CommandQueue::create_with_properties(&context, id, props, 0) }.or_else(|_| {
                 #[allow(deprecated)]
                 // SAFETY: as above (OpenCL 1.x entry point).
                 unsafe {
-                    CommandQueue::create(&context, id, 0)
+                    CommandQueue::create(&context, id, props)
                 }
             })
-            .map_err(|e| cl_error("creating a command queue", e))?;
+        };
+        let (queue, profiling) = match create(CL_QUEUE_PROFILING_ENABLE) {
+            Ok(q) => (q, true),
+            Err(_) => (
+                create(0).map_err(|e| cl_error("creating a command queue", e))?,
+                false,
+            ),
+        };
         let text = source::program(program.device_source, program.loops);
         let built = super::build(&context, id, &info, &text, &format!("-DQF_WG_MAX={wg}"))?;
         let kernel = |name: &str| {
@@ -299,6 +311,7 @@ impl OpenClBackend {
             wg,
             host: Vec::new(),
             error: None,
+            pending: profile::Pending::new(profiling),
             _program: built,
             queue,
             context,
@@ -431,6 +444,10 @@ impl LocalBackend for OpenClBackend {
             .flush()
             .map_err(|e| cl_error("flushing the queue", e));
         self.fail(r);
+    }
+
+    fn device_times(&mut self, wait: bool) -> Option<Vec<(&'static str, std::time::Duration)>> {
+        self.collect_times(wait)
     }
 
     fn synchronize(&mut self) {
