@@ -51,14 +51,18 @@ pub trait LocalBackend: Send {
     /// Waits until all submitted work is done.
     fn synchronize(&mut self) {}
 
-    /// Device time per loop of the launches since the last call, for an
-    /// asynchronous backend that profiles its launches (`None`: it does
-    /// not, and the layer waits after each loop to time it). With `wait`,
-    /// after all submitted work is done; without, only when many launches
-    /// are pending (an empty list otherwise), so that timing does not
-    /// stop the device between loops.
-    fn device_times(&mut self, _wait: bool) -> Option<Vec<(&'static str, std::time::Duration)>> {
-        None
+    /// Gives `add` the device time of each loop launch completed since the
+    /// last call, for an asynchronous backend that profiles its launches;
+    /// `false` if it does not (the layer then waits after each loop to
+    /// time it). With `wait`, after all submitted work is done; without,
+    /// only when many launches are pending, so that timing does not stop
+    /// the device between loops. Allocates nothing.
+    fn device_times(
+        &mut self,
+        _wait: bool,
+        _add: &mut dyn FnMut(&'static str, std::time::Duration),
+    ) -> bool {
+        false
     }
 
     /// Exchanges the values of two dats of the same set, shape and type.

@@ -267,33 +267,22 @@ impl Exec {
             self.run_untimed(l)
         };
         if self.local.asynchronous() {
-            match self.local.device_times(false) {
-                // The device's own times of the loops' launches, as they
-                // complete: the device is not stopped between loops.
-                Some(done) => {
-                    self.record_time(l.name, Duration::ZERO);
-                    self.add_device_times(done);
-                }
+            // The device's own times of the loops' launches, as they
+            // complete: the device is not stopped between loops.
+            self.record_time(l.name, Duration::ZERO);
+            let times = &mut self.times;
+            if !self
+                .local
+                .device_times(false, &mut |n, d| add_time(times, n, d))
+            {
                 // Timings per loop on a device that does not profile: wait.
-                None => {
-                    self.local.synchronize();
-                    self.record_time(l.name, t.elapsed());
-                }
+                self.local.synchronize();
+                add_time(&mut self.times, l.name, t.elapsed());
             }
         } else {
             self.record_time(l.name, t.elapsed());
         }
         r
-    }
-
-    /// Adds device times of completed launches to their loops (each loop
-    /// was recorded when it was submitted).
-    fn add_device_times(&mut self, done: Vec<(&'static str, Duration)>) {
-        for (name, d) in done {
-            if let Some(x) = self.times.iter_mut().find(|x| std::ptr::eq(x.name, name)) {
-                x.time += d;
-            }
-        }
     }
 
     fn record_time(&mut self, name: &'static str, d: Duration) {
@@ -317,16 +306,16 @@ impl Exec {
     /// submitted so far, and a loop's time is the device's time of its
     /// launches (not the host's time around them).
     pub fn loop_times(&mut self) -> Vec<LoopTime> {
-        if let Some(done) = self.local.device_times(true) {
-            self.add_device_times(done);
-        }
+        let times = &mut self.times;
+        self.local
+            .device_times(true, &mut |n, d| add_time(times, n, d));
         self.times.clone()
     }
 
     /// Forgets the loop timings.
     pub fn reset_times(&mut self) {
         // Launches still pending belong to the times being forgotten.
-        let _ = self.local.device_times(true);
+        self.local.device_times(true, &mut |_, _| {});
         self.times.clear();
     }
 
@@ -687,5 +676,13 @@ impl Exec {
     /// The backend's thread pool, if any.
     pub fn pool(&self) -> Option<Arc<rayon::ThreadPool>> {
         self.local.pool()
+    }
+}
+
+/// Adds `d` to loop `name`'s time (the loop was recorded when it was
+/// submitted).
+fn add_time(times: &mut [LoopTime], name: &'static str, d: Duration) {
+    if let Some(x) = times.iter_mut().find(|x| std::ptr::eq(x.name, name)) {
+        x.time += d;
     }
 }

@@ -446,8 +446,12 @@ impl LocalBackend for OpenClBackend {
         self.fail(r);
     }
 
-    fn device_times(&mut self, wait: bool) -> Option<Vec<(&'static str, std::time::Duration)>> {
-        self.collect_times(wait)
+    fn device_times(
+        &mut self,
+        wait: bool,
+        add: &mut dyn FnMut(&'static str, std::time::Duration),
+    ) -> bool {
+        self.collect_times(wait, add)
     }
 
     fn synchronize(&mut self) {

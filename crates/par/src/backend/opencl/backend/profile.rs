@@ -24,9 +24,11 @@ pub(super) struct Pending {
 impl Pending {
     /// No launches yet; `on` when the queue profiles.
     pub(super) fn new(on: bool) -> Pending {
+        // Room for a loop's launches beyond the collection threshold: no
+        // allocation while a run iterates.
         Pending {
             on,
-            launches: Vec::new(),
+            launches: Vec::with_capacity(if on { 4 * COLLECT_EVERY } else { 0 }),
         }
     }
 
@@ -40,20 +42,23 @@ impl Pending {
 
 impl OpenClBackend {
     /// See [`crate::backend::LocalBackend::device_times`].
-    pub(super) fn collect_times(&mut self, wait: bool) -> Option<Vec<(&'static str, Duration)>> {
+    pub(super) fn collect_times(
+        &mut self,
+        wait: bool,
+        add: &mut dyn FnMut(&'static str, Duration),
+    ) -> bool {
         if !self.pending.on {
-            return None;
+            return false;
         }
         if !wait && self.pending.launches.len() < COLLECT_EVERY {
-            return Some(Vec::new());
+            return true;
         }
         if let Err(e) = self.queue.finish() {
             self.pending.launches.clear();
             let r: Result<(), String> = Err(cl_error("waiting for the device", e));
             self.fail(r);
-            return Some(Vec::new());
+            return true;
         }
-        let mut out: Vec<(&'static str, Duration)> = Vec::new();
         for (name, event) in self.pending.launches.drain(..) {
             let nanos = match (
                 event.profiling_command_start(),
@@ -66,12 +71,8 @@ impl OpenClBackend {
                     0
                 }
             };
-            let d = Duration::from_nanos(nanos);
-            match out.iter_mut().find(|x| std::ptr::eq(x.0, name)) {
-                Some(x) => x.1 += d,
-                None => out.push((name, d)),
-            }
+            add(name, Duration::from_nanos(nanos));
         }
-        Some(out)
+        true
     }
 }
