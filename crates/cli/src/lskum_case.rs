@@ -498,6 +498,11 @@ mod tests {
             ("[cloud]\nfile = \"a\"\n[solver]\ncfl = -1.0\n", "cfl"),
             ("[cloud]\nfile = \"a\"\n[flow]\nmach = 0.0\n", "mach"),
             ("[cloud]\nfile = \"a\"\n[flow]\nmach = 1e-300\n", "mach"),
+            // Below 0.1 the compressible scheme's forces are meaningless.
+            (
+                "[cloud]\nfile = \"a\"\n[flow]\nmach = 0.09\n",
+                "at least 0.1",
+            ),
             ("[cloud]\nfile = \"a\"\n[flow]\naoa = nan\n", "aoa"),
             ("[cloud]\nfile = \"a\"\n[solver]\ncfl = inf\n", "cfl"),
             (
