@@ -112,6 +112,20 @@ def time_qflow(nx, ny, steps, extra, ranks=0, exe=QFLOW):
 PAPER = ["--set", "lw.setup=paper-code", "--set", "lw.viscosity=paper", "--set", "lw.wall=paper"]
 
 
+def opencl_device():
+    """The name of the device `qflow run --backend opencl` takes, as
+    `qflow devices` marks it (or "default device")."""
+    try:
+        out = subprocess.run([str(QFLOW), "devices"], capture_output=True, text=True).stdout
+    except OSError:
+        return "default device"
+    for line in out.splitlines():
+        if "(default)" in line:
+            kind = "GPU" if " GPU " in line else "CPU" if " CPU " in line else "device"
+            return f"{kind}: {' '.join(line.split()[3:5])}"
+    return "default device"
+
+
 def configurations(only):
     c = [
         ("serial, paper-code", "serial", ["--backend", "serial"] + PAPER, 0),
@@ -123,7 +137,8 @@ def configurations(only):
             c.append((f"MPI 2 ranks, {deco}, {mode}", "mpi",
                       ["--backend", "serial", "--exchange", mode,
                        "--set", f"lw.decomposition={deco}"], 2))
-    c.append(("OpenCL (PoCL)", "opencl", ["--backend", "opencl"], 0))
+    # The default device: a GPU where there is one, else PoCL's CPU.
+    c.append((f"OpenCL ({opencl_device()})", "opencl", ["--backend", "opencl"], 0))
     return [x for x in c if not only or x[1] in only]
 
 
