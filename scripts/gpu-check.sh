@@ -19,6 +19,9 @@
 #          points; with REF (a checkout of LinLi-max/summer_project, never
 #          committed) scripts/bench-lw.py beside the authors' C code; last,
 #          scripts/bench-dg.py on two of the host's cores.
+#          GPU_CHECK_BEFORE=BIN at pack time adds another build of qflow
+#          (an older commit, built with --features opencl), timed beside
+#          this one on the fv and lw cases on the GPU.
 #
 # GPU_CHECK_QUICK=1 shrinks every run (a smoke test of this script on
 # PoCL; its numbers mean nothing).
@@ -54,6 +57,10 @@ for l in sys.stdin:
     if m.get("executable"):
         print(m["executable"])' | tail -1)
     cp "$bench" "$dir/bench-fv-bandwidth"
+    if [ -n "${GPU_CHECK_BEFORE:-}" ]; then
+        cp "$GPU_CHECK_BEFORE" "$dir/release/qflow-before"
+        strip "$dir/release/qflow-before"
+    fi
     strip "$dir"/release/qflow "$dir"/test-* "$dir"/bench-fv-bandwidth
     for l in /usr/lib/x86_64-linux-gnu/libOpenCL.so.1; do
         [ -e "$l" ] && cp -L "$l" "$dir/lib/"
@@ -182,6 +189,23 @@ EOF
         part 240 "fv bandwidth $conf" env QFLOW_BACKEND=opencl QFLOW_STRATEGY=$1 QFLOW_REORDER=$2 \
             QFLOW_LAYOUT=$3 QFLOW_BLOCK=64 ${triad:+QFLOW_TRIAD_GBS=$triad} "$DIR/bench-fv-bandwidth"
     done
+    if [ -x "$DIR/release/qflow-before" ]; then
+        local b=$DIR/release/qflow-before
+        for round in 1 2; do
+            for exe in "$b" "$q"; do
+                part 120 "fv global-colouring, $(basename "$exe"), round $round" "$exe" run \
+                    cases/op2-airfoil.toml --backend opencl -o "$fv-x" -q --max-iters $fv_iters \
+                    --set fv.strategy=global-colouring --set output.vtk=false --set output.plots=false
+                SUMMARY+="  fv $(basename "$exe") $round: $(summary_keys "$fv-x/summary.toml" wall_seconds)"$'\n'
+                rm -rf "$fv-x"
+                part 120 "lw 1,000 steps, $(basename "$exe"), round $round" "$exe" run \
+                    cases/oblique-shock.toml --backend opencl -o "$fv-x" -q --max-iters 1000 "${lw_grid[@]}" \
+                    --set output.vtk=false --set output.plots=false --set output.checkpoint_every=0
+                SUMMARY+="  lw $(basename "$exe") $round: $(summary_keys "$fv-x/summary.toml" wall_seconds)"$'\n'
+                rm -rf "$fv-x"
+            done
+        done
+    fi
     local lw=$TMPDIR_GPU/lw
     part 240 "lw 1600x400 to t=3 OpenCL" "$q" run cases/oblique-shock.toml --backend opencl -o "$lw-gpu" -q "${lw_grid[@]}" \
         --set output.vtk=false --set output.plots=false --set output.checkpoint_every=0
