@@ -142,6 +142,17 @@ impl<'a, T: Copy> LineOffsets<'a, T> {
             ..self.at
         }
     }
+
+    /// Where the line lies: the local index of its first element and the
+    /// block's strides along y and z (in elements). For a kernel that
+    /// reuses what it computed for the previous line of the same call
+    /// when that line is a known neighbour (the row below, say): its
+    /// results must not depend on whether it was, as lines come in any
+    /// order and a call may start at any line.
+    #[inline(always)]
+    pub fn origin(&self) -> (isize, isize, isize) {
+        (self.at.at, self.at.sy, self.at.sz)
+    }
 }
 
 /// A dat read directly along a line.
