@@ -24,6 +24,7 @@ pub mod decl;
 pub mod exact;
 pub mod kernels;
 pub mod lines;
+mod lines_y;
 pub mod method;
 pub mod problem;
 pub mod settings;

@@ -105,7 +105,13 @@ pub fn lines_of(
             }
         }
     }
-    out.sort_by_key(|r| r.start);
+    if axis == 0 && piece != usize::MAX {
+        // Rows in pieces: band by band (a band: the pieces that start at
+        // one x), each band's rows in order.
+        out.sort_by_key(|r| (r.start % extent[0], r.start));
+    } else {
+        out.sort_by_key(|r| r.start);
+    }
     out
 }
 
@@ -152,6 +158,29 @@ impl<'a, T: Copy> LineOffsets<'a, T> {
     #[inline(always)]
     pub fn origin(&self) -> (isize, isize, isize) {
         (self.at.at, self.at.sy, self.at.sz)
+    }
+
+    /// The values at offset `(dx, dy, dz)` from the elements `range` of a
+    /// line along x (whose elements lie side by side) as one slice,
+    /// checked once (within the declared stencil's reach, as
+    /// [`Offsets::at`]): for a kernel that copies a stretch of a row at a
+    /// time.
+    #[inline(always)]
+    pub fn values(&self, range: Range<usize>, dx: i32, dy: i32, dz: i32) -> &'a [T] {
+        assert!(self.step == 1, "values(): a line along x");
+        let n = range.end.saturating_sub(range.start);
+        let k = self.at.at
+            + range.start as isize
+            + dx as isize
+            + dy as isize * self.at.sy
+            + dz as isize * self.at.sz;
+        assert!(
+            k >= 0 && k + n as isize <= self.at.len,
+            "offset ({dx}, {dy}, {dz}) outside the halo"
+        );
+        // SAFETY: in bounds, checked above; the dat is only read while
+        // the loop runs.
+        unsafe { std::slice::from_raw_parts(self.at.base.add(k as usize), n) }
     }
 }
 
@@ -220,6 +249,28 @@ impl<T: Copy> LineWrite<'_, T> {
         );
         // SAFETY: the line lies within the dat (checked by its view).
         unsafe { *self.base.add(self.line.element(k)) }
+    }
+
+    /// The elements `range` of a line along x (whose elements lie side by
+    /// side) as one slice to write, checked once.
+    #[inline(always)]
+    pub fn values_mut(&mut self, range: Range<usize>) -> &mut [T] {
+        assert!(self.line.step == 1, "values_mut(): a line along x");
+        assert!(
+            range.start <= range.end && range.end <= self.line.len,
+            "elements {range:?} of a line of {}",
+            self.line.len
+        );
+        // SAFETY: within the line (checked above), which lies within the
+        // dat (checked by its view); every element belongs to one line
+        // only, run by one thread, and `self` is borrowed while the slice
+        // lives.
+        unsafe {
+            std::slice::from_raw_parts_mut(
+                self.base.add(self.line.first + range.start),
+                range.end - range.start,
+            )
+        }
     }
 
     /// Sets element `k` of the line.
