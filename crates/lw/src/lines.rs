@@ -342,6 +342,8 @@ fn sweep_x<const CONS: bool>(
     // A row's elements share their `ky`.
     let ky = kind.get(0)[1];
     let row = if ky < 0 { source_row(ky, bc) } else { 0 };
+    // The line's maxima in registers (a max is the same in any order).
+    let (mut most, mut worst) = (*change, *bad);
     let mut first = 0;
     while first < n {
         let m = CHUNK.min(n - first);
@@ -361,12 +363,14 @@ fn sweep_x<const CONS: bool>(
             let kd = if edge { kind.get(k) } else { [0, 0] };
             let v = if edge { ghost_values(&kd, &o, bc) } else { o };
             if let Some(u0) = u0 {
-                residue(&kd, &u0.get(k), &v, change, bad);
+                residue(&kd, &u0.get(k), &v, &mut most, &mut worst);
             }
             *d = v;
         }
         first += m;
     }
+    *change = most;
+    *bad = worst;
 }
 
 macro_rules! sweep_x_kernels {

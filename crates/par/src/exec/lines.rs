@@ -37,27 +37,6 @@ fn piece(l: &LoopDecl, row_elements: usize) -> usize {
     (BAND_BYTES / (row_elements * bytes).max(1)).max(MIN_PIECE)
 }
 
-/// The length of the pieces a line loop `l` along x gets its rows in.
-fn row_piece(l: &LoopDecl) -> usize {
-    let bytes = l
-        .args
-        .iter()
-        .filter_map(|a| match a.kind {
-            ArgKind::Dat { dat, .. } => Some(dat.dim * dat.ty.bytes()),
-            _ => None,
-        })
-        .max()
-        .unwrap_or(8);
-    let band: usize = std::env::var("QFLOW_ROW_BAND")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(usize::MAX);
-    if band == usize::MAX {
-        return usize::MAX;
-    }
-    (band / bytes).max(MIN_PIECE)
-}
-
 /// A block's owned elements as lines along one axis.
 #[derive(Clone, Debug, Default)]
 pub(super) struct LineSpans {
@@ -85,7 +64,7 @@ impl Exec {
         let axis = l.line.expect("a line loop").index();
         // Rows whole; columns (and planes) in pieces walked band by band.
         let piece = if axis == 0 {
-            row_piece(l)
+            usize::MAX
         } else {
             piece(l, block.extent[0])
         };

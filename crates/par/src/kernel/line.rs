@@ -105,13 +105,7 @@ pub fn lines_of(
             }
         }
     }
-    if axis == 0 && piece != usize::MAX {
-        // Rows in pieces: band by band (a band: the pieces that start at
-        // one x), each band's rows in order.
-        out.sort_by_key(|r| (r.start % extent[0], r.start));
-    } else {
-        out.sort_by_key(|r| r.start);
-    }
+    out.sort_by_key(|r| r.start);
     out
 }
 
