@@ -218,7 +218,7 @@ impl Lines {
         row: i32,
         [c, r, gm1]: [f64; 3],
     ) {
-        assert!(m >= 1 && m <= CHUNK);
+        assert!((1..=CHUNK).contains(&m));
         for (s, e) in u
             .values(first..first + m + 2, -1, row, 0)
             .iter()
