@@ -30,7 +30,7 @@
 
 use qflow_par::{LineOffsets, LineRead, LineWrite};
 
-use crate::kernels::{ghost_values, region2, source_row, switch, Cells};
+use crate::kernels::{ghost_values, region2, residue, source_row, switch, Cells};
 use crate::lines_y::{sweep_y, Rows};
 
 /// Elements a row is marched in at a time: each pass over a chunk reads
@@ -189,44 +189,6 @@ fn from(q: &Comps, from: usize) -> [&[f64]; 4] {
 }
 
 impl Lines {
-    /// [`crate::kernels::residue`] of the chunk's cells `cells` (new values
-    /// in `self.a`, the step's start of elements `first .. first + m` in
-    /// `u0`): the largest change of density and 1 if a state is not
-    /// physical, in four running maxima a cell apart (4-wide vector code).
-    #[inline(always)]
-    fn residue(
-        &mut self,
-        u0: &LineRead<'_, Cells>,
-        first: usize,
-        m: usize,
-        cells: std::ops::Range<usize>,
-    ) -> (f64, f64) {
-        for j in 0..m {
-            let e = u0.get(first + j);
-            self.th[4 * (j + 1)..4 * (j + 2)].copy_from_slice(&e[0..4]);
-        }
-        let (mut most, mut worst) = ([0.0f64; 4], [0.0f64; 4]);
-        let q = &self.a;
-        for t in cells {
-            let l = t % 4;
-            let (rho, mx, my, e) = (q[0][t], q[1][t], q[2][t], q[3][t]);
-            let d = (rho - self.th[t]).abs();
-            // p > 0 is 2 rho E > |rho v|^2 (rho > 0); a NaN fails every
-            // comparison; an infinite density makes d infinite.
-            let fine =
-                rho > 0.0 && 2.0 * rho * e > mx * mx + my * my && d.is_finite() && e.is_finite();
-            most[l] = if d > most[l] { d } else { most[l] };
-            worst[l] = if !fine { 1.0 } else { worst[l] };
-        }
-        let mut m = 0.0;
-        let mut b = 0.0;
-        for l in 0..4 {
-            m = if most[l] > m { most[l] } else { m };
-            b = if worst[l] > b { worst[l] } else { b };
-        }
-        (m, b)
-    }
-
     /// Zeroed buffers.
     pub fn new() -> Lines {
         Lines {
@@ -388,20 +350,6 @@ fn sweep_x<const CONS: bool>(
         if ky <= 0 {
             lines.x_chunk::<CONS>(kind, u, first, m, row, consts);
         }
-        if let (Some(u0), 0) = (u0, ky) {
-            // The grid's cells of the chunk (a line's ends can be ghost
-            // columns), whose new values the ghosts' leave as they are.
-            let lo = if kind.get(first)[0] < 0 { 6 } else { 4 };
-            let hi = if kind.get(first + m - 1)[0] > 0 {
-                4 * m + 2
-            } else {
-                4 * m + 4
-            };
-            let (w, b) = lines.residue(u0, first, m, lo..hi);
-            // The maxima in any order: the same values.
-            most = if w > most { w } else { most };
-            worst = if b > worst { b } else { worst };
-        }
         let dst = out.values_mut(first..first + m);
         for (j, d) in dst.iter_mut().enumerate() {
             let k = first + j;
@@ -411,11 +359,13 @@ fn sweep_x<const CONS: bool>(
                 take(&lines.a, 4 * (j + 1))
             };
             // Only a line's ends can be ghost columns.
-            *d = if ky != 0 || k == 0 || k + 1 == n {
-                ghost_values(&kind.get(k), &o, bc)
-            } else {
-                o
-            };
+            let edge = ky != 0 || k == 0 || k + 1 == n;
+            let kd = if edge { kind.get(k) } else { [0, 0] };
+            let v = if edge { ghost_values(&kd, &o, bc) } else { o };
+            if let Some(u0) = u0 {
+                residue(&kd, &u0.get(k), &v, &mut most, &mut worst);
+            }
+            *d = v;
         }
         first += m;
     }
