@@ -13,7 +13,12 @@
 //! A line is handed to the runner as a span `first..last + 1` of local
 //! element indices whose elements are `first`, `first + step`, ... (`step`
 //! the block's stride along the axis: 1 along x, the row length along y),
-//! so that a line along x is an ordinary span.
+//! so that a line along x is an ordinary span. Along x, a kernel may also
+//! take a stretch of the line as one slice ([`LineOffsets::values`],
+//! [`LineWrite::values_mut`]: checked once, not per element), and
+//! [`LineOffsets::origin`] tells where the line lies, so that a kernel can
+//! reuse what it computed for the previous line of the same call when
+//! that was a known neighbour (results must not depend on it).
 
 use std::marker::PhantomData;
 use std::ops::Range;
