@@ -19,9 +19,9 @@
 //!   half-point flux below and switches) is kept in [`Lines`] and reused
 //!   when the call's next row is that one (as the serial backend, a
 //!   thread's task or a rank's part of the rows runs them, bottom to top),
-//!   else computed from the stencil. Each element's operations run lane by
-//!   lane on its 4 cells (4-wide vector code, no shuffles: along y the
-//!   lanes never meet).
+//!   else computed from the stencil. Each element's 4 cells are 4-wide
+//!   vectors (no shuffles: along y the lanes never meet), AVX registers
+//!   where the runner runs its AVX2 build (`lines_y.rs`).
 //!
 //! Every value is the element kernels' expression with the same operands
 //! in the same order, so the new states are their bits exactly, wherever
