@@ -7,11 +7,14 @@
 //! | `lw_{x,y}` | `kind`, `w` at the sweep's neighbours (and the ghosts' sources) | `u` |
 //! | `lw_x_residue` (a step's last sweep) | the same and `u0` | `u`; maxima: `change`, `bad` |
 //! | `wave_speed` | `kind`, `u` | max: `speed` |
-//! | `lw_{x,y}_line`, `lw_x_residue_line` | as `lw_{x,y}`, `lw_x_residue`, a row or column at a time | the same |
+//! | `sweep_x_{paper,conservative}` (a step's first sweep along x) | `kind`; `u0` at the sweep's neighbours | `w` |
+//! | `sweep_y_{paper,conservative}_to_{u,w}` | `kind`, `w` (`u`) at the rows around | `u` (`w`) |
+//! | `sweep_x_residue_{paper,conservative}` (a step's last sweep) | `kind`; `w` at the sweep's neighbours; `u0` | `u`; maxima: `change`, `bad` |
 //!
-//! The `_line` loops are the updates as the layer's line loops
-//! ([`crate::lines`]): the CPU backends run them, OpenCL the element
-//! loops; both give the same bits.
+//! The `sweep_` loops are whole sweeps (filter and update in one pass, the
+//! filtered states never stored) as the layer's line loops, one row per
+//! call, along x and along y alike ([`crate::lines`]): the CPU backends
+//! run them, OpenCL the element loops; both give the same bits.
 //!
 //! The cells are one structured block of `(nx + 4) x (ny + 4)` cells (two
 //! ghost rows on each side), held as `(nx + 4) / 4 x (ny + 4)` elements of
@@ -24,7 +27,11 @@ use crate::kernels::{
     filter_conservative_x, filter_conservative_y, filter_paper_x, filter_paper_y, lw_x,
     lw_x_residue, lw_y, wave_speed,
 };
-use crate::lines::{lw_x_line, lw_x_residue_line, lw_y_line, Chunk};
+use crate::lines::{
+    sweep_x_conservative, sweep_x_paper, sweep_x_residue_conservative, sweep_x_residue_paper,
+    sweep_y_conservative_to_u, sweep_y_conservative_to_w, sweep_y_paper_to_u, sweep_y_paper_to_w,
+    Lines,
+};
 
 /// The grid's cells with their ghost rows, in elements of 4 cells along x
 /// ([`crate::kernels::LANES`]).
@@ -51,7 +58,9 @@ pub static FILTER_CONSERVATIVE_Y_AT: StencilDecl = StencilDecl {
     offsets: &[[0, -2, 0], [0, -1, 0], [0, 0, 0], [0, 1, 0], [0, 2, 0]],
 };
 /// The x update: the element's x neighbours; a bottom ghost row's source
-/// row (up to 3 up) and its x neighbours.
+/// row (up to 3 up) and its x neighbours. Also the whole sweeps along x
+/// (`sweep_x_*`): the filter's reach (two cells each side) and the
+/// update's (one more) lie in the x neighbours.
 pub static LW_X_AT: StencilDecl = StencilDecl {
     name: "lw_x",
     set: &CELLS,
@@ -194,48 +203,112 @@ par_loop! {
     }
 }
 
-par_loop! {
-    /// The Lax-Wendroff update along x, row by row.
-    pub static LW_X_LINE = lw_x_line over CELLS along x {
-        gas: global(GAS),
-        sweep: global(SWEEP),
-        bc: global(BC),
-        kind: read(KIND),
-        w: read(W at LW_X_AT),
-        u: write(U),
-        chunk: scratch(Chunk::new),
-    }
+/// A whole sweep along y, a row at a time, as a line loop: the rows from
+/// 3 below to 3 above the source row (the update's neighbours, their
+/// filters' neighbours and the conservative filter's switches one
+/// further), the source row up to 3 up (a bottom ghost row's).
+pub static SWEEP_Y_AT: StencilDecl = StencilDecl {
+    name: "sweep_y",
+    set: &CELLS,
+    offsets: &[
+        [0, -3, 0],
+        [0, -2, 0],
+        [0, -1, 0],
+        [0, 0, 0],
+        [0, 1, 0],
+        [0, 2, 0],
+        [0, 3, 0],
+        [0, 4, 0],
+        [0, 5, 0],
+        [0, 6, 0],
+    ],
+};
+
+macro_rules! sweep_loops {
+    ($($(#[$m:meta])* $name:ident = $kernel:ident: $from:ident -> $to:ident;)*) => {$(
+        par_loop! {
+            $(#[$m])*
+            pub static $name = $kernel over CELLS along x {
+                gas: global(GAS),
+                sweep: global(SWEEP),
+                bc: global(BC),
+                kind: read(KIND),
+                u: read($from at LW_X_AT),
+                out: write($to),
+                lines: scratch(Lines::new),
+            }
+        }
+    )*};
 }
-par_loop! {
-    /// The Lax-Wendroff update along y, column by column.
-    pub static LW_Y_LINE = lw_y_line over CELLS along y {
-        gas: global(GAS),
-        sweep: global(SWEEP),
-        bc: global(BC),
-        kind: read(KIND),
-        w: read(W at LW_Y_AT),
-        u: write(U),
-        chunk: scratch(Chunk::new),
-    }
+
+sweep_loops! {
+    /// The step's first sweep along x with the paper's filter (`u0` into
+    /// `w`), row by row.
+    SWEEP_X_PAPER = sweep_x_paper: U0 -> W;
+    /// The step's first sweep along x with the conservative filter.
+    SWEEP_X_CONSERVATIVE = sweep_x_conservative: U0 -> W;
 }
-par_loop! {
-    /// The step's last update along x, row by row, measuring the step.
-    pub static LW_X_RESIDUE_LINE = lw_x_residue_line over CELLS along x {
-        gas: global(GAS),
-        sweep: global(SWEEP),
-        bc: global(BC),
-        kind: read(KIND),
-        w: read(W at LW_X_AT),
-        u0: read(U0),
-        u: write(U),
-        chunk: scratch(Chunk::new),
-        change: max(CHANGE),
-        bad: max(BAD),
-    }
+
+macro_rules! sweep_y_loops {
+    ($($(#[$m:meta])* $name:ident = $kernel:ident: $from:ident -> $to:ident;)*) => {$(
+        par_loop! {
+            $(#[$m])*
+            pub static $name = $kernel over CELLS along x {
+                gas: global(GAS),
+                sweep: global(SWEEP),
+                bc: global(BC),
+                kind: read(KIND at SWEEP_Y_AT),
+                u: read($from at SWEEP_Y_AT),
+                out: write($to),
+                lines: scratch(Lines::new),
+            }
+        }
+    )*};
+}
+
+sweep_y_loops! {
+    /// The step's first sweep along y with the paper's filter (`w` into
+    /// `u`), row by row.
+    SWEEP_Y_PAPER_TO_U = sweep_y_paper_to_u: W -> U;
+    /// The step's second sweep along y with the paper's filter (`u` into
+    /// `w`).
+    SWEEP_Y_PAPER_TO_W = sweep_y_paper_to_w: U -> W;
+    /// The step's first sweep along y with the conservative filter.
+    SWEEP_Y_CONSERVATIVE_TO_U = sweep_y_conservative_to_u: W -> U;
+    /// The step's second sweep along y with the conservative filter.
+    SWEEP_Y_CONSERVATIVE_TO_W = sweep_y_conservative_to_w: U -> W;
+}
+
+macro_rules! sweep_x_residue_loops {
+    ($($(#[$m:meta])* $name:ident = $kernel:ident;)*) => {$(
+        par_loop! {
+            $(#[$m])*
+            pub static $name = $kernel over CELLS along x {
+                gas: global(GAS),
+                sweep: global(SWEEP),
+                bc: global(BC),
+                kind: read(KIND),
+                u: read(W at LW_X_AT),
+                u0: read(U0),
+                out: write(U),
+                lines: scratch(Lines::new),
+                change: max(CHANGE),
+                bad: max(BAD),
+            }
+        }
+    )*};
+}
+
+sweep_x_residue_loops! {
+    /// The step's last sweep along x with the paper's filter (`w` into
+    /// `u`), row by row, measuring the step against `u0`.
+    SWEEP_X_RESIDUE_PAPER = sweep_x_residue_paper;
+    /// The step's last sweep along x with the conservative filter.
+    SWEEP_X_RESIDUE_CONSERVATIVE = sweep_x_residue_conservative;
 }
 
 /// Every loop of the method.
-pub static LOOPS: [&LoopDecl; 11] = [
+pub static LOOPS: [&LoopDecl; 16] = [
     &FILTER_PAPER_X,
     &FILTER_PAPER_Y,
     &FILTER_CONSERVATIVE_X,
@@ -244,9 +317,14 @@ pub static LOOPS: [&LoopDecl; 11] = [
     &LW_Y,
     &LW_X_RESIDUE,
     &WAVE_SPEED,
-    &LW_X_LINE,
-    &LW_Y_LINE,
-    &LW_X_RESIDUE_LINE,
+    &SWEEP_X_PAPER,
+    &SWEEP_X_CONSERVATIVE,
+    &SWEEP_Y_PAPER_TO_U,
+    &SWEEP_Y_PAPER_TO_W,
+    &SWEEP_Y_CONSERVATIVE_TO_U,
+    &SWEEP_Y_CONSERVATIVE_TO_W,
+    &SWEEP_X_RESIDUE_PAPER,
+    &SWEEP_X_RESIDUE_CONSERVATIVE,
 ];
 /// Every dat of the method.
 pub static DATS: [&DatDecl; 4] = [&KIND, &U, &W, &U0];

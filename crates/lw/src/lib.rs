@@ -6,8 +6,9 @@
 //!
 //! [`kernels`] holds the kernels, each a function of one element (4 cells
 //! along x, updated lane by lane) translated to OpenCL C at build time;
-//! [`lines`] holds the updates as line kernels (a row or column per call,
-//! each flux computed once: what the CPU backends run); [`decl`] declares
+//! [`lines`] holds each sweep as one line kernel (a row per call, the
+//! filter computed on the fly and each flux once: what the CPU backends
+//! run); [`decl`] declares
 //! the block, its stencils, dats and loops; [`problem`]
 //! builds the initial state; [`method`] runs a step for the run driver;
 //! [`exact`] is the exact solution (oblique-shock relations) the runs are
@@ -23,6 +24,7 @@ pub mod decl;
 pub mod exact;
 pub mod kernels;
 pub mod lines;
+mod lines_y;
 pub mod method;
 pub mod problem;
 pub mod settings;

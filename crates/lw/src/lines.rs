@@ -1,170 +1,336 @@
-//! The Lax-Wendroff updates as line kernels (the layer's line loops,
-//! [`qflow_par::Axis`]): each call updates a whole row (sweeps along x) or
-//! column (along y) of elements, a chunk of elements at a time, computing
-//! every cell's flux and every interface's half-point flux once, where the
-//! element kernels of [`crate::kernels`] compute an element's and both its
-//! neighbours' fluxes and both of its interfaces (2 to 3 times the
-//! arithmetic).
+//! Whole sweeps as line loops (the layer's line loops, [`qflow_par::Axis`]):
+//! each sweep is ONE loop from one state dat into another, the artificial
+//! viscosity filter computed on the fly (the filtered states are never
+//! stored), so that a sweep reads its state and writes the new one once,
+//! and every cell's switch, filtered state, flux and every interface's
+//! half-point flux is computed once (the element loops of
+//! [`crate::kernels`] compute a filter loop's result into `w` and, in the
+//! update, an element's and its neighbours' fluxes and both its
+//! interfaces).
 //!
-//! Each value is the element kernels' expression with the same operands
-//! in the same order, so the new states are their bits exactly: the
-//! half-point state between cells `a` and `b` is `(w_a + w_b)/2 - (r/2)
-//! (F_b - F_a)` whether it is cell `b`'s left or cell `a`'s right
-//! interface. A line may start anywhere (a rank's part, a piece of the
-//! core): what a chunk needs from before it is computed from the stencil.
-//! The CPU backends run these; OpenCL runs the element kernels.
+//! - **Along x** ([`sweep_x_paper`], ...): one call per row, marched
+//!   [`CHUNK`] elements at a time through buffers that stay in the L1
+//!   cache, component by component along x (value `c` of cell `t` at
+//!   `[c][t]`), so that each pass is a plain loop the compiler makes vector
+//!   code of and the neighbour along x is the next cell.
+//! - **Along y** ([`sweep_y_paper_to_u`], ...): also one call per *row*
+//!   (a line loop along x), the row's new values from the rows around it;
+//!   what a row shares with the next one up (its filtered state, flux,
+//!   half-point flux below and switches) is kept in [`Lines`] and reused
+//!   when the call's next row is that one (as the serial backend, a
+//!   thread's task or a rank's part of the rows runs them, bottom to top),
+//!   else computed from the stencil. Each element's 4 cells are 4-wide
+//!   vectors (no shuffles: along y the lanes never meet), AVX registers
+//!   where the runner runs its AVX2 build (`lines_y.rs`).
+//!
+//! Every value is the element kernels' expression with the same operands
+//! in the same order, so the new states are their bits exactly, wherever
+//! a line or a call starts. The CPU backends run these; OpenCL runs the
+//! element loops.
 
 use qflow_par::{LineOffsets, LineRead, LineWrite};
 
-use crate::kernels::{ghost_values, region2, residue, source_row, sweep_element, Cells};
+use crate::kernels::{ghost_values, region2, residue, source_row, switch, Cells};
+use crate::lines_y::{sweep_y, Rows};
 
-/// Elements a line is marched in at a time: each pass over a chunk reads
+/// Elements a row is marched in at a time: each pass over a chunk reads
 /// and writes buffers that stay in the L1 cache.
-/// (On 1600 x 400 cells chunks of 32 ran the x updates slower than 16.)
-const CHUNK: usize = 16;
+pub const CHUNK: usize = 16;
 /// Cells of a chunk's buffers: its elements and one each side.
 const NW: usize = 4 * (CHUNK + 2);
 
-/// The buffers a line kernel marches through, a chunk of the line at a
-/// time, component by component along the line (value `c` of cell `t` at
-/// `[c][t]`; the cells of element `j` of the chunk at `t = 4 (j + 1) +
-/// lane`), so that each pass is a plain loop over arrays (the compiler
-/// makes 4-wide vector operations of it) and the neighbour along x is the
-/// next cell: the line's states, fluxes, half-point states and face
-/// fluxes, and the updates. The line loops' scratch: made once for all the
-/// lines of a call.
-pub struct Chunk {
-    w: [[f64; NW]; 4],
-    f: [[f64; NW]; 4],
-    h: [[f64; NW]; 4],
-    g: [[f64; NW]; 4],
-    o: [[f64; NW]; 4],
+/// Four components of the cells of a chunk (value `c` of cell `t` at
+/// `[c][t]`).
+type Comps = [[f64; NW]; 4];
+
+/// The line loops' scratch (made once for all the lines of a call): the
+/// x sweeps' chunk buffers, and what the y sweeps carry from a row to the
+/// next.
+pub struct Lines {
+    /// States, then their new values.
+    a: Comps,
+    /// Switches.
+    th: [f64; NW],
+    /// The filter's coefficients.
+    k: [f64; NW],
+    /// Filtered states.
+    w: Comps,
+    /// Their fluxes.
+    f: Comps,
+    /// Half-point fluxes.
+    g: Comps,
+    /// The y sweeps' rows.
+    rows: Rows,
 }
 
-impl Default for Chunk {
-    fn default() -> Chunk {
-        Chunk::new()
+impl Default for Lines {
+    fn default() -> Lines {
+        Lines::new()
     }
 }
 
-impl Chunk {
+/// The switches `th` of cells `z` between `m` and `p` (densities).
+#[inline(always)]
+fn switches_into(th: &mut [f64], m: &[f64], z: &[f64], p: &[f64]) {
+    let n = th.len();
+    let (m, z, p) = (&m[..n], &z[..n], &p[..n]);
+    for i in 0..n {
+        th[i] = switch(m[i], z[i], p[i]);
+    }
+}
+
+/// The conservative filter's coefficient of a face between cells with
+/// switches `a` and `b`: `c max(a, b)`; the paper's of a cell: `c theta`
+/// (`b` unused).
+#[inline(always)]
+fn coefficients_into<const CONS: bool>(k: &mut [f64], a: &[f64], b: &[f64], c: f64) {
+    let n = k.len();
+    let a = &a[..n];
+    if CONS {
+        let b = &b[..n];
+        for i in 0..n {
+            k[i] = c * a[i].max(b[i]);
+        }
+    } else {
+        for i in 0..n {
+            k[i] = c * a[i];
+        }
+    }
+}
+
+/// [`crate::kernels::flux`] along x (`Y` false) or y of the states `q`
+/// into `f`, its operations in its order.
+#[inline(always)]
+fn flux<const Y: bool>([rho, mx, my, e]: [f64; 4], gm1: f64) -> [f64; 4] {
+    let u = mx / rho;
+    let v = my / rho;
+    let p = gm1 * (e - 0.5 * rho * (u * u + v * v));
+    let ru = rho * u;
+    if Y {
+        [my, ru * v, rho * v * v + p, (e + p) * v]
+    } else {
+        [mx, ru * u + p, ru * v, (e + p) * u]
+    }
+}
+
+/// The flux `g` of the half-point states between cells `a` and `b` (fluxes
+/// `fa`, `fb`), `h = (a + b)/2 - (r/2) (fb - fa)` with `hr = r/2`
+/// ([`crate::kernels::richtmyer`]), for `n` cells: `a`, `fa` from `[.][ia]`,
+/// `b`, `fb` from `[.][ib]`, `g` into `[.][ig]`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn half_fluxes_into<const Y: bool>(
+    g: &mut [&mut [f64]; 4],
+    a: [&[f64]; 4],
+    b: [&[f64]; 4],
+    fa: [&[f64]; 4],
+    fb: [&[f64]; 4],
+    hr: f64,
+    gm1: f64,
+) {
+    let n = g[0].len();
+    let a = a.map(|x| &x[..n]);
+    let b = b.map(|x| &x[..n]);
+    let fa = fa.map(|x| &x[..n]);
+    let fb = fb.map(|x| &x[..n]);
+    let [g0, g1, g2, g3] = g;
+    let (g1, g2, g3) = (&mut g1[..n], &mut g2[..n], &mut g3[..n]);
+    for i in 0..n {
+        let mut h = [0.0; 4];
+        for c in 0..4 {
+            h[c] = 0.5 * (a[c][i] + b[c][i]) - hr * (fb[c][i] - fa[c][i]);
+        }
+        let v = flux::<Y>(h, gm1);
+        g0[i] = v[0];
+        g1[i] = v[1];
+        g2[i] = v[2];
+        g3[i] = v[3];
+    }
+}
+
+/// Copies element `e`'s 4 cells into cells `t .. t + 4` of `q`.
+#[inline(always)]
+fn put(q: &mut Comps, t: usize, e: &Cells) {
+    for c in 0..4 {
+        for l in 0..4 {
+            q[c][t + l] = e[4 * c + l];
+        }
+    }
+}
+
+/// Cells `t .. t + 4` of `q` as an element.
+#[inline(always)]
+fn take(q: &Comps, t: usize) -> Cells {
+    let mut e = [0.0; 16];
+    for c in 0..4 {
+        for l in 0..4 {
+            e[4 * c + l] = q[c][t + l];
+        }
+    }
+    e
+}
+
+/// Mutable views of `[.][range]`.
+#[inline(always)]
+fn parts(q: &mut Comps, range: std::ops::Range<usize>) -> [&mut [f64]; 4] {
+    let [a, b, c, d] = q;
+    [
+        &mut a[range.clone()],
+        &mut b[range.clone()],
+        &mut c[range.clone()],
+        &mut d[range],
+    ]
+}
+
+/// Views of `[.][from..]`.
+#[inline(always)]
+fn from(q: &Comps, from: usize) -> [&[f64]; 4] {
+    [&q[0][from..], &q[1][from..], &q[2][from..], &q[3][from..]]
+}
+
+impl Lines {
     /// Zeroed buffers.
-    pub fn new() -> Chunk {
-        Chunk {
+    pub fn new() -> Lines {
+        Lines {
+            a: [[0.0; NW]; 4],
+            th: [0.0; NW],
+            k: [0.0; NW],
             w: [[0.0; NW]; 4],
             f: [[0.0; NW]; 4],
-            h: [[0.0; NW]; 4],
             g: [[0.0; NW]; 4],
-            o: [[0.0; NW]; 4],
+            rows: Rows::default(),
         }
     }
 
-    /// The update of element `j` of the chunk (after [`Chunk::update`]).
-    #[inline(always)]
-    fn out(&self, j: usize) -> Cells {
-        let mut e = [0.0; 16];
-        for c in 0..4 {
-            for l in 0..4 {
-                e[4 * c + l] = self.o[c][4 * j + l];
-            }
-        }
-        e
-    }
-
-    /// The Richtmyer updates of elements `first .. first + m` of the line
-    /// (`m <= CHUNK`) along x (`along_x`, the cells `row` rows up) or y,
-    /// into `self.o`: passes over the chunk (fluxes, half-point states,
-    /// their fluxes, updates), each value computed once per chunk, with
-    /// [`crate::kernels::richtmyer`]'s expressions.
+    /// The new values (along x) of elements `first .. first + m` of the
+    /// line (`m <= CHUNK`), the cells `row` rows up, into `self.a[.][4 ..
+    /// 4 (m + 1)]`: the filter (`c = eta/2`; ghost columns keep their
+    /// state), the fluxes, the half-point states and their fluxes, and the
+    /// Richtmyer update.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    fn update(
+    fn x_chunk<const CONS: bool>(
         &mut self,
-        w: &LineOffsets<'_, Cells>,
+        kind: &LineRead<'_, [i32; 2]>,
+        u: &LineOffsets<'_, Cells>,
         first: usize,
         m: usize,
-        along_x: bool,
         row: i32,
-        r: f64,
-        gm1: f64,
+        [c, r, gm1]: [f64; 3],
     ) {
-        assert!(m <= CHUNK);
-        let n = if along_x { 1 } else { 2 };
-        // The neighbour's distance in cells, and the first face needed.
-        let d = if along_x { 1 } else { 4 };
-        let cells = 4 * (m + 2);
-        for s in 0..m + 2 {
-            let e = w.at(first as isize + s as isize - 1).at(0, row, 0);
-            for c in 0..4 {
-                for l in 0..4 {
-                    self.w[c][4 * s + l] = e[4 * c + l];
+        assert!((1..=CHUNK).contains(&m));
+        for (s, e) in u
+            .values(first..first + m + 2, -1, row, 0)
+            .iter()
+            .enumerate()
+        {
+            put(&mut self.a, 4 * s, e);
+        }
+        // Filtered states are needed at cells 3 ..= last (the element's
+        // cells and one each side); their switches one further.
+        let last = 4 * m + 4;
+        let q = &self.a;
+        if CONS {
+            switches_into(
+                &mut self.th[2..last + 2],
+                &q[0][1..],
+                &q[0][2..],
+                &q[0][3..],
+            );
+            // k[t]: c theta_{t+1/2}, the coefficient of face t | t + 1.
+            coefficients_into::<true>(&mut self.k[2..last + 1], &self.th[2..], &self.th[3..], c);
+        } else {
+            switches_into(
+                &mut self.th[3..last + 1],
+                &q[0][2..],
+                &q[0][3..],
+                &q[0][4..],
+            );
+            coefficients_into::<false>(&mut self.k[3..last + 1], &self.th[3..], &[], c);
+        }
+        // The filtered states and their fluxes, cells 3 ..= last.
+        {
+            let n = last - 2;
+            let um = from(q, 2).map(|x| &x[..n]);
+            let uz = from(q, 3).map(|x| &x[..n]);
+            let up = from(q, 4).map(|x| &x[..n]);
+            let (kp, km) = (&self.k[3..3 + n], &self.k[2..2 + n]);
+            let w = parts(&mut self.w, 3..last + 1).map(|x| &mut x[..n]);
+            let f = parts(&mut self.f, 3..last + 1).map(|x| &mut x[..n]);
+            for i in 0..n {
+                let mut v = [0.0; 4];
+                for c in 0..4 {
+                    let (a, z, p) = (um[c][i], uz[c][i], up[c][i]);
+                    v[c] = if CONS {
+                        z + (kp[i] * (p - z) - km[i] * (z - a))
+                    } else {
+                        z + kp[i] * (p - 2.0 * z + a)
+                    };
+                    w[c][i] = v[c];
+                }
+                let g = flux::<false>(v, gm1);
+                for c in 0..4 {
+                    f[c][i] = g[c];
                 }
             }
         }
-        fluxes(&self.w, &mut self.f, 0..cells, n, gm1);
-        // Faces between cell t and cell t + d, for t in 4 - d .. 4 (m + 1).
-        let faces = 4 - d..4 * (m + 1);
-        for c in 0..4 {
-            let (wc, fc, hc) = (&self.w[c], &self.f[c], &mut self.h[c]);
-            for t in faces.clone() {
-                hc[t] = 0.5 * (wc[t] + wc[t + d]) - 0.5 * r * (fc[t + d] - fc[t]);
+        // The ghost columns keep their states (their neighbours' filters
+        // read them; their own updates are replaced by boundary values).
+        let mut keep = |t: usize| {
+            let v = [q[0][t], q[1][t], q[2][t], q[3][t]];
+            let g = flux::<false>(v, gm1);
+            for c in 0..4 {
+                self.w[c][t] = v[c];
+                self.f[c][t] = g[c];
             }
+        };
+        if kind.get(first)[0] < 0 {
+            keep(4);
+            keep(5);
         }
-        fluxes(&self.h, &mut self.g, faces, n, gm1);
-        for c in 0..4 {
-            let (wc, gc, oc) = (&self.w[c], &self.g[c], &mut self.o[c]);
-            for t in 4..4 * (m + 1) {
-                oc[t - 4] = wc[t] - r * (gc[t] - gc[t - d]);
+        if kind.get(first + m - 1)[0] > 0 {
+            keep(4 * m + 2);
+            keep(4 * m + 3);
+        }
+        // Face t between cells t and t + 1, for t in 3 .. last.
+        let (w, f) = (&self.w, &self.f);
+        let mut g = parts(&mut self.g, 3..last);
+        half_fluxes_into::<false>(
+            &mut g,
+            from(w, 3),
+            from(w, 4),
+            from(f, 3),
+            from(f, 4),
+            0.5 * r,
+            gm1,
+        );
+        let n = last - 4;
+        let w = from(w, 4).map(|x| &x[..n]);
+        let gp = from(&self.g, 4).map(|x| &x[..n]);
+        let gm = from(&self.g, 3).map(|x| &x[..n]);
+        let o = parts(&mut self.a, 4..last).map(|x| &mut x[..n]);
+        for i in 0..n {
+            for c in 0..4 {
+                o[c][i] = w[c][i] - r * (gp[c][i] - gm[c][i]);
             }
         }
     }
 }
 
-/// [`crate::kernels::flux`] of the cells `range` of `q` into `f`, with its
-/// operations in its order, along axis `n`.
-#[inline(always)]
-fn fluxes(
-    q: &[[f64; NW]; 4],
-    f: &mut [[f64; NW]; 4],
-    range: std::ops::Range<usize>,
-    n: usize,
-    gm1: f64,
-) {
-    let [f0, f1, f2, f3] = f;
-    for t in range {
-        let (rho, mx, my, e) = (q[0][t], q[1][t], q[2][t], q[3][t]);
-        let u = mx / rho;
-        let v = my / rho;
-        let p = gm1 * (e - 0.5 * rho * (u * u + v * v));
-        let ru = rho * u;
-        if n == 1 {
-            f0[t] = mx;
-            f1[t] = ru * u + p;
-            f2[t] = ru * v;
-            f3[t] = (e + p) * u;
-        } else {
-            f0[t] = my;
-            f1[t] = ru * v;
-            f2[t] = rho * v * v + p;
-            f3[t] = (e + p) * v;
-        }
-    }
-}
-
-/// A sweep along x of a row: the new values of each element into `u`;
+/// A sweep along x of a row: the new values of its elements into `out`;
 /// with `u0` (the step's last sweep) each also measured against it
 /// ([`residue`]).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn sweep_x_row(
+fn sweep_x<const CONS: bool>(
     gas: [f64; 2],
     sweep: [f64; 4],
     bc: &[f64; 9],
     kind: &LineRead<'_, [i32; 2]>,
-    w: &LineOffsets<'_, Cells>,
-    u: &mut LineWrite<'_, Cells>,
+    u: &LineOffsets<'_, Cells>,
+    out: &mut LineWrite<'_, Cells>,
     u0: Option<&LineRead<'_, Cells>>,
-    chunk: &mut Chunk,
+    lines: &mut Lines,
     change: &mut f64,
     bad: &mut f64,
 ) {
@@ -172,110 +338,127 @@ fn sweep_x_row(
     if n == 0 {
         return;
     }
-    let (r, gm1) = (sweep[0], gas[1]);
+    let consts = [sweep[2], sweep[0], gas[1]];
     // A row's elements share their `ky`.
     let ky = kind.get(0)[1];
     let row = if ky < 0 { source_row(ky, bc) } else { 0 };
+    // The line's maxima in registers (a max is the same in any order).
+    let (mut most, mut worst) = (*change, *bad);
     let mut first = 0;
     while first < n {
         let m = CHUNK.min(n - first);
         if ky <= 0 {
-            chunk.update(w, first, m, true, row, r, gm1);
+            lines.x_chunk::<CONS>(kind, u, first, m, row, consts);
         }
-        for j in 0..m {
+        let dst = out.values_mut(first..first + m);
+        for (j, d) in dst.iter_mut().enumerate() {
             let k = first + j;
-            let kd = kind.get(k);
-            let out = if ky > 0 { region2(bc) } else { chunk.out(j) };
-            let v = ghost_values(&kd, &out, bc);
+            let o = if ky > 0 {
+                region2(bc)
+            } else {
+                take(&lines.a, 4 * (j + 1))
+            };
+            // Only a line's ends can be ghost columns.
+            let edge = ky != 0 || k == 0 || k + 1 == n;
+            let kd = if edge { kind.get(k) } else { [0, 0] };
+            let v = if edge { ghost_values(&kd, &o, bc) } else { o };
             if let Some(u0) = u0 {
-                residue(&kd, &u0.get(k), &v, change, bad);
+                residue(&kd, &u0.get(k), &v, &mut most, &mut worst);
             }
-            u.set(k, v);
+            *d = v;
         }
         first += m;
     }
+    *change = most;
+    *bad = worst;
 }
 
-/// The Lax-Wendroff update along x of a row (`sweep[0] = dt/2 / dx`).
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub fn lw_x_line(
-    gas: [f64; 2],
-    sweep: [f64; 4],
-    bc: [f64; 9],
-    kind: LineRead<'_, [i32; 2]>,
-    w: LineOffsets<'_, Cells>,
-    mut u: LineWrite<'_, Cells>,
-    chunk: &mut Chunk,
-) {
-    let (mut change, mut bad) = (0.0, 0.0);
-    let (k, w) = (&kind, &w);
-    sweep_x_row(
-        gas,
-        sweep,
-        &bc,
-        k,
-        w,
-        &mut u,
-        None,
-        chunk,
-        &mut change,
-        &mut bad,
-    );
+macro_rules! sweep_x_kernels {
+    ($($(#[$m:meta])* $name:ident, $cons:literal;)*) => {$(
+        $(#[$m])*
+        #[inline(always)]
+        pub fn $name(
+            gas: [f64; 2],
+            sweep: [f64; 4],
+            bc: [f64; 9],
+            kind: LineRead<'_, [i32; 2]>,
+            u: LineOffsets<'_, Cells>,
+            mut out: LineWrite<'_, Cells>,
+            lines: &mut Lines,
+        ) {
+            let (mut change, mut bad) = (0.0, 0.0);
+            sweep_x::<$cons>(
+                gas, sweep, &bc, &kind, &u, &mut out, None, lines, &mut change, &mut bad,
+            );
+        }
+    )*};
 }
 
-/// The Lax-Wendroff update along x of a row for the step's last sweep,
-/// which also measures the step ([`residue`]).
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub fn lw_x_residue_line(
-    gas: [f64; 2],
-    sweep: [f64; 4],
-    bc: [f64; 9],
-    kind: LineRead<'_, [i32; 2]>,
-    w: LineOffsets<'_, Cells>,
-    u0: LineRead<'_, Cells>,
-    mut u: LineWrite<'_, Cells>,
-    chunk: &mut Chunk,
-    change: &mut f64,
-    bad: &mut f64,
-) {
-    let (k, w) = (&kind, &w);
-    sweep_x_row(gas, sweep, &bc, k, w, &mut u, Some(&u0), chunk, change, bad);
+sweep_x_kernels! {
+    /// The step's first sweep along x with the paper's filter, a row.
+    sweep_x_paper, false;
+    /// The step's first sweep along x with the conservative filter, a row.
+    sweep_x_conservative, true;
 }
 
-/// The Lax-Wendroff update along y of a column (`sweep[1] = dt/2 / dy`):
-/// the grid's rows marched in chunks; the ghost rows by the element
-/// kernel.
-#[inline(always)]
-pub fn lw_y_line(
-    gas: [f64; 2],
-    sweep: [f64; 4],
-    bc: [f64; 9],
-    kind: LineRead<'_, [i32; 2]>,
-    w: LineOffsets<'_, Cells>,
-    mut u: LineWrite<'_, Cells>,
-    chunk: &mut Chunk,
-) {
-    let (r, gm1) = (sweep[1], gas[1]);
-    let n = kind.len();
-    let mut k = 0;
-    while k < n {
-        let kd = kind.get(k);
-        if kd[1] != 0 {
-            u.set(k, sweep_element(&kd, w.at(k as isize), false, r, gm1, &bc));
-            k += 1;
-            continue;
+macro_rules! sweep_x_residue_kernels {
+    ($($(#[$m:meta])* $name:ident, $cons:literal;)*) => {$(
+        $(#[$m])*
+        #[inline(always)]
+        #[allow(clippy::too_many_arguments)]
+        pub fn $name(
+            gas: [f64; 2],
+            sweep: [f64; 4],
+            bc: [f64; 9],
+            kind: LineRead<'_, [i32; 2]>,
+            u: LineOffsets<'_, Cells>,
+            u0: LineRead<'_, Cells>,
+            mut out: LineWrite<'_, Cells>,
+            lines: &mut Lines,
+            change: &mut f64,
+            bad: &mut f64,
+        ) {
+            sweep_x::<$cons>(gas, sweep, &bc, &kind, &u, &mut out, Some(&u0), lines, change, bad);
         }
-        // A run of the grid's rows, at most a chunk.
-        let mut m = 1;
-        while m < CHUNK && k + m < n && kind.get(k + m)[1] == 0 {
-            m += 1;
+    )*};
+}
+
+sweep_x_residue_kernels! {
+    /// The step's last sweep along x with the paper's filter, a row,
+    /// measuring the step ([`residue`]).
+    sweep_x_residue_paper, false;
+    /// The step's last sweep along x with the conservative filter, a row,
+    /// measuring the step.
+    sweep_x_residue_conservative, true;
+}
+
+macro_rules! sweep_y_kernels {
+    ($($(#[$m:meta])* $name:ident, $cons:literal;)*) => {$(
+        $(#[$m])*
+        #[inline(always)]
+        pub fn $name(
+            gas: [f64; 2],
+            sweep: [f64; 4],
+            bc: [f64; 9],
+            kind: LineOffsets<'_, [i32; 2]>,
+            u: LineOffsets<'_, Cells>,
+            mut out: LineWrite<'_, Cells>,
+            lines: &mut Lines,
+        ) {
+            sweep_y::<$cons>(gas, sweep, &bc, &kind, &u, &mut out, &mut lines.rows);
         }
-        chunk.update(&w, k, m, false, 0, r, gm1);
-        for j in 0..m {
-            u.set(k + j, ghost_values(&kind.get(k + j), &chunk.out(j), &bc));
-        }
-        k += m;
-    }
+    )*};
+}
+
+sweep_y_kernels! {
+    /// A sweep along y with the paper's filter, a row (the step's first,
+    /// into `u`).
+    sweep_y_paper_to_u, false;
+    /// A sweep along y with the paper's filter, a row (the step's second,
+    /// into `w`).
+    sweep_y_paper_to_w, false;
+    /// A sweep along y with the conservative filter, a row, into `u`.
+    sweep_y_conservative_to_u, true;
+    /// A sweep along y with the conservative filter, a row, into `w`.
+    sweep_y_conservative_to_w, true;
 }

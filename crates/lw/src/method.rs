@@ -51,8 +51,8 @@ pub struct Lw {
     dt: f64,
     /// The simulated time after the last step.
     time: f64,
-    /// The backend runs line loops (the updates row by row and column by
-    /// column, [`crate::lines`]); else the element loops.
+    /// The backend runs line loops (each sweep one loop, row by row,
+    /// [`crate::lines`]); else the element loops.
     lines: bool,
 }
 
@@ -112,25 +112,54 @@ impl Lw {
 }
 
 impl Lw {
-    /// Runs the updates as line loops (`on`, the default where the
-    /// backend of `ex` runs them) or as element loops (to compare them).
+    /// Runs each sweep as one line loop (`on`, the default where the
+    /// backend of `ex` runs them: filter and update in one pass,
+    /// [`crate::lines`]) or as a filter loop and an update loop over
+    /// elements (what OpenCL runs; the same bits).
     pub fn use_line_loops(&mut self, on: bool, ex: &Exec) {
         self.lines = on && ex.lines();
     }
 
-    /// Whether the updates run as line loops.
+    /// Whether the sweeps run as line loops.
     pub fn line_loops(&self) -> bool {
         self.lines
     }
 
-    /// The update loops along x, along y and along x ending a step: line
-    /// loops where the backend runs them (the same bits).
-    fn updates(&self) -> (&'static LoopDecl, &'static LoopDecl, &'static LoopDecl) {
-        if self.lines {
-            (&LW_X_LINE, &LW_Y_LINE, &LW_X_RESIDUE_LINE)
-        } else {
-            (&LW_X, &LW_Y, &LW_X_RESIDUE)
+    /// The line loops of a step's four sweeps for the filter: x (`u0` into
+    /// `w`), y (into `u`), y (into `w`), x (into `u`, measuring the step).
+    fn sweeps(&self) -> [&'static LoopDecl; 4] {
+        match self.settings.viscosity {
+            Viscosity::Paper => [
+                &SWEEP_X_PAPER,
+                &SWEEP_Y_PAPER_TO_U,
+                &SWEEP_Y_PAPER_TO_W,
+                &SWEEP_X_RESIDUE_PAPER,
+            ],
+            Viscosity::Conservative => [
+                &SWEEP_X_CONSERVATIVE,
+                &SWEEP_Y_CONSERVATIVE_TO_U,
+                &SWEEP_Y_CONSERVATIVE_TO_W,
+                &SWEEP_X_RESIDUE_CONSERVATIVE,
+            ],
         }
+    }
+
+    /// A step's sweeps as element loops: X, Y, Y, X, each a filter (`u`
+    /// into `w`) and an update (`w` into `u`). After the first filter the
+    /// step's start moves to `u0` (a swap, no copy); the last update
+    /// measures the step against it.
+    fn element_sweeps(&self, ex: &mut Exec) -> Result<(), StepError> {
+        let (fx, fy) = self.filters();
+        ex.run(fx)?;
+        ex.swap(&U, &U0);
+        ex.run(&LW_X)?;
+        for _ in 0..2 {
+            ex.run(fy)?;
+            ex.run(&LW_Y)?;
+        }
+        ex.run(fx)?;
+        ex.run(&LW_X_RESIDUE)?;
+        Ok(())
     }
 }
 
@@ -192,19 +221,17 @@ impl Method for Lw {
         }
         ex.reset(&CHANGE);
         ex.reset(&BAD);
-        // X, Y, Y, X. After the first filter the step's start moves to u0
-        // (a swap, no copy); the last update measures the step against it.
-        let (fx, fy) = self.filters();
-        let (lx, ly, lxr) = self.updates();
-        ex.run(fx)?;
-        ex.swap(&U, &U0);
-        ex.run(lx)?;
-        for _ in 0..2 {
-            ex.run(fy)?;
-            ex.run(ly)?;
+        // X, Y, Y, X.
+        if self.lines {
+            // The step's start moves to u0 (a swap, no copy); the sweeps go
+            // u0 -> w -> u -> w -> u, the last measuring the step.
+            ex.swap(&U, &U0);
+            for l in self.sweeps() {
+                ex.run(l)?;
+            }
+        } else {
+            self.element_sweeps(ex)?;
         }
-        ex.run(fx)?;
-        ex.run(lxr)?;
         let mut sums = [0.0; 2];
         ex.reduce(&[&CHANGE, &BAD], &mut sums)?;
         if last {

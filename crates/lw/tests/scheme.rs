@@ -159,16 +159,28 @@ fn threads_are_bit_identical_to_serial() {
     }
 }
 
-/// The updates as line loops (a row or column per call, each flux once:
-/// what the CPU backends run) give the element loops' bits (what OpenCL
-/// runs), for both filters and both walls, serial and on 2 threads.
+/// The sweeps as line loops (each sweep one loop, a row per call, the
+/// filter on the fly, each flux once; the y sweeps carrying values from
+/// a row to the next: what the CPU backends run) give the element loops'
+/// bits (a filter loop and an update loop per sweep: what OpenCL runs),
+/// for both filters and both walls, serial and on 2 and 3 threads (whose
+/// tasks start at rows in the middle of the grid).
 #[test]
 fn line_loops_give_the_element_loops_bits() {
     let mirror_paper = Settings {
         viscosity: Viscosity::Paper,
         ..Settings::default()
     };
-    for settings in [Settings::default(), paper_code(), mirror_paper] {
+    let conservative_paper_wall = Settings {
+        wall: Wall::Paper,
+        ..Settings::default()
+    };
+    for settings in [
+        Settings::default(),
+        paper_code(),
+        mirror_paper,
+        conservative_paper_wall,
+    ] {
         let mut e =
             Solver::new(&Grid { nx: 60, ny: 16 }, &settings, &BackendSpec::serial()).unwrap();
         assert!(e.method.line_loops(), "the CPU runs line loops by default");
@@ -176,7 +188,11 @@ fn line_loops_give_the_element_loops_bits() {
         assert!(!e.method.line_loops());
         e.run_to_end().unwrap();
         let q = e.state();
-        for spec in [BackendSpec::serial(), BackendSpec::threads(2)] {
+        for spec in [
+            BackendSpec::serial(),
+            BackendSpec::threads(2),
+            BackendSpec::threads(3),
+        ] {
             let (s, l) = run(60, 16, &settings, &spec);
             assert!(s.method.line_loops());
             assert_eq!(s.steps(), e.steps());
@@ -188,23 +204,28 @@ fn line_loops_give_the_element_loops_bits() {
             );
         }
     }
-    // Rows of 400 cells: the layer hands the y sweeps' columns out in
-    // pieces (of 14 rows, bands of about 192 KB), each recomputing what it
-    // carries at its start.
-    let steps = |lines: bool, spec: &BackendSpec| {
-        let mut s = Solver::new(&Grid { nx: 400, ny: 16 }, &paper_code(), spec).unwrap();
+    // Rows of 400 cells (several chunks of 16 elements along x and blocks
+    // of carried values along y), both filters.
+    let steps = |lines: bool, spec: &BackendSpec, settings: &Settings| {
+        let mut s = Solver::new(&Grid { nx: 400, ny: 16 }, settings, spec).unwrap();
         s.use_line_loops(lines);
         for _ in 0..40 {
             s.step().unwrap();
         }
         s.state()
     };
-    let q = steps(false, &BackendSpec::serial());
-    assert!(q == steps(true, &BackendSpec::serial()), "400 x 16, serial");
-    assert!(
-        q == steps(true, &BackendSpec::threads(2)),
-        "400 x 16, 2 threads"
-    );
+    for settings in [paper_code(), Settings::default()] {
+        let q = steps(false, &BackendSpec::serial(), &settings);
+        let v = settings.viscosity;
+        assert!(
+            q == steps(true, &BackendSpec::serial(), &settings),
+            "400 x 16, serial, {v:?}"
+        );
+        assert!(
+            q == steps(true, &BackendSpec::threads(2), &settings),
+            "400 x 16, 2 threads, {v:?}"
+        );
+    }
 }
 
 /// A step whose state turns non-physical stops with a message naming the

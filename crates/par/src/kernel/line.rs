@@ -13,7 +13,12 @@
 //! A line is handed to the runner as a span `first..last + 1` of local
 //! element indices whose elements are `first`, `first + step`, ... (`step`
 //! the block's stride along the axis: 1 along x, the row length along y),
-//! so that a line along x is an ordinary span.
+//! so that a line along x is an ordinary span. Along x, a kernel may also
+//! take a stretch of the line as one slice ([`LineOffsets::values`],
+//! [`LineWrite::values_mut`]: checked once, not per element), and
+//! [`LineOffsets::origin`] tells where the line lies, so that a kernel can
+//! reuse what it computed for the previous line of the same call when
+//! that was a known neighbour (results must not depend on it).
 
 use std::marker::PhantomData;
 use std::ops::Range;
@@ -142,6 +147,40 @@ impl<'a, T: Copy> LineOffsets<'a, T> {
             ..self.at
         }
     }
+
+    /// Where the line lies: the local index of its first element and the
+    /// block's strides along y and z (in elements). For a kernel that
+    /// reuses what it computed for the previous line of the same call
+    /// when that line is a known neighbour (the row below, say): its
+    /// results must not depend on whether it was, as lines come in any
+    /// order and a call may start at any line.
+    #[inline(always)]
+    pub fn origin(&self) -> (isize, isize, isize) {
+        (self.at.at, self.at.sy, self.at.sz)
+    }
+
+    /// The values at offset `(dx, dy, dz)` from the elements `range` of a
+    /// line along x (whose elements lie side by side) as one slice,
+    /// checked once (within the declared stencil's reach, as
+    /// [`Offsets::at`]): for a kernel that copies a stretch of a row at a
+    /// time.
+    #[inline(always)]
+    pub fn values(&self, range: Range<usize>, dx: i32, dy: i32, dz: i32) -> &'a [T] {
+        assert!(self.step == 1, "values(): a line along x");
+        let n = range.end.saturating_sub(range.start);
+        let k = self.at.at
+            + range.start as isize
+            + dx as isize
+            + dy as isize * self.at.sy
+            + dz as isize * self.at.sz;
+        assert!(
+            k >= 0 && k + n as isize <= self.at.len,
+            "offset ({dx}, {dy}, {dz}) outside the halo"
+        );
+        // SAFETY: in bounds, checked above; the dat is only read while
+        // the loop runs.
+        unsafe { std::slice::from_raw_parts(self.at.base.add(k as usize), n) }
+    }
 }
 
 /// A dat read directly along a line.
@@ -209,6 +248,28 @@ impl<T: Copy> LineWrite<'_, T> {
         );
         // SAFETY: the line lies within the dat (checked by its view).
         unsafe { *self.base.add(self.line.element(k)) }
+    }
+
+    /// The elements `range` of a line along x (whose elements lie side by
+    /// side) as one slice to write, checked once.
+    #[inline(always)]
+    pub fn values_mut(&mut self, range: Range<usize>) -> &mut [T] {
+        assert!(self.line.step == 1, "values_mut(): a line along x");
+        assert!(
+            range.start <= range.end && range.end <= self.line.len,
+            "elements {range:?} of a line of {}",
+            self.line.len
+        );
+        // SAFETY: within the line (checked above), which lies within the
+        // dat (checked by its view); every element belongs to one line
+        // only, run by one thread, and `self` is borrowed while the slice
+        // lives.
+        unsafe {
+            std::slice::from_raw_parts_mut(
+                self.base.add(self.line.first + range.start),
+                range.end - range.start,
+            )
+        }
     }
 
     /// Sets element `k` of the line.
