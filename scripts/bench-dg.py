@@ -27,14 +27,14 @@ as "now", default target/release/qflow; for another CARGO_TARGET_DIR).
 Robust to a shared, noisy machine (docs/performance.md 13c): every run
 also records, from the kernel's own accounting, how long its threads were
 runnable but not running (the run-queue wait of /proc/PID/task/*/schedstat,
-sampled every 50 ms until the run ends: "my threads were descheduled"),
+sampled every 20 ms until the run ends: "my threads were descheduled"),
 the hypervisor's steal time over the run (/proc/stat), and the CPU time of
 the process (rusage). A run is *clean* when its threads waited less than
---clean (default 2%) of their wall time and steal was under 1% of the
-cores' time. Beside the medians the table gives the minima (other
+--clean (default 2%) of their CPU time and steal was under 1% of the
+machine's time. Beside the medians the table gives the minima (other
 processes only ever add time, so the minimum of many short runs estimates
 the time on idle cores) and the speed-ups of the minima; --raw FILE writes
-every run (JSON lines); --pin CPUS runs qflow under `taskset -c CPUS`
+every run (JSON lines); --pin CPUS runs qflow on those CPUs only (`0,1`)
 (on a machine with cores to spare: two idle cores of their own). Within a round the order of the builds and
 backends alternates (reversed every other round).
 """
@@ -47,7 +47,10 @@ import statistics
 import subprocess
 import sys
 import time
-import tomllib
+try:
+    import tomllib
+except ImportError:  # Python < 3.11: the summary's top-level `key = number` lines suffice
+    tomllib = None
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -115,14 +118,18 @@ def timed(cmd):
     summed over its threads, steal share of the cores' time, threads seen)."""
     total0, steal0 = proc_stat()
     t0 = time.monotonic()
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    pin = None
+    if PIN[0]:
+        cpus = {int(c) for c in PIN[0].split(",")}
+        pin = lambda: os.sched_setaffinity(0, cpus)  # noqa: E731
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, preexec_fn=pin)
     waits = {}
     while True:
         pid, status, usage = os.wait4(p.pid, os.WNOHANG)
         if pid != 0:
             break
         sample_waits(p.pid, waits)
-        time.sleep(0.05)
+        time.sleep(0.02)
     wall = time.monotonic() - t0
     p.returncode = os.waitstatus_to_exitcode(status)
     if p.returncode != 0:
@@ -152,23 +159,34 @@ def run(qflow, out, equation, order, cells, backend, steps, tag="now", dims=2):
         cmd += ["--backend", "serial"]
     else:
         cmd += ["--threads", backend.split("-")[1]]
-    if PIN[0]:
-        cmd = ["taskset", "-c", PIN[0]] + cmd
     wait_idle(WAIT[0])
     load = os.getloadavg()[0]
     wall, cpu, wait, steal, threads = timed(cmd)
-    with open(d / "summary.toml", "rb") as f:
-        s = tomllib.load(f)
+    s = summary(d / "summary.toml")
     return {"equation": equation, "dims": dims, "order": order, "build": tag,
             "backend": backend, "pid": s["pid"], "dofs": s["dofs"], "wall": wall,
             "cpu": cpu, "wait": wait, "steal": steal, "threads": threads, "load": load}
 
 
+def summary(path):
+    """The run's summary.toml (its top-level numbers without tomllib)."""
+    if tomllib:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    s = {}
+    for line in open(path):
+        k, _, v = line.partition(" = ")
+        try:
+            s[k.strip()] = float(v) if ("." in v or "e" in v) else int(v)
+        except ValueError:
+            pass
+    return s
+
+
 def clean(r, limit):
     """Whether run `r` kept its cores: its threads' run-queue wait under
-    `limit` of the wall time per thread working, steal under 1%."""
-    working = 1 if r["backend"] == "serial" else int(r["backend"].split("-")[1])
-    return r["wait"] < limit * working * r["wall"] and r["steal"] < 0.01
+    `limit` of their CPU time, steal under 1% of the machine's time."""
+    return r["wait"] < limit * r["cpu"] and r["steal"] < 0.01
 
 
 def main():

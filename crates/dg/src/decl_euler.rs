@@ -1,10 +1,10 @@
-// The isothermal Euler families of the DG method's data and loops
-// ([`crate::euler`]), declared like [`crate::decl`]'s advection families
-// on the same set [`CELLS`]: the 1D dats and loops (`*_E1`, elements of
-// [`crate::euler::Euler1`]) and the 2D ones (`*_E2`, elements of
-// [`crate::euler::Euler2`]). The
-// loops are [`crate::decl`]'s with `iso_diag` in place of `norm`: it sums
-// the mass and the kinetic energy and finds the smallest density.
+// The isothermal Euler families of one order's data and loops
+// (`euler.rs`), declared like `decl_adv.rs`'s advection families on the
+// same set `CELLS`: the 1D dats and loops (`*_E1`, elements of
+// `euler::Euler1`) and the 2D ones (`*_E2`, elements of `euler::Euler2`),
+// sized for the order. The loops are the advection ones with `iso_diag` in
+// place of `norm`: it sums the mass and the kinetic energy and finds the
+// smallest density. Included once per order by `crate::orders!`.
 
 use qflow_par::{par_loop, DatDecl, LoopDecl, Role};
 
@@ -23,7 +23,7 @@ const LEN_E1: usize = 2 * DG_ORDER;
 /// Values per 2D Euler cell.
 const LEN_E2: usize = 3 * DG_ORDER * DG_ORDER;
 
-// ---- 1D (16 values per cell) ----
+// ---- 1D (2 n values per cell) ----
 
 /// The conserved variables (1D Euler).
 pub static U_E1: DatDecl = DatDecl::f64("u_e1", &CELLS, LEN_E1, Role::State);
@@ -136,7 +136,7 @@ pub static DATS_E1: [&DatDecl; 11] = [
 pub static STAGES_E1: [&DatDecl; MAX_STAGES] =
     [&K1_E1, &K2_E1, &K3_E1, &K4_E1, &K5_E1, &K6_E1, &K7_E1];
 
-// ---- 2D (192 values per cell) ----
+// ---- 2D (3 n^2 values per cell) ----
 
 /// The conserved variables (2D Euler).
 pub static U_E2: DatDecl = DatDecl::f64("u_e2", &CELLS, LEN_E2, Role::State);

@@ -1,6 +1,6 @@
-// The 3D isothermal Euler family of the DG method's data and loops
-// ([`crate::euler3`]), declared like [`crate::decl_euler`]'s, with the 3D
-// operator global [`crate::decl3::PARAMS_3`].
+// The 3D isothermal Euler family of one order's data and loops
+// (`euler3.rs`), declared like `decl_euler.rs`'s, with the 3D operator
+// global `PARAMS_3`. Included once per order by `crate::orders!`.
 
 use qflow_par::{par_loop, DatDecl, LoopDecl, Role};
 

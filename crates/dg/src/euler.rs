@@ -1,16 +1,16 @@
 // The kernels of the nodal DG method for the isothermal Euler equations
-// (`p = a^2 rho`), written once like [`crate::kernels`]:
+// (`p = a^2 rho`), written once like `kernels.rs` (and compiled once per
+// order like it):
 //
 // `rho_t + div(rho u) = 0`, `(rho u)_t + div(rho u u + a^2 rho I) = 0`.
 //
 // An element holds the conserved variables of one DG cell, variable by
-// variable, packed for the case's `n` nodes per direction: a 1D cell is
-// an [`Euler1`] (`[f64; 16]`: `rho` at `i`, `rho u` at `n + i`), a 2D cell
-// an [`Euler2`] (`[f64; 192]`: `rho` at `n j + i`, `rho u` at `n^2 + n j +
-// i`, `rho v` at `2 n^2 + n j + i`). The values in use come first; the
-// rest stay 0 and are never touched.
+// variable, `n` nodes per direction: a 1D cell is an `Euler1` (`[f64;
+// 2 n]`: `rho` at `i`, `rho u` at `n + i`), a 2D cell an `Euler2`
+// (`[f64; 3 n^2]`: `rho` at `n j + i`, `rho u` at `n^2 + n j + i`, `rho v`
+// at `2 n^2 + n j + i`).
 //
-// The scheme is [`crate::kernels`]'s strong-form DGSEM on collocated GLL
+// The scheme is `kernels.rs`'s strong-form DGSEM on collocated GLL
 // nodes, applied to each variable along each direction: along a line the
 // state is `(rho, m_n, m_t)` (the momentum normal and tangential to the
 // faces the line crosses), the flux `f = (m_n, m_n^2 / rho + a^2 rho, m_n
@@ -144,8 +144,8 @@ pub fn iso_rhs_2d(p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler2) {
 pub fn iso_rhs_2d_n(n: usize, p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler2) {
     let nn = n * n;
     let last = n - 1;
-    // Values are read one by one, the cell's own too: a copy of the whole
-    // cell (1.5 KB) would read its unused values as well below order 8.
+    // Values are read one by one, the cell's own too (no copy of the whole
+    // cell).
     // Along x: row j, (rho, rho u, rho v).
     for j in 0..n {
         let mut q = [0.0; 24];

@@ -1,8 +1,7 @@
 // The 3D kernels of the nodal DG method for isothermal Euler, as
-// [`crate::euler`]'s 1D and 2D ones: a cell is an [`Euler3`] (`[f64;
-// 2048]`: variable `v` of `rho, rho u, rho v, rho w` at node `(i, j, k)`
-// at `v n^3 + n^2 k + n j + i`, packed for the case's `n`; the rest stay 0
-// and are never touched). Along a line the state is `(rho, m_n, m_t1,
+// `euler.rs`'s 1D and 2D ones (compiled once per order): a cell is an
+// `Euler3` (`[f64; 4 n^3]`: variable `v` of `rho, rho u, rho v, rho w` at
+// node `(i, j, k)` at `v n^3 + n^2 k + n j + i`). Along a line the state is `(rho, m_n, m_t1,
 // m_t2)`: the momentum normal to the faces the line crosses and the two
 // tangential ones. The global `p = [n, a, 0, 0, 2/hx, 2/hy, 2/hz]`.
 
@@ -102,8 +101,8 @@ pub fn iso_rhs_3d_n(n: usize, p: [f64; 7], u: Offsets<'_, Euler3>, r: &mut Euler
     let nn = n * n;
     let nnn = nn * n;
     let last = n - 1;
-    // The cell's own values are read one by one too (a cell is 16 KB, most
-    // of it unused below order 8).
+    // The cell's own values are read one by one too (no copy of the whole
+    // cell).
     // Along x: line (j, k), variables (rho, mx, my, mz).
     for k in 0..n {
         for j in 0..n {

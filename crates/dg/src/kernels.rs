@@ -2,12 +2,12 @@
 // the CPU backends run them as they are, the OpenCL backend runs their
 // translation).
 //
-// An **element** is one DG cell with all its nodal values, held in a
-// fixed-size array at the largest order: a 1D cell is a [`Cell1`]
-// (`[f64; 8]`, nodes `0..n`), a 2D cell a [`Cell2`] (`[f64; 64]`, node
-// `(i, j)` at `n j + i`, `i, j < n`: packed, the `n^2` values in use
-// first), `n` the case's `order` (nodes per direction, 1 to 8) given at
-// run time. Entries past the `n^d` in use stay 0 and are never touched.
+// This file is compiled once per order (`crate::orders!`, modules `o1`
+// to `o8`), `n = DG_ORDER` the order (nodes per direction, 1 to 8) as a
+// constant. An **element** is one DG cell with all its nodal values, an
+// array of exactly the order's size: a 1D cell is a `Cell1` (`[f64; n]`,
+// nodes `0..n`), a 2D cell a `Cell2` (`[f64; n^2]`, node `(i, j)` at
+// `n j + i`).
 //
 // The right-hand side is the strong-form DGSEM on collocated
 // Gauss-Lobatto-Legendre nodes (diagonal mass matrix `w`): along one

@@ -1,9 +1,7 @@
 // The 3D kernels of the nodal DG method for linear advection, as
-// [`crate::kernels`]'s 1D and 2D ones: a 3D cell is a [`Cell3`]
-// (`[f64; 512]`, sized for order 8, packed for the case's `n`: node `(i,
-// j, k)` at `n^2 k + n j + i`, the `n^3` values in use first, the rest
-// never touched). The right-hand side applies the 1D operator
-// [`crate::kernels::line_rhs`] along the x, y and z lines of the cell (a
+// `kernels.rs`'s 1D and 2D ones (compiled once per order): a 3D cell is a
+// `Cell3` (`[f64; n^3]`, node `(i, j, k)` at `n^2 k + n j + i`). The
+// right-hand side applies the 1D operator `kernels::line_rhs` along the x, y and z lines of the cell (a
 // tensor product). The global `p = [n, ax, ay, az, 2/hx, 2/hy, 2/hz]`.
 
 use qflow_par::Offsets;

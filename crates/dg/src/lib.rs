@@ -14,13 +14,17 @@
 //!
 //! On the execution layer: linear advection and isothermal Euler in 1D, 2D
 //! and 3D on periodic Cartesian boxes, orders 1 to 8, every scheme of [`rk`].
-//! [`kernels`] (advection) and [`euler`] hold the kernels (one DG cell per
-//! element, strong-form DGSEM with the Lax-Friedrichs flux; [`kernels3`]
-//! the 3D advection ones, [`euler3`] the 3D Euler ones), translated
-//! to OpenCL C at build time; [`tables`] holds the GLL matrices as the
-//! kernels' constants; [`decl`], [`decl3`], [`decl_euler`] and
-//! [`decl_euler3`] declare the block,
-//! stencils, dats and loops;
+//! The kernels (one DG cell per element, strong-form DGSEM with the
+//! Lax-Friedrichs flux: `kernels.rs` advection in 1D and 2D, `kernels3.rs`
+//! in 3D, `euler.rs` and `euler3.rs` isothermal Euler) and the dats and
+//! loops that run them (`decl_adv.rs`, `decl3.rs`, `decl_euler.rs`,
+//! `decl_euler3.rs`) are compiled once per order, in the modules [`o1`] to
+//! [`o8`] (`orders!`): each sees its order as the constant `DG_ORDER`, so
+//! its elements hold exactly the `n^d` values per variable of the order
+//! (nothing padded) and the compiler unrolls the node loops; `build.rs`
+//! translates the kernels to OpenCL C once per order too. [`tables`] holds
+//! the GLL matrices as the kernels' constants; [`decl`] declares what the
+//! orders share (the block, the stencils, the globals);
 //! [`settings`] is the case's `[dg]` section; [`problem`] builds the
 //! initial state and measures errors against the exact solution;
 //! [`method`] runs a step for the run driver; [`solver`] runs the method

@@ -14,7 +14,7 @@ use crate::settings::{Equation, Initial, Settings};
 
 /// Values per variable of an element in use: `n` in 1D, `n^2` in 2D
 /// (packed: variable `v`'s node slot `k` is at `v * stride + k`, node `(i,
-/// j)`'s slot `n j + i`, [`crate::kernels`], [`crate::euler`]).
+/// j)`'s slot `n j + i`; the kernels' `Cell2`, `Euler2`, ...).
 pub fn variable_stride(settings: &Settings) -> usize {
     settings.order.pow(settings.dimensions as u32)
 }
