@@ -16,7 +16,7 @@ Usage: scripts/bench-dg.py [--nodes N] [--steps S] [--repeats R]
                            [--equations advection,isothermal-euler]
                            [--before BIN] [--dims 2|3] [--qflow BIN]
                            [--wait-idle SECONDS] [--clean F] [--raw FILE]
-                           [--pin CPUS]
+                           [--pin CPUS] [--base-steps S0]
 With --wait-idle S each run first waits (at most S seconds) until the
 machine's cores are idle (under 10% busy over half a second: another
 process running would take a core from the threads); the runs that
@@ -35,7 +35,17 @@ machine's time. Beside the medians the table gives the minima (other
 processes only ever add time, so the minimum of many short runs estimates
 the time on idle cores) and the speed-ups of the minima; --raw FILE writes
 every run (JSON lines); --pin CPUS runs qflow on those CPUs only (`0,1`)
-(on a machine with cores to spare: two idle cores of their own). Within a round the order of the builds and
+(on a machine with cores to spare: two idle cores of their own).
+
+CPU time, which descheduling does not change: with --base-steps S0 every
+configuration also runs S0 steps in each round, and a second table gives
+the CPU seconds of the process (all its threads) per RHS per node of the
+steps between, (median CPU(S) - median CPU(S0)) / ((S - S0) 5 nodes),
+setup and output cancelling: serial, the time an idle core would take
+(up to the caches other processes share); on T threads, the work they
+did in all (spinning included), and T x serial / it bounds the speed-up
+T idle cores could give (equal to it only with the work balanced and
+nothing left to one thread). Within a round the order of the builds and
 backends alternates (reversed every other round).
 """
 import argparse
@@ -118,10 +128,8 @@ def timed(cmd):
     summed over its threads, steal share of the cores' time, threads seen)."""
     total0, steal0 = proc_stat()
     t0 = time.monotonic()
-    pin = None
-    if PIN[0]:
-        cpus = {int(c) for c in PIN[0].split(",")}
-        pin = lambda: os.sched_setaffinity(0, cpus)  # noqa: E731
+    cpus = {int(c) for c in PIN[0].split(",")} if PIN[0] else None
+    pin = (lambda: os.sched_setaffinity(0, cpus)) if cpus else None
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, preexec_fn=pin)
     waits = {}
     while True:
@@ -205,6 +213,7 @@ def main():
     ap.add_argument("--clean", type=float, default=0.02)
     ap.add_argument("--raw", default=None)
     ap.add_argument("--pin", default=None)
+    ap.add_argument("--base-steps", type=int, default=0)
     a = ap.parse_args()
     WAIT[0] = a.wait_idle
     PIN[0] = a.pin
@@ -226,20 +235,39 @@ def main():
     print("| equation | order | cells | nodes | " + " | ".join(cols + ups) + " | clean |")
     print("|---|---|---|---|" + "---|" * (len(cols) + len(ups) + 1))
     n_clean = n_all = 0
+    cpu_rows = []
     for equation in a.equations.split(","):
         for n in orders:
             cells = max(2, round(a.nodes ** (1 / a.dims) / n))
             runs = {(tag, b): [] for tag, _ in builds for b in backends}
             dofs = 0
             configs = [(tag, binary, b) for tag, binary in builds for b in backends]
+            base = {k: [] for k in runs}
             for k in range(a.repeats):
                 for tag, binary, b in (configs if k % 2 == 0 else configs[::-1]):
                     r = run(binary, out, equation, n, cells, b, a.steps, tag, a.dims)
                     dofs = r["dofs"]
                     r["clean"] = clean(r, a.clean)
+                    r["steps"] = a.steps
                     runs[(tag, b)].append(r)
                     if raw:
                         raw.write(json.dumps(r) + "\n")
+                    if a.base_steps > 0:
+                        r = run(binary, out, equation, n, cells, b, a.base_steps, tag, a.dims)
+                        r["steps"] = a.base_steps
+                        base[(tag, b)].append(r)
+                        if raw:
+                            raw.write(json.dumps(r) + "\n")
+            if a.base_steps > 0:
+                rhs = (a.steps - a.base_steps) * 5 * dofs
+                c = {k: (statistics.median(x["cpu"] for x in runs[k])
+                         - statistics.median(x["cpu"] for x in base[k])) / rhs for k in runs}
+                cpu_rows.append(
+                    f"| {equation} | {n} | {cells}^{a.dims} | "
+                    + " | ".join(f"{c[(tag, b)]:.2e}" for tag, _ in builds for b in backends)
+                    + " | "
+                    + " | ".join(f"{a.threads * c[(tag, 'serial')] / c[(tag, backends[1])]:.2f}x"
+                                 for tag, _ in builds) + " |")
             med = {k: statistics.median(x["pid"] for x in v) for k, v in runs.items()}
             low = {k: min(x["pid"] for x in v) for k, v in runs.items()}
             good = sum(x["clean"] for v in runs.values() for x in v)
@@ -254,6 +282,14 @@ def main():
                 for tag, _ in builds)
             print(f"| {equation} | {n} | {cells}^{a.dims} | {dofs} | {vals} | {speedups} | "
                   f"{good}/{total} |", flush=True)
+    if cpu_rows:
+        print(f"\nCPU seconds per RHS per node (all threads), steps {a.base_steps} to {a.steps}; "
+              f"bound on the speed-up of {a.threads} idle cores: {a.threads} x serial / "
+              f"{a.threads} threads\n")
+        print("| equation | order | cells | " + " | ".join(cols) + " | "
+              + " | ".join(f"bound {tag}" for tag, _ in builds) + " |")
+        print("|---|---|---|" + "---|" * (len(cols) + len(builds)))
+        print("\n".join(cpu_rows))
     print(f"{n_clean} of {n_all} runs clean; load average at the end "
           f"{os.getloadavg()[0]:.2f}", file=sys.stderr)
     if a.wait_idle > 0:
