@@ -1,13 +1,16 @@
-//! The DG method's data and loops, declared once for the execution layer.
-//!
-//! A run uses one family: the 1D dats and loops (`*_1`, elements of
-//! [`crate::kernels::Cell1`]) or the 2D ones (`*_2`, elements of
-//! [`crate::kernels::Cell2`]), on the same set [`CELLS`]: a periodic
-//! structured block of DG cells.
+//! What every family of the DG method shares on the execution layer: the
+//! set [`CELLS`] (one periodic structured block of DG cells), the face
+//! stencils and the globals. The dats and loops are declared once per
+//! order (`crate::orders!`: modules [`crate::o1`] to [`crate::o8`], each
+//! with its `DG_ORDER` and elements sized for it: `n^d` values per
+//! variable, no padding); a run uses one family of one order: the 1D or
+//! 2D advection dats and loops (`decl_adv`: `*_1`, `*_2`), the 3D ones
+//! (`decl3`: `*_3`), or the isothermal Euler ones (`decl_euler`,
+//! `decl_euler3`: `*_E1`, `*_E2`, `*_E3`).
 //!
 //! | loop | reads | writes |
 //! |---|---|---|
-//! | `rhs_{1d,2d}` | `u` at the cell and its face neighbours; `p` | `r` |
+//! | `rhs_*` | `u` at the cell and its face neighbours; `p` | `r` |
 //! | `save_*` | `u` | `u0` |
 //! | `restore_*` | `u0` | `u` |
 //! | `axpy_*` | `x` (a stage's `k_j` swapped in), `coef` | `u` (read and written) |
@@ -21,12 +24,7 @@
 //! the right-hand side and the update, writing the new solution to `r`,
 //! which is then swapped with `u`.
 
-use qflow_par::{par_loop, DatDecl, GlobalDecl, LoopDecl, Reduction, Role, SetDecl, StencilDecl};
-
-use crate::kernels::{
-    axpy_1d, axpy_2d, lserk_1d, lserk_2d, lserk_norm_1d, lserk_norm_2d, norm_1d, norm_2d,
-    restore_1d, restore_2d, rhs_1d, rhs_2d, save_1d, save_2d,
-};
+use qflow_par::{GlobalDecl, Reduction, SetDecl, StencilDecl};
 
 /// The most Runge-Kutta stages an explicit tableau may have (Luther's RK6).
 pub const MAX_STAGES: usize = 7;
@@ -57,231 +55,33 @@ pub static STAGE: GlobalDecl = GlobalDecl::f64("stage", 3);
 /// The squared L2 norm of the solution on the reference cells (a sum).
 pub static NORM_SQ: GlobalDecl = GlobalDecl::reduce("norm_sq", 1, Reduction::Sum);
 
-/// The solution (1D).
-pub static U_1: DatDecl = DatDecl::f64("u_1", &CELLS, 8, Role::State);
-/// The state at the start of a step (1D).
-pub static U0_1: DatDecl = DatDecl::f64("u0_1", &CELLS, 8, Role::Scratch);
-/// The right-hand side just computed (1D).
-pub static R_1: DatDecl = DatDecl::f64("r_1", &CELLS, 8, Role::Scratch);
-/// The operand of `axpy` (a stage's right-hand side swapped in) (1D).
-pub static X_1: DatDecl = DatDecl::f64("x_1", &CELLS, 8, Role::Scratch);
-/// Stage 1's right-hand side (1D) (the low-storage register).
-pub static K1_1: DatDecl = DatDecl::f64("k1_1", &CELLS, 8, Role::Scratch);
-/// Stage 2's right-hand side (1D).
-pub static K2_1: DatDecl = DatDecl::f64("k2_1", &CELLS, 8, Role::Scratch);
-/// Stage 3's right-hand side (1D).
-pub static K3_1: DatDecl = DatDecl::f64("k3_1", &CELLS, 8, Role::Scratch);
-/// Stage 4's right-hand side (1D).
-pub static K4_1: DatDecl = DatDecl::f64("k4_1", &CELLS, 8, Role::Scratch);
-/// Stage 5's right-hand side (1D).
-pub static K5_1: DatDecl = DatDecl::f64("k5_1", &CELLS, 8, Role::Scratch);
-/// Stage 6's right-hand side (1D).
-pub static K6_1: DatDecl = DatDecl::f64("k6_1", &CELLS, 8, Role::Scratch);
-/// Stage 7's right-hand side (1D).
-pub static K7_1: DatDecl = DatDecl::f64("k7_1", &CELLS, 8, Role::Scratch);
+/// A 3D cell and its neighbours across its six faces.
+pub static FACES_3D: StencilDecl = StencilDecl {
+    name: "faces_3d",
+    set: &CELLS,
+    offsets: &[
+        [-1, 0, 0],
+        [0, -1, 0],
+        [0, 0, -1],
+        [0, 0, 0],
+        [0, 0, 1],
+        [0, 1, 0],
+        [1, 0, 0],
+    ],
+};
 
-par_loop! {
-    /// The right-hand side (1D).
-    pub static RHS_1 = rhs_1d over CELLS {
-        p: global(PARAMS),
-        u: read(U_1 at FACES_1D),
-        r: write(R_1),
-    }
-}
-par_loop! {
-    /// Keeps the step's start (1D).
-    pub static SAVE_1 = save_1d over CELLS {
-        u: read(U_1),
-        u0: write(U0_1),
-    }
-}
-par_loop! {
-    /// Puts the step's start back (1D).
-    pub static RESTORE_1 = restore_1d over CELLS {
-        u0: read(U0_1),
-        u: write(U_1),
-    }
-}
-par_loop! {
-    /// `u += coef x` (1D).
-    pub static AXPY_1 = axpy_1d over CELLS {
-        c: global(COEF),
-        x: read(X_1),
-        y: rw(U_1),
-    }
-}
-par_loop! {
-    /// A whole low-storage stage, right-hand side and update (1D): the
-    /// new solution goes to `r`, which the method then swaps with `u`.
-    pub static LSERK_1 = lserk_1d over CELLS {
-        p: global(PARAMS),
-        s: global(STAGE),
-        u: read(U_1 at FACES_1D),
-        k: rw(K1_1),
-        // Read and written: only the values in use are written.
-        un: rw(R_1),
-    }
-}
-par_loop! {
-    /// The last stage of a low-storage step (1D): [`LSERK_1`] and the squared L2 norm
-    /// of the new solution in one pass.
-    pub static LSERK_LAST_1 = lserk_norm_1d over CELLS {
-        p: global(PARAMS),
-        s: global(STAGE),
-        u: read(U_1 at FACES_1D),
-        k: rw(K1_1),
-        // Read and written: only the values in use are written.
-        un: rw(R_1),
-        sum: sum(NORM_SQ),
-    }
-}
+/// `[n, ax, ay, az, 2/hx, 2/hy, 2/hz]`: nodes per direction, velocity,
+/// inverse half-widths.
+pub static PARAMS_3: GlobalDecl = GlobalDecl::f64("params_3", 7);
 
-par_loop! {
-    /// The squared L2 norm (1D).
-    pub static NORM_1 = norm_1d over CELLS {
-        p: global(PARAMS),
-        u: read(U_1),
-        sum: sum(NORM_SQ),
-    }
-}
-
-/// The loops of the 1D family.
-pub static LOOPS_1: [&LoopDecl; 7] = [
-    &RHS_1,
-    &SAVE_1,
-    &RESTORE_1,
-    &AXPY_1,
-    &LSERK_1,
-    &LSERK_LAST_1,
-    &NORM_1,
-];
-/// The dats of the 1D family.
-pub static DATS_1: [&DatDecl; 11] = [
-    &U_1, &U0_1, &R_1, &X_1, &K1_1, &K2_1, &K3_1, &K4_1, &K5_1, &K6_1, &K7_1,
-];
-/// The stages' right-hand sides of the 1D family.
-pub static STAGES_1: [&DatDecl; MAX_STAGES] = [&K1_1, &K2_1, &K3_1, &K4_1, &K5_1, &K6_1, &K7_1];
-
-/// The solution (2D).
-pub static U_2: DatDecl = DatDecl::f64("u_2", &CELLS, 64, Role::State);
-/// The state at the start of a step (2D).
-pub static U0_2: DatDecl = DatDecl::f64("u0_2", &CELLS, 64, Role::Scratch);
-/// The right-hand side just computed (2D).
-pub static R_2: DatDecl = DatDecl::f64("r_2", &CELLS, 64, Role::Scratch);
-/// The operand of `axpy` (a stage's right-hand side swapped in) (2D).
-pub static X_2: DatDecl = DatDecl::f64("x_2", &CELLS, 64, Role::Scratch);
-/// Stage 1's right-hand side (2D) (the low-storage register).
-pub static K1_2: DatDecl = DatDecl::f64("k1_2", &CELLS, 64, Role::Scratch);
-/// Stage 2's right-hand side (2D).
-pub static K2_2: DatDecl = DatDecl::f64("k2_2", &CELLS, 64, Role::Scratch);
-/// Stage 3's right-hand side (2D).
-pub static K3_2: DatDecl = DatDecl::f64("k3_2", &CELLS, 64, Role::Scratch);
-/// Stage 4's right-hand side (2D).
-pub static K4_2: DatDecl = DatDecl::f64("k4_2", &CELLS, 64, Role::Scratch);
-/// Stage 5's right-hand side (2D).
-pub static K5_2: DatDecl = DatDecl::f64("k5_2", &CELLS, 64, Role::Scratch);
-/// Stage 6's right-hand side (2D).
-pub static K6_2: DatDecl = DatDecl::f64("k6_2", &CELLS, 64, Role::Scratch);
-/// Stage 7's right-hand side (2D).
-pub static K7_2: DatDecl = DatDecl::f64("k7_2", &CELLS, 64, Role::Scratch);
-
-par_loop! {
-    /// The right-hand side (2D).
-    pub static RHS_2 = rhs_2d over CELLS {
-        p: global(PARAMS),
-        u: read(U_2 at FACES_2D),
-        // Read and written: the kernel writes only the values in use (a
-        // device backend loads the element first).
-        r: rw(R_2),
-    }
-}
-par_loop! {
-    /// Keeps the step's start (2D).
-    pub static SAVE_2 = save_2d over CELLS {
-        p: global(PARAMS),
-        u: read(U_2),
-        // Only the values in use are copied: read and written.
-        u0: rw(U0_2),
-    }
-}
-par_loop! {
-    /// Puts the step's start back (2D).
-    pub static RESTORE_2 = restore_2d over CELLS {
-        p: global(PARAMS),
-        u0: read(U0_2),
-        // Only the values in use are copied: read and written.
-        u: rw(U_2),
-    }
-}
-par_loop! {
-    /// `u += coef x` (2D).
-    pub static AXPY_2 = axpy_2d over CELLS {
-        p: global(PARAMS),
-        c: global(COEF),
-        x: read(X_2),
-        y: rw(U_2),
-    }
-}
-par_loop! {
-    /// A whole low-storage stage, right-hand side and update (2D): the
-    /// new solution goes to `r`, which the method then swaps with `u`.
-    pub static LSERK_2 = lserk_2d over CELLS {
-        p: global(PARAMS),
-        s: global(STAGE),
-        u: read(U_2 at FACES_2D),
-        k: rw(K1_2),
-        // Read and written: only the values in use are written.
-        un: rw(R_2),
-    }
-}
-par_loop! {
-    /// The last stage of a low-storage step (2D): [`LSERK_2`] and the squared L2 norm
-    /// of the new solution in one pass.
-    pub static LSERK_LAST_2 = lserk_norm_2d over CELLS {
-        p: global(PARAMS),
-        s: global(STAGE),
-        u: read(U_2 at FACES_2D),
-        k: rw(K1_2),
-        // Read and written: only the values in use are written.
-        un: rw(R_2),
-        sum: sum(NORM_SQ),
-    }
-}
-
-par_loop! {
-    /// The squared L2 norm (2D).
-    pub static NORM_2 = norm_2d over CELLS {
-        p: global(PARAMS),
-        u: read(U_2),
-        sum: sum(NORM_SQ),
-    }
-}
-
-/// The loops of the 2D family.
-pub static LOOPS_2: [&LoopDecl; 7] = [
-    &RHS_2,
-    &SAVE_2,
-    &RESTORE_2,
-    &AXPY_2,
-    &LSERK_2,
-    &LSERK_LAST_2,
-    &NORM_2,
-];
-/// The dats of the 2D family.
-pub static DATS_2: [&DatDecl; 11] = [
-    &U_2, &U0_2, &R_2, &X_2, &K1_2, &K2_2, &K3_2, &K4_2, &K5_2, &K6_2, &K7_2,
-];
-/// The stages' right-hand sides of the 2D family.
-pub static STAGES_2: [&DatDecl; MAX_STAGES] = [&K1_2, &K2_2, &K3_2, &K4_2, &K5_2, &K6_2, &K7_2];
+/// The mass on the reference cells (a sum).
+pub static MASS: GlobalDecl = GlobalDecl::reduce("mass", 1, Reduction::Sum);
+/// The kinetic energy on the reference cells (a sum).
+pub static KINETIC: GlobalDecl = GlobalDecl::reduce("kinetic", 1, Reduction::Sum);
+/// The smallest density at a node (a minimum).
+pub static RHO_MIN: GlobalDecl = GlobalDecl::reduce("rho_min", 1, Reduction::Min);
 
 /// Every global of the method.
 pub static GLOBALS: [&GlobalDecl; 8] = [
-    &PARAMS,
-    &COEF,
-    &STAGE,
-    &NORM_SQ,
-    &crate::decl_euler::MASS,
-    &crate::decl_euler::KINETIC,
-    &crate::decl_euler::RHO_MIN,
-    &crate::decl3::PARAMS_3,
+    &PARAMS, &COEF, &STAGE, &NORM_SQ, &MASS, &KINETIC, &RHO_MIN, &PARAMS_3,
 ];

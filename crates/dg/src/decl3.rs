@@ -1,54 +1,39 @@
-//! The 3D advection family of the DG method's data and loops
-//! ([`crate::kernels3`]), declared like [`crate::decl`]'s 1D and 2D ones on
-//! the same set [`CELLS`] (a periodic 3D block), with its own operator
-//! global [`PARAMS_3`].
+// The 3D advection family of one order's data and loops
+// (`kernels3`), declared like `decl_adv`'s 1D and 2D ones on the same set
+// (a periodic 3D block), with its own operator global `PARAMS_3`; sized
+// for this module's order. Included once per order by `crate::orders!`.
 
-use qflow_par::{par_loop, DatDecl, GlobalDecl, LoopDecl, Role, StencilDecl};
+use qflow_par::{par_loop, DatDecl, LoopDecl, Role};
 
-use crate::decl::{CELLS, COEF, MAX_STAGES, NORM_SQ, STAGE};
-use crate::kernels3::{axpy_3d, lserk_3d, lserk_norm_3d, norm_3d, restore_3d, rhs_3d, save_3d};
+use super::kernels3::{axpy_3d, lserk_3d, lserk_norm_3d, norm_3d, restore_3d, rhs_3d, save_3d};
+use super::DG_ORDER;
+use crate::decl::{CELLS, COEF, FACES_3D, MAX_STAGES, NORM_SQ, PARAMS_3, STAGE};
 
-/// A 3D cell and its neighbours across its six faces.
-pub static FACES_3D: StencilDecl = StencilDecl {
-    name: "faces_3d",
-    set: &CELLS,
-    offsets: &[
-        [-1, 0, 0],
-        [0, -1, 0],
-        [0, 0, -1],
-        [0, 0, 0],
-        [0, 0, 1],
-        [0, 1, 0],
-        [1, 0, 0],
-    ],
-};
-
-/// `[n, ax, ay, az, 2/hx, 2/hy, 2/hz]`: nodes per direction, velocity,
-/// inverse half-widths.
-pub static PARAMS_3: GlobalDecl = GlobalDecl::f64("params_3", 7);
+/// Values per 3D advection cell.
+const LEN_3: usize = DG_ORDER * DG_ORDER * DG_ORDER;
 
 /// The solution (3D).
-pub static U_3: DatDecl = DatDecl::f64("u_3", &CELLS, 512, Role::State);
+pub static U_3: DatDecl = DatDecl::f64("u_3", &CELLS, LEN_3, Role::State);
 /// The state at the start of a step (3D).
-pub static U0_3: DatDecl = DatDecl::f64("u0_3", &CELLS, 512, Role::Scratch);
+pub static U0_3: DatDecl = DatDecl::f64("u0_3", &CELLS, LEN_3, Role::Scratch);
 /// The right-hand side just computed (3D).
-pub static R_3: DatDecl = DatDecl::f64("r_3", &CELLS, 512, Role::Scratch);
+pub static R_3: DatDecl = DatDecl::f64("r_3", &CELLS, LEN_3, Role::Scratch);
 /// The operand of `axpy` (a stage's right-hand side swapped in) (3D).
-pub static X_3: DatDecl = DatDecl::f64("x_3", &CELLS, 512, Role::Scratch);
+pub static X_3: DatDecl = DatDecl::f64("x_3", &CELLS, LEN_3, Role::Scratch);
 /// Stage 1's right-hand side (the low-storage register) (3D).
-pub static K1_3: DatDecl = DatDecl::f64("k1_3", &CELLS, 512, Role::Scratch);
+pub static K1_3: DatDecl = DatDecl::f64("k1_3", &CELLS, LEN_3, Role::Scratch);
 /// Stage 2's right-hand side (3D).
-pub static K2_3: DatDecl = DatDecl::f64("k2_3", &CELLS, 512, Role::Scratch);
+pub static K2_3: DatDecl = DatDecl::f64("k2_3", &CELLS, LEN_3, Role::Scratch);
 /// Stage 3's right-hand side (3D).
-pub static K3_3: DatDecl = DatDecl::f64("k3_3", &CELLS, 512, Role::Scratch);
+pub static K3_3: DatDecl = DatDecl::f64("k3_3", &CELLS, LEN_3, Role::Scratch);
 /// Stage 4's right-hand side (3D).
-pub static K4_3: DatDecl = DatDecl::f64("k4_3", &CELLS, 512, Role::Scratch);
+pub static K4_3: DatDecl = DatDecl::f64("k4_3", &CELLS, LEN_3, Role::Scratch);
 /// Stage 5's right-hand side (3D).
-pub static K5_3: DatDecl = DatDecl::f64("k5_3", &CELLS, 512, Role::Scratch);
+pub static K5_3: DatDecl = DatDecl::f64("k5_3", &CELLS, LEN_3, Role::Scratch);
 /// Stage 6's right-hand side (3D).
-pub static K6_3: DatDecl = DatDecl::f64("k6_3", &CELLS, 512, Role::Scratch);
+pub static K6_3: DatDecl = DatDecl::f64("k6_3", &CELLS, LEN_3, Role::Scratch);
 /// Stage 7's right-hand side (3D).
-pub static K7_3: DatDecl = DatDecl::f64("k7_3", &CELLS, 512, Role::Scratch);
+pub static K7_3: DatDecl = DatDecl::f64("k7_3", &CELLS, LEN_3, Role::Scratch);
 
 par_loop! {
     /// The right-hand side (3D).

@@ -1,51 +1,52 @@
-//! The isothermal Euler families of the DG method's data and loops
-//! ([`crate::euler`]), declared like [`crate::decl`]'s advection families
-//! on the same set [`CELLS`]: the 1D dats and loops (`*_E1`, elements of
-//! [`crate::euler::Euler1`]) and the 2D ones (`*_E2`, elements of
-//! [`crate::euler::Euler2`]). The
-//! loops are [`crate::decl`]'s with `iso_diag` in place of `norm`: it sums
-//! the mass and the kinetic energy and finds the smallest density.
+// The isothermal Euler families of one order's data and loops
+// (`euler.rs`), declared like `decl_adv.rs`'s advection families on the
+// same set `CELLS`: the 1D dats and loops (`*_E1`, elements of
+// `euler::Euler1`) and the 2D ones (`*_E2`, elements of `euler::Euler2`),
+// sized for the order. The loops are the advection ones with `iso_diag` in
+// place of `norm`: it sums the mass and the kinetic energy and finds the
+// smallest density. Included once per order by `crate::orders!`.
 
-use qflow_par::{par_loop, DatDecl, GlobalDecl, LoopDecl, Reduction, Role};
+use qflow_par::{par_loop, DatDecl, LoopDecl, Role};
 
-use crate::decl::{CELLS, COEF, FACES_1D, FACES_2D, MAX_STAGES, PARAMS, STAGE};
-use crate::euler::{
+use super::euler::{
     iso_axpy_1d, iso_axpy_2d, iso_diag_1d, iso_diag_2d, iso_lserk_1d, iso_lserk_2d,
     iso_lserk_diag_1d, iso_lserk_diag_2d, iso_restore_1d, iso_restore_2d, iso_rhs_1d, iso_rhs_2d,
     iso_save_1d, iso_save_2d,
 };
+use super::DG_ORDER;
+use crate::decl::{
+    CELLS, COEF, FACES_1D, FACES_2D, KINETIC, MASS, MAX_STAGES, PARAMS, RHO_MIN, STAGE,
+};
 
-/// The mass on the reference cells (a sum).
-pub static MASS: GlobalDecl = GlobalDecl::reduce("mass", 1, Reduction::Sum);
-/// The kinetic energy on the reference cells (a sum).
-pub static KINETIC: GlobalDecl = GlobalDecl::reduce("kinetic", 1, Reduction::Sum);
-/// The smallest density at a node (a minimum).
-pub static RHO_MIN: GlobalDecl = GlobalDecl::reduce("rho_min", 1, Reduction::Min);
+/// Values per 1D Euler cell.
+const LEN_E1: usize = 2 * DG_ORDER;
+/// Values per 2D Euler cell.
+const LEN_E2: usize = 3 * DG_ORDER * DG_ORDER;
 
-// ---- 1D (16 values per cell) ----
+// ---- 1D (2 n values per cell) ----
 
 /// The conserved variables (1D Euler).
-pub static U_E1: DatDecl = DatDecl::f64("u_e1", &CELLS, 16, Role::State);
+pub static U_E1: DatDecl = DatDecl::f64("u_e1", &CELLS, LEN_E1, Role::State);
 /// The state at the start of a step (1D Euler).
-pub static U0_E1: DatDecl = DatDecl::f64("u0_e1", &CELLS, 16, Role::Scratch);
+pub static U0_E1: DatDecl = DatDecl::f64("u0_e1", &CELLS, LEN_E1, Role::Scratch);
 /// The right-hand side just computed (1D Euler).
-pub static R_E1: DatDecl = DatDecl::f64("r_e1", &CELLS, 16, Role::Scratch);
+pub static R_E1: DatDecl = DatDecl::f64("r_e1", &CELLS, LEN_E1, Role::Scratch);
 /// The operand of `axpy` (a stage's right-hand side swapped in) (1D Euler).
-pub static X_E1: DatDecl = DatDecl::f64("x_e1", &CELLS, 16, Role::Scratch);
+pub static X_E1: DatDecl = DatDecl::f64("x_e1", &CELLS, LEN_E1, Role::Scratch);
 /// Stage 1's right-hand side (the low-storage register) (1D Euler).
-pub static K1_E1: DatDecl = DatDecl::f64("k1_e1", &CELLS, 16, Role::Scratch);
+pub static K1_E1: DatDecl = DatDecl::f64("k1_e1", &CELLS, LEN_E1, Role::Scratch);
 /// Stage 2's right-hand side (1D Euler).
-pub static K2_E1: DatDecl = DatDecl::f64("k2_e1", &CELLS, 16, Role::Scratch);
+pub static K2_E1: DatDecl = DatDecl::f64("k2_e1", &CELLS, LEN_E1, Role::Scratch);
 /// Stage 3's right-hand side (1D Euler).
-pub static K3_E1: DatDecl = DatDecl::f64("k3_e1", &CELLS, 16, Role::Scratch);
+pub static K3_E1: DatDecl = DatDecl::f64("k3_e1", &CELLS, LEN_E1, Role::Scratch);
 /// Stage 4's right-hand side (1D Euler).
-pub static K4_E1: DatDecl = DatDecl::f64("k4_e1", &CELLS, 16, Role::Scratch);
+pub static K4_E1: DatDecl = DatDecl::f64("k4_e1", &CELLS, LEN_E1, Role::Scratch);
 /// Stage 5's right-hand side (1D Euler).
-pub static K5_E1: DatDecl = DatDecl::f64("k5_e1", &CELLS, 16, Role::Scratch);
+pub static K5_E1: DatDecl = DatDecl::f64("k5_e1", &CELLS, LEN_E1, Role::Scratch);
 /// Stage 6's right-hand side (1D Euler).
-pub static K6_E1: DatDecl = DatDecl::f64("k6_e1", &CELLS, 16, Role::Scratch);
+pub static K6_E1: DatDecl = DatDecl::f64("k6_e1", &CELLS, LEN_E1, Role::Scratch);
 /// Stage 7's right-hand side (1D Euler).
-pub static K7_E1: DatDecl = DatDecl::f64("k7_e1", &CELLS, 16, Role::Scratch);
+pub static K7_E1: DatDecl = DatDecl::f64("k7_e1", &CELLS, LEN_E1, Role::Scratch);
 
 par_loop! {
     /// The right-hand side (1D Euler).
@@ -135,30 +136,30 @@ pub static DATS_E1: [&DatDecl; 11] = [
 pub static STAGES_E1: [&DatDecl; MAX_STAGES] =
     [&K1_E1, &K2_E1, &K3_E1, &K4_E1, &K5_E1, &K6_E1, &K7_E1];
 
-// ---- 2D (192 values per cell) ----
+// ---- 2D (3 n^2 values per cell) ----
 
 /// The conserved variables (2D Euler).
-pub static U_E2: DatDecl = DatDecl::f64("u_e2", &CELLS, 192, Role::State);
+pub static U_E2: DatDecl = DatDecl::f64("u_e2", &CELLS, LEN_E2, Role::State);
 /// The state at the start of a step (2D Euler).
-pub static U0_E2: DatDecl = DatDecl::f64("u0_e2", &CELLS, 192, Role::Scratch);
+pub static U0_E2: DatDecl = DatDecl::f64("u0_e2", &CELLS, LEN_E2, Role::Scratch);
 /// The right-hand side just computed (2D Euler).
-pub static R_E2: DatDecl = DatDecl::f64("r_e2", &CELLS, 192, Role::Scratch);
+pub static R_E2: DatDecl = DatDecl::f64("r_e2", &CELLS, LEN_E2, Role::Scratch);
 /// The operand of `axpy` (a stage's right-hand side swapped in) (2D Euler).
-pub static X_E2: DatDecl = DatDecl::f64("x_e2", &CELLS, 192, Role::Scratch);
+pub static X_E2: DatDecl = DatDecl::f64("x_e2", &CELLS, LEN_E2, Role::Scratch);
 /// Stage 1's right-hand side (the low-storage register) (2D Euler).
-pub static K1_E2: DatDecl = DatDecl::f64("k1_e2", &CELLS, 192, Role::Scratch);
+pub static K1_E2: DatDecl = DatDecl::f64("k1_e2", &CELLS, LEN_E2, Role::Scratch);
 /// Stage 2's right-hand side (2D Euler).
-pub static K2_E2: DatDecl = DatDecl::f64("k2_e2", &CELLS, 192, Role::Scratch);
+pub static K2_E2: DatDecl = DatDecl::f64("k2_e2", &CELLS, LEN_E2, Role::Scratch);
 /// Stage 3's right-hand side (2D Euler).
-pub static K3_E2: DatDecl = DatDecl::f64("k3_e2", &CELLS, 192, Role::Scratch);
+pub static K3_E2: DatDecl = DatDecl::f64("k3_e2", &CELLS, LEN_E2, Role::Scratch);
 /// Stage 4's right-hand side (2D Euler).
-pub static K4_E2: DatDecl = DatDecl::f64("k4_e2", &CELLS, 192, Role::Scratch);
+pub static K4_E2: DatDecl = DatDecl::f64("k4_e2", &CELLS, LEN_E2, Role::Scratch);
 /// Stage 5's right-hand side (2D Euler).
-pub static K5_E2: DatDecl = DatDecl::f64("k5_e2", &CELLS, 192, Role::Scratch);
+pub static K5_E2: DatDecl = DatDecl::f64("k5_e2", &CELLS, LEN_E2, Role::Scratch);
 /// Stage 6's right-hand side (2D Euler).
-pub static K6_E2: DatDecl = DatDecl::f64("k6_e2", &CELLS, 192, Role::Scratch);
+pub static K6_E2: DatDecl = DatDecl::f64("k6_e2", &CELLS, LEN_E2, Role::Scratch);
 /// Stage 7's right-hand side (2D Euler).
-pub static K7_E2: DatDecl = DatDecl::f64("k7_e2", &CELLS, 192, Role::Scratch);
+pub static K7_E2: DatDecl = DatDecl::f64("k7_e2", &CELLS, LEN_E2, Role::Scratch);
 
 par_loop! {
     /// The right-hand side (2D Euler).

@@ -1,39 +1,41 @@
-//! The 3D isothermal Euler family of the DG method's data and loops
-//! ([`crate::euler3`]), declared like [`crate::decl_euler`]'s, with the 3D
-//! operator global [`crate::decl3::PARAMS_3`].
+// The 3D isothermal Euler family of one order's data and loops
+// (`euler3.rs`), declared like `decl_euler.rs`'s, with the 3D operator
+// global `PARAMS_3`. Included once per order by `crate::orders!`.
 
 use qflow_par::{par_loop, DatDecl, LoopDecl, Role};
 
-use crate::decl::{CELLS, COEF, MAX_STAGES, STAGE};
-use crate::decl3::{FACES_3D, PARAMS_3};
-use crate::decl_euler::{KINETIC, MASS, RHO_MIN};
-use crate::euler3::{
+use super::euler3::{
     iso_axpy_3d, iso_diag_3d, iso_lserk_3d, iso_lserk_diag_3d, iso_restore_3d, iso_rhs_3d,
     iso_save_3d,
 };
+use super::DG_ORDER;
+use crate::decl::{CELLS, COEF, FACES_3D, KINETIC, MASS, MAX_STAGES, PARAMS_3, RHO_MIN, STAGE};
+
+/// Values per 3D Euler cell.
+const LEN_E3: usize = 4 * DG_ORDER * DG_ORDER * DG_ORDER;
 
 /// The conserved variables (3D Euler).
-pub static U_E3: DatDecl = DatDecl::f64("u_e3", &CELLS, 2048, Role::State);
+pub static U_E3: DatDecl = DatDecl::f64("u_e3", &CELLS, LEN_E3, Role::State);
 /// The state at the start of a step (3D Euler).
-pub static U0_E3: DatDecl = DatDecl::f64("u0_e3", &CELLS, 2048, Role::Scratch);
+pub static U0_E3: DatDecl = DatDecl::f64("u0_e3", &CELLS, LEN_E3, Role::Scratch);
 /// The right-hand side just computed (3D Euler).
-pub static R_E3: DatDecl = DatDecl::f64("r_e3", &CELLS, 2048, Role::Scratch);
+pub static R_E3: DatDecl = DatDecl::f64("r_e3", &CELLS, LEN_E3, Role::Scratch);
 /// The operand of `axpy` (a stage's right-hand side swapped in) (3D Euler).
-pub static X_E3: DatDecl = DatDecl::f64("x_e3", &CELLS, 2048, Role::Scratch);
+pub static X_E3: DatDecl = DatDecl::f64("x_e3", &CELLS, LEN_E3, Role::Scratch);
 /// Stage 1's right-hand side (the low-storage register) (3D Euler).
-pub static K1_E3: DatDecl = DatDecl::f64("k1_e3", &CELLS, 2048, Role::Scratch);
+pub static K1_E3: DatDecl = DatDecl::f64("k1_e3", &CELLS, LEN_E3, Role::Scratch);
 /// Stage 2's right-hand side (3D Euler).
-pub static K2_E3: DatDecl = DatDecl::f64("k2_e3", &CELLS, 2048, Role::Scratch);
+pub static K2_E3: DatDecl = DatDecl::f64("k2_e3", &CELLS, LEN_E3, Role::Scratch);
 /// Stage 3's right-hand side (3D Euler).
-pub static K3_E3: DatDecl = DatDecl::f64("k3_e3", &CELLS, 2048, Role::Scratch);
+pub static K3_E3: DatDecl = DatDecl::f64("k3_e3", &CELLS, LEN_E3, Role::Scratch);
 /// Stage 4's right-hand side (3D Euler).
-pub static K4_E3: DatDecl = DatDecl::f64("k4_e3", &CELLS, 2048, Role::Scratch);
+pub static K4_E3: DatDecl = DatDecl::f64("k4_e3", &CELLS, LEN_E3, Role::Scratch);
 /// Stage 5's right-hand side (3D Euler).
-pub static K5_E3: DatDecl = DatDecl::f64("k5_e3", &CELLS, 2048, Role::Scratch);
+pub static K5_E3: DatDecl = DatDecl::f64("k5_e3", &CELLS, LEN_E3, Role::Scratch);
 /// Stage 6's right-hand side (3D Euler).
-pub static K6_E3: DatDecl = DatDecl::f64("k6_e3", &CELLS, 2048, Role::Scratch);
+pub static K6_E3: DatDecl = DatDecl::f64("k6_e3", &CELLS, LEN_E3, Role::Scratch);
 /// Stage 7's right-hand side (3D Euler).
-pub static K7_E3: DatDecl = DatDecl::f64("k7_e3", &CELLS, 2048, Role::Scratch);
+pub static K7_E3: DatDecl = DatDecl::f64("k7_e3", &CELLS, LEN_E3, Role::Scratch);
 
 par_loop! {
     /// The right-hand side (3D Euler).

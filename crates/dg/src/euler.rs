@@ -1,39 +1,41 @@
-//! The kernels of the nodal DG method for the isothermal Euler equations
-//! (`p = a^2 rho`), written once like [`crate::kernels`]:
-//!
-//! `rho_t + div(rho u) = 0`, `(rho u)_t + div(rho u u + a^2 rho I) = 0`.
-//!
-//! An element holds the conserved variables of one DG cell, variable by
-//! variable, packed for the case's `n` nodes per direction: a 1D cell is
-//! an [`Euler1`] (`[f64; 16]`: `rho` at `i`, `rho u` at `n + i`), a 2D cell
-//! an [`Euler2`] (`[f64; 192]`: `rho` at `n j + i`, `rho u` at `n^2 + n j +
-//! i`, `rho v` at `2 n^2 + n j + i`). The values in use come first; the
-//! rest stay 0 and are never touched.
-//!
-//! The scheme is [`crate::kernels`]'s strong-form DGSEM on collocated GLL
-//! nodes, applied to each variable along each direction: along a line the
-//! state is `(rho, m_n, m_t)` (the momentum normal and tangential to the
-//! faces the line crosses), the flux `f = (m_n, m_n^2 / rho + a^2 rho, m_n
-//! m_t / rho)`, the face flux Lax-Friedrichs with the largest eigenvalue
-//! of the two sides, `|u_n| + a`. In 1D the tangential momentum is 0.
-//! The volume term is summed as `sum_j D_ij (f_j - f_i)` and the face flux
-//! of two equal states is exactly their flux, so a constant state has a
-//! right-hand side of exactly 0.
-//!
-//! The global `p = [n, a, 0, 2/hx, 2/hy]`, as the advection kernels' with
-//! the sound speed in place of the velocity.
+// The kernels of the nodal DG method for the isothermal Euler equations
+// (`p = a^2 rho`), written once like `kernels.rs` (and compiled once per
+// order like it):
+//
+// `rho_t + div(rho u) = 0`, `(rho u)_t + div(rho u u + a^2 rho I) = 0`.
+//
+// An element holds the conserved variables of one DG cell, variable by
+// variable, `n` nodes per direction: a 1D cell is an `Euler1` (`[f64;
+// 2 n]`: `rho` at `i`, `rho u` at `n + i`), a 2D cell an `Euler2`
+// (`[f64; 3 n^2]`: `rho` at `n j + i`, `rho u` at `n^2 + n j + i`, `rho v`
+// at `2 n^2 + n j + i`).
+//
+// The scheme is `kernels.rs`'s strong-form DGSEM on collocated GLL
+// nodes, applied to each variable along each direction: along a line the
+// state is `(rho, m_n, m_t)` (the momentum normal and tangential to the
+// faces the line crosses), the flux `f = (m_n, m_n^2 / rho + a^2 rho, m_n
+// m_t / rho)`, the face flux Lax-Friedrichs with the largest eigenvalue
+// of the two sides, `|u_n| + a`. In 1D the tangential momentum is 0.
+// The volume term is summed as `sum_j D_ij (f_j - f_i)` and the face flux
+// of two equal states is exactly their flux, so a constant state has a
+// right-hand side of exactly 0.
+//
+// The global `p = [n, a, 0, 2/hx, 2/hy]`, as the advection kernels' with
+// the sound speed in place of the velocity.
 
 use qflow_par::Offsets;
 use qflow_par_macros::device;
 
+use super::DG_ORDER;
+
 use crate::tables::{GLL_D, GLL_W};
 
 /// The conserved variables of a 1D cell: `rho` at `i`, `rho u` at `n + i`.
-pub type Euler1 = [f64; 16];
+pub type Euler1 = [f64; 2 * DG_ORDER];
 
 /// The conserved variables of a 2D cell: `rho` at `n j + i`, `rho u` at
 /// `n^2 + n j + i`, `rho v` at `2 n^2 + n j + i`.
-pub type Euler2 = [f64; 192];
+pub type Euler2 = [f64; 3 * DG_ORDER * DG_ORDER];
 
 /// The isothermal flux across a face of the state `(rho, m_n, m_t)`,
 /// `a2 = a^2`: `(m_n, m_n u_n + a2 rho, m_t u_n)`.
@@ -102,17 +104,9 @@ pub fn iso_line_rhs(n: usize, a: f64, q: &[f64; 24], left: [f64; 3], right: [f64
 /// The right-hand side of a 1D cell from it and its neighbours along x.
 #[device]
 pub fn iso_rhs_1d(p: [f64; 5], u: Offsets<'_, Euler1>, r: &mut Euler1) {
-    // One copy of the body per order, `n` a constant in each.
-    match p[0] as usize {
-        1 => iso_rhs_1d_n(1, p, u, r),
-        2 => iso_rhs_1d_n(2, p, u, r),
-        3 => iso_rhs_1d_n(3, p, u, r),
-        4 => iso_rhs_1d_n(4, p, u, r),
-        5 => iso_rhs_1d_n(5, p, u, r),
-        6 => iso_rhs_1d_n(6, p, u, r),
-        7 => iso_rhs_1d_n(7, p, u, r),
-        _ => iso_rhs_1d_n(8, p, u, r),
-    }
+    // `n` is this module's order, a constant (the compiler unrolls the node
+    // loops).
+    iso_rhs_1d_n(DG_ORDER, p, u, r)
 }
 
 /// [`iso_rhs_1d`] for `n` nodes per direction.
@@ -139,18 +133,9 @@ pub fn iso_rhs_1d_n(n: usize, p: [f64; 5], u: Offsets<'_, Euler1>, r: &mut Euler
 /// and y: along x the normal momentum is `rho u`, along y `rho v`.
 #[device]
 pub fn iso_rhs_2d(p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler2) {
-    // One copy of the body per order, `n` a constant in each (the compiler
-    // unrolls the node loops).
-    match p[0] as usize {
-        1 => iso_rhs_2d_n(1, p, u, r),
-        2 => iso_rhs_2d_n(2, p, u, r),
-        3 => iso_rhs_2d_n(3, p, u, r),
-        4 => iso_rhs_2d_n(4, p, u, r),
-        5 => iso_rhs_2d_n(5, p, u, r),
-        6 => iso_rhs_2d_n(6, p, u, r),
-        7 => iso_rhs_2d_n(7, p, u, r),
-        _ => iso_rhs_2d_n(8, p, u, r),
-    }
+    // `n` is this module's order, a constant (the compiler unrolls the node
+    // loops).
+    iso_rhs_2d_n(DG_ORDER, p, u, r)
 }
 
 /// [`iso_rhs_2d`] for `n` nodes per direction.
@@ -159,8 +144,8 @@ pub fn iso_rhs_2d(p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler2) {
 pub fn iso_rhs_2d_n(n: usize, p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler2) {
     let nn = n * n;
     let last = n - 1;
-    // Values are read one by one, the cell's own too: a copy of the whole
-    // cell (1.5 KB) would read its unused values as well below order 8.
+    // Values are read one by one, the cell's own too (no copy of the whole
+    // cell).
     // Along x: row j, (rho, rho u, rho v).
     for j in 0..n {
         let mut q = [0.0; 24];
@@ -318,7 +303,7 @@ pub fn iso_restore_1d(u0: &Euler1, u: &mut Euler1) {
 /// `y += c x` (1D Euler).
 #[device]
 pub fn iso_axpy_1d(c: f64, x: &Euler1, y: &mut Euler1) {
-    for i in 0..16 {
+    for i in 0..2 * DG_ORDER {
         y[i] += c * x[i];
     }
 }
@@ -339,7 +324,7 @@ pub fn iso_lserk_1d(
     un: &mut Euler1,
 ) {
     iso_rhs_1d(p, u, un);
-    for m in 0..16 {
+    for m in 0..2 * DG_ORDER {
         k[m] = s[0] * k[m] + s[2] * un[m];
         un[m] = u.value(0, 0, 0, m) + s[1] * k[m];
     }
@@ -389,17 +374,9 @@ pub fn iso_lserk_2d(
     k: &mut Euler2,
     un: &mut Euler2,
 ) {
-    // One copy of the body per order, `n` a constant in each.
-    match p[0] as usize {
-        1 => iso_lserk_2d_n(1, p, s, u, k, un),
-        2 => iso_lserk_2d_n(2, p, s, u, k, un),
-        3 => iso_lserk_2d_n(3, p, s, u, k, un),
-        4 => iso_lserk_2d_n(4, p, s, u, k, un),
-        5 => iso_lserk_2d_n(5, p, s, u, k, un),
-        6 => iso_lserk_2d_n(6, p, s, u, k, un),
-        7 => iso_lserk_2d_n(7, p, s, u, k, un),
-        _ => iso_lserk_2d_n(8, p, s, u, k, un),
-    }
+    // `n` is this module's order, a constant (the compiler unrolls the node
+    // loops).
+    iso_lserk_2d_n(DG_ORDER, p, s, u, k, un)
 }
 
 /// [`iso_lserk_2d`] for `n` nodes per direction.
@@ -417,13 +394,13 @@ pub fn iso_lserk_2d_n(
     // (read at the end, they stalled the cell: below order 8 a cell's
     // values in use are not contiguous with the next cell's, and no
     // prefetcher fetches them ahead).
-    let mut ak = [0.0; 192];
+    let mut ak = [0.0; 3 * DG_ORDER * DG_ORDER];
     for m in 0..3 * n * n {
         ak[m] = s[0] * k[m];
     }
     // The right-hand side into a local array (its second sweep adds to
     // the first: in `un` it read lines still on their way to the cache).
-    let mut r = [0.0; 192];
+    let mut r = [0.0; 3 * DG_ORDER * DG_ORDER];
     iso_rhs_2d_n(n, p, u, &mut r);
     for m in 0..3 * n * n {
         k[m] = ak[m] + s[2] * r[m];

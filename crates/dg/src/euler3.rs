@@ -1,19 +1,20 @@
-//! The 3D kernels of the nodal DG method for isothermal Euler, as
-//! [`crate::euler`]'s 1D and 2D ones: a cell is an [`Euler3`] (`[f64;
-//! 2048]`: variable `v` of `rho, rho u, rho v, rho w` at node `(i, j, k)`
-//! at `v n^3 + n^2 k + n j + i`, packed for the case's `n`; the rest stay 0
-//! and are never touched). Along a line the state is `(rho, m_n, m_t1,
-//! m_t2)`: the momentum normal to the faces the line crosses and the two
-//! tangential ones. The global `p = [n, a, 0, 0, 2/hx, 2/hy, 2/hz]`.
+// The 3D kernels of the nodal DG method for isothermal Euler, as
+// `euler.rs`'s 1D and 2D ones (compiled once per order): a cell is an
+// `Euler3` (`[f64; 4 n^3]`: variable `v` of `rho, rho u, rho v, rho w` at
+// node `(i, j, k)` at `v n^3 + n^2 k + n j + i`). Along a line the state is `(rho, m_n, m_t1,
+// m_t2)`: the momentum normal to the faces the line crosses and the two
+// tangential ones. The global `p = [n, a, 0, 0, 2/hx, 2/hy, 2/hz]`.
 
 use qflow_par::Offsets;
 use qflow_par_macros::device;
+
+use super::DG_ORDER;
 
 use crate::tables::{GLL_D, GLL_W};
 
 /// The conserved variables of a 3D cell (variable `v` at node `(i, j, k)`
 /// at `v n^3 + n^2 k + n j + i`).
-pub type Euler3 = [f64; 2048];
+pub type Euler3 = [f64; 4 * DG_ORDER * DG_ORDER * DG_ORDER];
 
 /// The isothermal flux across a face of `(rho, m_n, m_t1, m_t2)`, `a2 =
 /// a^2`: `(m_n, m_n u_n + a2 rho, m_t1 u_n, m_t2 u_n)`.
@@ -86,17 +87,9 @@ pub fn iso_line_rhs_3d(
 /// The right-hand side of a 3D cell from it and its six face neighbours.
 #[device]
 pub fn iso_rhs_3d(p: [f64; 7], u: Offsets<'_, Euler3>, r: &mut Euler3) {
-    // One copy of the body per order, `n` a constant in each.
-    match p[0] as usize {
-        1 => iso_rhs_3d_n(1, p, u, r),
-        2 => iso_rhs_3d_n(2, p, u, r),
-        3 => iso_rhs_3d_n(3, p, u, r),
-        4 => iso_rhs_3d_n(4, p, u, r),
-        5 => iso_rhs_3d_n(5, p, u, r),
-        6 => iso_rhs_3d_n(6, p, u, r),
-        7 => iso_rhs_3d_n(7, p, u, r),
-        _ => iso_rhs_3d_n(8, p, u, r),
-    }
+    // `n` is this module's order, a constant (the compiler unrolls the node
+    // loops).
+    iso_rhs_3d_n(DG_ORDER, p, u, r)
 }
 
 /// [`iso_rhs_3d`] for `n` nodes per direction: along each direction `d`
@@ -108,8 +101,8 @@ pub fn iso_rhs_3d_n(n: usize, p: [f64; 7], u: Offsets<'_, Euler3>, r: &mut Euler
     let nn = n * n;
     let nnn = nn * n;
     let last = n - 1;
-    // The cell's own values are read one by one too (a cell is 16 KB, most
-    // of it unused below order 8).
+    // The cell's own values are read one by one too (no copy of the whole
+    // cell).
     // Along x: line (j, k), variables (rho, mx, my, mz).
     for k in 0..n {
         for j in 0..n {
@@ -279,17 +272,9 @@ pub fn iso_lserk_3d(
     k: &mut Euler3,
     un: &mut Euler3,
 ) {
-    // One copy of the body per order, `n` a constant in each.
-    match p[0] as usize {
-        1 => iso_lserk_3d_n(1, p, s, u, k, un),
-        2 => iso_lserk_3d_n(2, p, s, u, k, un),
-        3 => iso_lserk_3d_n(3, p, s, u, k, un),
-        4 => iso_lserk_3d_n(4, p, s, u, k, un),
-        5 => iso_lserk_3d_n(5, p, s, u, k, un),
-        6 => iso_lserk_3d_n(6, p, s, u, k, un),
-        7 => iso_lserk_3d_n(7, p, s, u, k, un),
-        _ => iso_lserk_3d_n(8, p, s, u, k, un),
-    }
+    // `n` is this module's order, a constant (the compiler unrolls the node
+    // loops).
+    iso_lserk_3d_n(DG_ORDER, p, s, u, k, un)
 }
 
 /// [`iso_lserk_3d`] for `n` nodes per direction.

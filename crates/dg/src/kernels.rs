@@ -1,45 +1,47 @@
-//! The kernels of the nodal DG method for linear advection (written once:
-//! the CPU backends run them as they are, the OpenCL backend runs their
-//! translation).
-//!
-//! An **element** is one DG cell with all its nodal values, held in a
-//! fixed-size array at the largest order: a 1D cell is a [`Cell1`]
-//! (`[f64; 8]`, nodes `0..n`), a 2D cell a [`Cell2`] (`[f64; 64]`, node
-//! `(i, j)` at `n j + i`, `i, j < n`: packed, the `n^2` values in use
-//! first), `n` the case's `order` (nodes per direction, 1 to 8) given at
-//! run time. Entries past the `n^d` in use stay 0 and are never touched.
-//!
-//! The right-hand side is the strong-form DGSEM on collocated
-//! Gauss-Lobatto-Legendre nodes (diagonal mass matrix `w`): along one
-//! direction of a cell of width `h`,
-//!
-//! `du_i/dt = -(2/h) [ sum_j D_ij f_j + delta_{i,n-1} (f*_R - f_{n-1}) / w_{n-1}
-//!            - delta_{i,0} (f*_L - f_0) / w_0 ]`,
-//!
-//! `f = a u`, with the Lax-Friedrichs flux `f* = (f(uL) + f(uR))/2 -
-//! |a|/2 (uR - uL)` (`|a|` the largest eigenvalue at the face: the upwind
-//! flux). In 2D the x-derivative runs along the rows and the
-//! y-derivative along the columns (a tensor product). With `n = 1` (`D =
-//! [0]`, `w = [2]`) this is `du/dt = -(f*_R - f*_L) / h`: the first-order
-//! finite volume method with the upwind flux.
-//!
-//! The volume term is summed as `sum_j D_ij (f_j - f_i)` (the rows of `D`
-//! sum to 0), so a constant state has a right-hand side of exactly 0
-//! (free-stream preservation to the bit, not to round-off).
-//!
-//! The differentiation matrices and weights are the constants of
-//! [`crate::tables`]; the global `p = [n, ax, ay, 2/hx, 2/hy]`.
+// The kernels of the nodal DG method for linear advection (written once:
+// the CPU backends run them as they are, the OpenCL backend runs their
+// translation).
+//
+// This file is compiled once per order (`crate::orders!`, modules `o1`
+// to `o8`), `n = DG_ORDER` the order (nodes per direction, 1 to 8) as a
+// constant. An **element** is one DG cell with all its nodal values, an
+// array of exactly the order's size: a 1D cell is a `Cell1` (`[f64; n]`,
+// nodes `0..n`), a 2D cell a `Cell2` (`[f64; n^2]`, node `(i, j)` at
+// `n j + i`).
+//
+// The right-hand side is the strong-form DGSEM on collocated
+// Gauss-Lobatto-Legendre nodes (diagonal mass matrix `w`): along one
+// direction of a cell of width `h`,
+//
+// `du_i/dt = -(2/h) [ sum_j D_ij f_j + delta_{i,n-1} (f*_R - f_{n-1}) / w_{n-1}
+//            - delta_{i,0} (f*_L - f_0) / w_0 ]`,
+//
+// `f = a u`, with the Lax-Friedrichs flux `f* = (f(uL) + f(uR))/2 -
+// |a|/2 (uR - uL)` (`|a|` the largest eigenvalue at the face: the upwind
+// flux). In 2D the x-derivative runs along the rows and the
+// y-derivative along the columns (a tensor product). With `n = 1` (`D =
+// [0]`, `w = [2]`) this is `du/dt = -(f*_R - f*_L) / h`: the first-order
+// finite volume method with the upwind flux.
+//
+// The volume term is summed as `sum_j D_ij (f_j - f_i)` (the rows of `D`
+// sum to 0), so a constant state has a right-hand side of exactly 0
+// (free-stream preservation to the bit, not to round-off).
+//
+// The differentiation matrices and weights are the constants of
+// [`crate::tables`]; the global `p = [n, ax, ay, 2/hx, 2/hy]`.
 
 use qflow_par::Offsets;
 use qflow_par_macros::device;
 
+use super::DG_ORDER;
+
 use crate::tables::{GLL_D, GLL_W};
 
 /// The nodal values of a 1D cell (node `i` at `i`).
-pub type Cell1 = [f64; 8];
+pub type Cell1 = [f64; DG_ORDER];
 
 /// The nodal values of a 2D cell (node `(i, j)` at `n j + i`).
-pub type Cell2 = [f64; 64];
+pub type Cell2 = [f64; DG_ORDER * DG_ORDER];
 
 /// The Lax-Friedrichs (here: upwind) flux of `f = a u` between `ul` and
 /// `ur`.
@@ -77,51 +79,34 @@ pub fn line_rhs(n: usize, a: f64, q: &[f64; 8], left: f64, right: f64) -> [f64; 
 /// The right-hand side of a 1D cell from it and its neighbours along x.
 #[device]
 pub fn rhs_1d(p: [f64; 5], u: Offsets<'_, Cell1>, r: &mut Cell1) {
-    // One copy of the body per order, `n` a constant in each (the compiler
-    // unrolls the node loops).
-    match p[0] as usize {
-        1 => rhs_1d_n(1, p, u, r),
-        2 => rhs_1d_n(2, p, u, r),
-        3 => rhs_1d_n(3, p, u, r),
-        4 => rhs_1d_n(4, p, u, r),
-        5 => rhs_1d_n(5, p, u, r),
-        6 => rhs_1d_n(6, p, u, r),
-        7 => rhs_1d_n(7, p, u, r),
-        _ => rhs_1d_n(8, p, u, r),
-    }
+    // `n` is this module's order, a constant (the compiler unrolls the node
+    // loops).
+    rhs_1d_n(DG_ORDER, p, u, r)
 }
 
 /// [`rhs_1d`] for `n` nodes per direction.
 #[device]
 #[inline(always)]
 pub fn rhs_1d_n(n: usize, p: [f64; 5], u: Offsets<'_, Cell1>, r: &mut Cell1) {
-    let own = u.at(0, 0, 0);
+    let mut q = [0.0; 8];
+    for i in 0..n {
+        q[i] = u.value(0, 0, 0, i);
+    }
     let left = u.value(-1, 0, 0, n - 1);
     let right = u.value(1, 0, 0, 0);
-    let line = line_rhs(n, p[1], &own, left, right);
-    let mut out = [0.0; 8];
+    let line = line_rhs(n, p[1], &q, left, right);
     for i in 0..n {
-        out[i] = -p[3] * line[i];
+        r[i] = -p[3] * line[i];
     }
-    *r = out;
 }
 
 /// The right-hand side of a 2D cell from it and its neighbours along x
 /// and y.
 #[device]
 pub fn rhs_2d(p: [f64; 5], u: Offsets<'_, Cell2>, r: &mut Cell2) {
-    // One copy of the body per order, `n` a constant in each (the compiler
-    // unrolls the node loops).
-    match p[0] as usize {
-        1 => rhs_2d_n(1, p, u, r),
-        2 => rhs_2d_n(2, p, u, r),
-        3 => rhs_2d_n(3, p, u, r),
-        4 => rhs_2d_n(4, p, u, r),
-        5 => rhs_2d_n(5, p, u, r),
-        6 => rhs_2d_n(6, p, u, r),
-        7 => rhs_2d_n(7, p, u, r),
-        _ => rhs_2d_n(8, p, u, r),
-    }
+    // `n` is this module's order, a constant (the compiler unrolls the node
+    // loops).
+    rhs_2d_n(DG_ORDER, p, u, r)
 }
 
 /// [`rhs_2d`] for `n` nodes per direction.
@@ -174,7 +159,7 @@ pub fn restore_1d(u0: &Cell1, u: &mut Cell1) {
 /// `y += c x` (1D): a Runge-Kutta stage's term.
 #[device]
 pub fn axpy_1d(c: f64, x: &Cell1, y: &mut Cell1) {
-    for i in 0..8 {
+    for i in 0..DG_ORDER {
         y[i] += c * x[i];
     }
 }
@@ -189,7 +174,7 @@ pub fn axpy_1d(c: f64, x: &Cell1, y: &mut Cell1) {
 #[device]
 pub fn lserk_1d(p: [f64; 5], s: [f64; 3], u: Offsets<'_, Cell1>, k: &mut Cell1, un: &mut Cell1) {
     rhs_1d(p, u, un);
-    for m in 0..8 {
+    for m in 0..DG_ORDER {
         k[m] = s[0] * k[m] + s[2] * un[m];
         un[m] = u.value(0, 0, 0, m) + s[1] * k[m];
     }
@@ -232,17 +217,9 @@ pub fn axpy_2d(p: [f64; 5], c: f64, x: &Cell2, y: &mut Cell2) {
 /// of `u` (`u` cannot be updated in place here: its neighbours read it).
 #[device]
 pub fn lserk_2d(p: [f64; 5], s: [f64; 3], u: Offsets<'_, Cell2>, k: &mut Cell2, un: &mut Cell2) {
-    // One copy of the body per order, `n` a constant in each.
-    match p[0] as usize {
-        1 => lserk_2d_n(1, p, s, u, k, un),
-        2 => lserk_2d_n(2, p, s, u, k, un),
-        3 => lserk_2d_n(3, p, s, u, k, un),
-        4 => lserk_2d_n(4, p, s, u, k, un),
-        5 => lserk_2d_n(5, p, s, u, k, un),
-        6 => lserk_2d_n(6, p, s, u, k, un),
-        7 => lserk_2d_n(7, p, s, u, k, un),
-        _ => lserk_2d_n(8, p, s, u, k, un),
-    }
+    // `n` is this module's order, a constant (the compiler unrolls the node
+    // loops).
+    lserk_2d_n(DG_ORDER, p, s, u, k, un)
 }
 
 /// [`lserk_2d`] for `n` nodes per direction.

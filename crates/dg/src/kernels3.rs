@@ -1,34 +1,26 @@
-//! The 3D kernels of the nodal DG method for linear advection, as
-//! [`crate::kernels`]'s 1D and 2D ones: a 3D cell is a [`Cell3`]
-//! (`[f64; 512]`, sized for order 8, packed for the case's `n`: node `(i,
-//! j, k)` at `n^2 k + n j + i`, the `n^3` values in use first, the rest
-//! never touched). The right-hand side applies the 1D operator
-//! [`crate::kernels::line_rhs`] along the x, y and z lines of the cell (a
-//! tensor product). The global `p = [n, ax, ay, az, 2/hx, 2/hy, 2/hz]`.
+// The 3D kernels of the nodal DG method for linear advection, as
+// `kernels.rs`'s 1D and 2D ones (compiled once per order): a 3D cell is a
+// `Cell3` (`[f64; n^3]`, node `(i, j, k)` at `n^2 k + n j + i`). The
+// right-hand side applies the 1D operator `kernels::line_rhs` along the x, y and z lines of the cell (a
+// tensor product). The global `p = [n, ax, ay, az, 2/hx, 2/hy, 2/hz]`.
 
 use qflow_par::Offsets;
 use qflow_par_macros::device;
 
-use crate::kernels::line_rhs;
+use super::DG_ORDER;
+
+use super::kernels::line_rhs;
 use crate::tables::GLL_W;
 
 /// The nodal values of a 3D cell (node `(i, j, k)` at `n^2 k + n j + i`).
-pub type Cell3 = [f64; 512];
+pub type Cell3 = [f64; DG_ORDER * DG_ORDER * DG_ORDER];
 
 /// The right-hand side of a 3D cell from it and its six face neighbours.
 #[device]
 pub fn rhs_3d(p: [f64; 7], u: Offsets<'_, Cell3>, r: &mut Cell3) {
-    // One copy of the body per order, `n` a constant in each.
-    match p[0] as usize {
-        1 => rhs_3d_n(1, p, u, r),
-        2 => rhs_3d_n(2, p, u, r),
-        3 => rhs_3d_n(3, p, u, r),
-        4 => rhs_3d_n(4, p, u, r),
-        5 => rhs_3d_n(5, p, u, r),
-        6 => rhs_3d_n(6, p, u, r),
-        7 => rhs_3d_n(7, p, u, r),
-        _ => rhs_3d_n(8, p, u, r),
-    }
+    // `n` is this module's order, a constant (the compiler unrolls the node
+    // loops).
+    rhs_3d_n(DG_ORDER, p, u, r)
 }
 
 /// [`rhs_3d`] for `n` nodes per direction.
@@ -126,17 +118,9 @@ pub fn axpy_3d(p: [f64; 7], c: f64, x: &Cell3, y: &mut Cell3) {
 /// of `u` (`u` cannot be updated in place here: its neighbours read it).
 #[device]
 pub fn lserk_3d(p: [f64; 7], s: [f64; 3], u: Offsets<'_, Cell3>, k: &mut Cell3, un: &mut Cell3) {
-    // One copy of the body per order, `n` a constant in each.
-    match p[0] as usize {
-        1 => lserk_3d_n(1, p, s, u, k, un),
-        2 => lserk_3d_n(2, p, s, u, k, un),
-        3 => lserk_3d_n(3, p, s, u, k, un),
-        4 => lserk_3d_n(4, p, s, u, k, un),
-        5 => lserk_3d_n(5, p, s, u, k, un),
-        6 => lserk_3d_n(6, p, s, u, k, un),
-        7 => lserk_3d_n(7, p, s, u, k, un),
-        _ => lserk_3d_n(8, p, s, u, k, un),
-    }
+    // `n` is this module's order, a constant (the compiler unrolls the node
+    // loops).
+    lserk_3d_n(DG_ORDER, p, s, u, k, un)
 }
 
 /// [`lserk_3d`] for `n` nodes per direction.

@@ -14,13 +14,17 @@
 //!
 //! On the execution layer: linear advection and isothermal Euler in 1D, 2D
 //! and 3D on periodic Cartesian boxes, orders 1 to 8, every scheme of [`rk`].
-//! [`kernels`] (advection) and [`euler`] hold the kernels (one DG cell per
-//! element, strong-form DGSEM with the Lax-Friedrichs flux; [`kernels3`]
-//! the 3D advection ones, [`euler3`] the 3D Euler ones), translated
-//! to OpenCL C at build time; [`tables`] holds the GLL matrices as the
-//! kernels' constants; [`decl`], [`decl3`], [`decl_euler`] and
-//! [`decl_euler3`] declare the block,
-//! stencils, dats and loops;
+//! The kernels (one DG cell per element, strong-form DGSEM with the
+//! Lax-Friedrichs flux: `kernels.rs` advection in 1D and 2D, `kernels3.rs`
+//! in 3D, `euler.rs` and `euler3.rs` isothermal Euler) and the dats and
+//! loops that run them (`decl_adv.rs`, `decl3.rs`, `decl_euler.rs`,
+//! `decl_euler3.rs`) are compiled once per order, in the modules [`o1`] to
+//! [`o8`] (`orders!`): each sees its order as the constant `DG_ORDER`, so
+//! its elements hold exactly the `n^d` values per variable of the order
+//! (nothing padded) and the compiler unrolls the node loops; `build.rs`
+//! translates the kernels to OpenCL C once per order too. [`tables`] holds
+//! the GLL matrices as the kernels' constants; [`decl`] declares what the
+//! orders share (the block, the stencils, the globals);
 //! [`settings`] is the case's `[dg]` section; [`problem`] builds the
 //! initial state and measures errors against the exact solution;
 //! [`method`] runs a step for the run driver; [`solver`] runs the method
@@ -32,20 +36,113 @@
 #![allow(clippy::manual_memcpy)]
 
 pub mod decl;
-pub mod decl3;
-pub mod decl_euler;
-pub mod decl_euler3;
-pub mod euler;
-pub mod euler3;
 pub mod gll;
-pub mod kernels;
-pub mod kernels3;
 pub mod method;
 pub mod problem;
 pub mod rk;
 pub mod settings;
 pub mod solver;
 pub mod tables;
+
+/// The modules of one order, `n` nodes per direction, for each `oN = n`:
+/// the kernels and the dats and loops, their elements sized for `n` (`n^d`
+/// values per variable, nothing padded), the families, and the kernels'
+/// OpenCL C (one translation per order, `build.rs`). The sources are the
+/// same for every order (`include!`d, the order the module's `DG_ORDER`).
+macro_rules! orders {
+    ($($m:ident = $n:literal),* $(,)?) => {
+        $(
+            #[doc = concat!("The DG method's kernels, dats and loops for order ", $n, ".")]
+            pub mod $m {
+                /// Nodes per direction of this module's cells.
+                pub const DG_ORDER: usize = $n;
+                /// The advection kernels, 1D and 2D: strong-form DGSEM on
+                /// collocated GLL nodes with the upwind flux (the file's
+                /// header has the scheme).
+                pub mod kernels {
+                    include!("kernels.rs");
+                }
+                /// The 3D advection kernels.
+                pub mod kernels3 {
+                    include!("kernels3.rs");
+                }
+                /// The isothermal Euler kernels, 1D and 2D.
+                pub mod euler {
+                    include!("euler.rs");
+                }
+                /// The 3D isothermal Euler kernels.
+                pub mod euler3 {
+                    include!("euler3.rs");
+                }
+                /// The 1D and 2D advection dats and loops.
+                pub mod decl_adv {
+                    include!("decl_adv.rs");
+                }
+                /// The 3D advection dats and loops.
+                pub mod decl3 {
+                    include!("decl3.rs");
+                }
+                /// The 1D and 2D isothermal Euler dats and loops.
+                pub mod decl_euler {
+                    include!("decl_euler.rs");
+                }
+                /// The 3D isothermal Euler dats and loops.
+                pub mod decl_euler3 {
+                    include!("decl_euler3.rs");
+                }
+                /// The six families of this order.
+                pub(crate) mod families {
+                    include!("families.rs");
+                }
+                /// This order's kernels as OpenCL C (`DEVICE_SOURCE`).
+                pub mod device {
+                    include!(concat!(env!("OUT_DIR"), "/dg_o", $n, ".rs"));
+                }
+            }
+        )*
+
+        /// The family of `order`, `equation` and `dimensions` (validated).
+        pub(crate) fn family(
+            order: usize,
+            equation: Equation,
+            dimensions: usize,
+        ) -> &'static method::Family {
+            match order {
+                $($n => {
+                    use $m::families::*;
+                    match (equation, dimensions) {
+                        (Equation::Advection, 1) => &FAMILY_1,
+                        (Equation::Advection, 2) => &FAMILY_2,
+                        (Equation::Advection, _) => &FAMILY_3,
+                        (Equation::IsothermalEuler, 1) => &FAMILY_E1,
+                        (Equation::IsothermalEuler, 2) => &FAMILY_E2,
+                        (Equation::IsothermalEuler, _) => &FAMILY_E3,
+                    }
+                })*
+                _ => panic!("order {order} outside 1-8 (validated)"),
+            }
+        }
+
+        /// The kernels of `order` as OpenCL C (without the prelude).
+        pub fn device_source(order: usize) -> &'static str {
+            match order {
+                $($n => $m::device::DEVICE_SOURCE,)*
+                _ => panic!("order {order} outside 1-8 (validated)"),
+            }
+        }
+    };
+}
+
+orders!(
+    o1 = 1,
+    o2 = 2,
+    o3 = 3,
+    o4 = 4,
+    o5 = 5,
+    o6 = 6,
+    o7 = 7,
+    o8 = 8
+);
 
 pub use method::Dg;
 pub use settings::{Equation, Initial, Settings};

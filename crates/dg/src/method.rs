@@ -21,20 +21,12 @@
 use qflow_par::driver::{Method, StepError};
 use qflow_par::{DatDecl, Exec, GlobalDecl, LoopDecl, SetDecl};
 
-use crate::decl::*;
-use crate::decl3::*;
-use crate::decl_euler::*;
-use crate::decl_euler3::*;
+use crate::decl::{
+    CELLS, COEF, GLOBALS, KINETIC, MASS, MAX_STAGES, NORM_SQ, PARAMS, PARAMS_3, RHO_MIN, STAGE,
+};
 use crate::problem;
 use crate::rk::{LowStorage, Scheme, Tableau};
 use crate::settings::{Equation, Settings};
-
-/// The kernels as OpenCL C, translated from [`crate::kernels`] at build
-/// time (`DEVICE_SOURCE`).
-mod device {
-    include!(concat!(env!("OUT_DIR"), "/dg.rs"));
-}
-pub use device::{DEVICE_FUNCTIONS, DEVICE_SOURCE};
 
 /// The columns of the method's history for advection.
 pub const COLUMNS: [&str; 2] = ["time", "l2_norm"];
@@ -42,137 +34,30 @@ pub const COLUMNS: [&str; 2] = ["time", "l2_norm"];
 /// The columns of the method's history for isothermal Euler.
 pub const EULER_COLUMNS: [&str; 4] = ["time", "mass", "kinetic_energy", "min_density"];
 
-/// The loops and dats of one equation's and dimension's family.
-struct Family {
-    loops: &'static [&'static LoopDecl],
-    dats: &'static [&'static DatDecl],
-    u: &'static DatDecl,
+/// The loops and dats of one equation's, dimension's and order's family
+/// (the statics of `families.rs`, one set per order: `crate::orders!`).
+pub(crate) struct Family {
+    pub(crate) loops: &'static [&'static LoopDecl],
+    pub(crate) dats: &'static [&'static DatDecl],
+    pub(crate) u: &'static DatDecl,
     /// The step's start (put back if the step fails).
-    u0: &'static DatDecl,
-    r: &'static DatDecl,
-    x: &'static DatDecl,
-    stages: &'static [&'static DatDecl; MAX_STAGES],
-    rhs: &'static LoopDecl,
-    save: &'static LoopDecl,
-    restore: &'static LoopDecl,
-    axpy: &'static LoopDecl,
-    lserk: &'static LoopDecl,
+    pub(crate) u0: &'static DatDecl,
+    pub(crate) r: &'static DatDecl,
+    pub(crate) x: &'static DatDecl,
+    pub(crate) stages: &'static [&'static DatDecl; MAX_STAGES],
+    pub(crate) rhs: &'static LoopDecl,
+    pub(crate) save: &'static LoopDecl,
+    pub(crate) restore: &'static LoopDecl,
+    pub(crate) axpy: &'static LoopDecl,
+    pub(crate) lserk: &'static LoopDecl,
     /// The last low-storage stage with the diagnostics of `diag`.
-    lserk_last: &'static LoopDecl,
+    pub(crate) lserk_last: &'static LoopDecl,
     /// The diagnostics: `NORM_SQ` (advection) or `MASS`, `KINETIC` and
     /// `RHO_MIN` (Euler).
-    diag: &'static LoopDecl,
+    pub(crate) diag: &'static LoopDecl,
     /// The operator's global: `PARAMS` (1D, 2D) or `PARAMS_3`.
-    params: &'static GlobalDecl,
+    pub(crate) params: &'static GlobalDecl,
 }
-
-static FAMILY_1: Family = Family {
-    loops: &LOOPS_1,
-    dats: &DATS_1,
-    u: &U_1,
-    u0: &U0_1,
-    r: &R_1,
-    x: &X_1,
-    stages: &STAGES_1,
-    rhs: &RHS_1,
-    save: &SAVE_1,
-    restore: &RESTORE_1,
-    axpy: &AXPY_1,
-    lserk: &LSERK_1,
-    lserk_last: &LSERK_LAST_1,
-    diag: &NORM_1,
-    params: &PARAMS,
-};
-
-static FAMILY_2: Family = Family {
-    loops: &LOOPS_2,
-    dats: &DATS_2,
-    u: &U_2,
-    u0: &U0_2,
-    r: &R_2,
-    x: &X_2,
-    stages: &STAGES_2,
-    rhs: &RHS_2,
-    save: &SAVE_2,
-    restore: &RESTORE_2,
-    axpy: &AXPY_2,
-    lserk: &LSERK_2,
-    lserk_last: &LSERK_LAST_2,
-    diag: &NORM_2,
-    params: &PARAMS,
-};
-
-static FAMILY_3: Family = Family {
-    loops: &LOOPS_3,
-    dats: &DATS_3,
-    u: &U_3,
-    u0: &U0_3,
-    r: &R_3,
-    x: &X_3,
-    stages: &STAGES_3,
-    rhs: &RHS_3,
-    save: &SAVE_3,
-    restore: &RESTORE_3,
-    axpy: &AXPY_3,
-    lserk: &LSERK_3,
-    lserk_last: &LSERK_LAST_3,
-    diag: &NORM_3,
-    params: &PARAMS_3,
-};
-
-static FAMILY_E1: Family = Family {
-    loops: &LOOPS_E1,
-    dats: &DATS_E1,
-    u: &U_E1,
-    u0: &U0_E1,
-    r: &R_E1,
-    x: &X_E1,
-    stages: &STAGES_E1,
-    rhs: &RHS_E1,
-    save: &SAVE_E1,
-    restore: &RESTORE_E1,
-    axpy: &AXPY_E1,
-    lserk: &LSERK_E1,
-    lserk_last: &LSERK_LAST_E1,
-    diag: &DIAG_E1,
-    params: &PARAMS,
-};
-
-static FAMILY_E2: Family = Family {
-    loops: &LOOPS_E2,
-    dats: &DATS_E2,
-    u: &U_E2,
-    u0: &U0_E2,
-    r: &R_E2,
-    x: &X_E2,
-    stages: &STAGES_E2,
-    rhs: &RHS_E2,
-    save: &SAVE_E2,
-    restore: &RESTORE_E2,
-    axpy: &AXPY_E2,
-    lserk: &LSERK_E2,
-    lserk_last: &LSERK_LAST_E2,
-    diag: &DIAG_E2,
-    params: &PARAMS,
-};
-
-static FAMILY_E3: Family = Family {
-    loops: &LOOPS_E3,
-    dats: &DATS_E3,
-    u: &U_E3,
-    u0: &U0_E3,
-    r: &R_E3,
-    x: &X_E3,
-    stages: &STAGES_E3,
-    rhs: &RHS_E3,
-    save: &SAVE_E3,
-    restore: &RESTORE_E3,
-    axpy: &AXPY_E3,
-    lserk: &LSERK_E3,
-    lserk_last: &LSERK_LAST_E3,
-    diag: &DIAG_E3,
-    params: &PARAMS_3,
-};
 
 /// How a step advances.
 enum Stepper {
@@ -205,14 +90,7 @@ impl Dg {
         if let Stepper::Tableau(t) = &stepper {
             assert!(t.stages() <= MAX_STAGES, "{scheme}: too many stages");
         }
-        let family = match (settings.equation, settings.dimensions) {
-            (Equation::Advection, 1) => &FAMILY_1,
-            (Equation::Advection, 2) => &FAMILY_2,
-            (Equation::Advection, _) => &FAMILY_3,
-            (Equation::IsothermalEuler, 1) => &FAMILY_E1,
-            (Equation::IsothermalEuler, 2) => &FAMILY_E2,
-            (Equation::IsothermalEuler, _) => &FAMILY_E3,
-        };
+        let family = crate::family(settings.order, settings.equation, settings.dimensions);
         let dt = settings.dt(problem::wave_speeds(&settings));
         Ok(Dg {
             settings,
@@ -398,7 +276,8 @@ impl Method for Dg {
     }
 
     fn device_source(&self) -> &'static str {
-        DEVICE_SOURCE
+        // The kernels of the run's order only (one translation per order).
+        crate::device_source(self.settings.order)
     }
 
     fn work_set(&self) -> &'static SetDecl {

@@ -8,25 +8,21 @@ use std::f64::consts::PI;
 
 use qflow_par::{DatData, DatDecl, PartitionHints, Problem, SetData, Shape, Values};
 
-use crate::decl::{CELLS, DATS_1, DATS_2};
-use crate::decl3::DATS_3;
-use crate::decl_euler::{DATS_E1, DATS_E2};
-use crate::decl_euler3::DATS_E3;
+use crate::decl::CELLS;
 use crate::gll::Gll;
 use crate::settings::{Equation, Initial, Settings};
 
 /// Values per variable of an element in use: `n` in 1D, `n^2` in 2D
 /// (packed: variable `v`'s node slot `k` is at `v * stride + k`, node `(i,
-/// j)`'s slot `n j + i`, [`crate::kernels`], [`crate::euler`]).
+/// j)`'s slot `n j + i`; the kernels' `Cell2`, `Euler2`, ...).
 pub fn variable_stride(settings: &Settings) -> usize {
     settings.order.pow(settings.dimensions as u32)
 }
 
 /// Values per element of the family of `settings` as stored (sized for
-/// the largest order): 8, 64 or 512 for advection in 1D, 2D or 3D, 16, 192
-/// or 2048 for isothermal Euler.
+/// its order, nothing padded): `n^d` per variable, `vars n^d` in all.
 pub fn element_len(settings: &Settings) -> usize {
-    settings.variables() * 8usize.pow(settings.dimensions as u32)
+    settings.variables() * variable_stride(settings)
 }
 
 /// The names of the variables of `settings`' equation, in element order.
@@ -274,14 +270,7 @@ pub fn for_each_node(settings: &Settings, mut f: impl FnMut(usize, usize, [f64; 
 
 /// The dats of the family `settings` runs.
 pub fn dats(settings: &Settings) -> &'static [&'static DatDecl] {
-    match (settings.equation, settings.dimensions) {
-        (Equation::Advection, 1) => &DATS_1,
-        (Equation::Advection, 2) => &DATS_2,
-        (Equation::Advection, _) => &DATS_3,
-        (Equation::IsothermalEuler, 1) => &DATS_E1,
-        (Equation::IsothermalEuler, 2) => &DATS_E2,
-        (Equation::IsothermalEuler, _) => &DATS_E3,
-    }
+    crate::family(settings.order, settings.equation, settings.dimensions).dats
 }
 
 /// The layer's problem: the block and the initial state (the scratch

@@ -69,9 +69,8 @@ impl Solver {
         self.method.time().unwrap_or(0.0)
     }
 
-    /// The solution's element values as stored: 8 per cell in 1D, 64 in
-    /// 2D ([`crate::kernels`]; isothermal Euler: 16 and 192,
-    /// [`crate::euler`]), cells `x` fastest.
+    /// The solution's element values as stored: [`problem::element_len`]
+    /// per cell (`n^d` per variable, packed), cells `x` fastest.
     pub fn state(&mut self) -> Vec<f64> {
         match self.ex.gather(self.method.solution()) {
             Some(Values::F64(q)) => q,

@@ -1,4 +1,5 @@
-//! How the threads backend cuts a loop's elements into chunks.
+//! How the threads backend cuts a loop's elements into chunks, and copies
+//! a halo's elements on its threads.
 
 /// Chunk length for `n` elements on `threads` threads: enough chunks per
 /// thread for work stealing to balance uneven elements, not so many that
@@ -8,6 +9,65 @@ pub(super) fn chunk_len(n: usize, threads: usize) -> usize {
     let c = (n / (threads * 32)).clamp(64, 4096);
     let per_thread = n.div_ceil(threads * c).max(1);
     n.div_ceil(threads * per_thread).max(1)
+}
+
+/// Copies element `from[i]` of `v` (`dim` values per element, stored
+/// together) to element `to[i]`, as reading every source and then writing
+/// every target would (later pairs win where targets repeat). When every
+/// target lies past every source (a halo after the owned elements) the
+/// targets split off as chunks of their own and are written in place, on
+/// `pool`'s threads when it is given (no unsafe); otherwise through a
+/// buffer.
+pub(super) fn copy_elements(
+    v: &mut [f64],
+    dim: usize,
+    from: &[u32],
+    to: &[u32],
+    pool: Option<&rayon::ThreadPool>,
+) {
+    use rayon::prelude::*;
+    assert_eq!(from.len(), to.len(), "as many sources as targets");
+    let (Some(&lo), Some(&hi)) = (to.iter().min(), from.iter().max()) else {
+        return;
+    };
+    let (lo, hi) = (lo as usize, hi as usize);
+    if lo <= hi {
+        // A target may be a source: all read first.
+        let buf: Vec<f64> = from
+            .iter()
+            .flat_map(|&f| &v[f as usize * dim..(f as usize + 1) * dim])
+            .copied()
+            .collect();
+        for (k, &t) in to.iter().enumerate() {
+            let t = t as usize;
+            v[t * dim..(t + 1) * dim].copy_from_slice(&buf[k * dim..(k + 1) * dim]);
+        }
+        return;
+    }
+    let top = to.iter().max().map_or(lo, |&t| t as usize);
+    // Source of each target in `lo..=top` (u32::MAX: none).
+    let mut source = vec![u32::MAX; top - lo + 1];
+    for (&f, &t) in from.iter().zip(to) {
+        source[t as usize - lo] = f;
+    }
+    let (own, halo) = v.split_at_mut(lo * dim);
+    let own = &*own;
+    let halo = &mut halo[..(top - lo + 1) * dim];
+    let copy = |(t, &f): (&mut [f64], &u32)| {
+        if f != u32::MAX {
+            let f = f as usize;
+            t.copy_from_slice(&own[f * dim..(f + 1) * dim]);
+        }
+    };
+    match pool {
+        Some(pool) => pool.install(|| {
+            halo.par_chunks_mut(dim)
+                .zip(source.par_iter())
+                .with_min_len((2048 / dim.max(1)).max(1))
+                .for_each(copy)
+        }),
+        None => halo.chunks_mut(dim).zip(source.iter()).for_each(copy),
+    }
 }
 
 #[cfg(test)]
@@ -35,6 +95,36 @@ mod tests {
                 spread * 32 <= n,
                 "{n} on {t}: chunks of {c}, shares {share:?}"
             );
+        }
+    }
+
+    /// Copies, on threads or not, give what reading every source and then
+    /// writing every target gives, a halo after the owned elements or not.
+    #[test]
+    fn element_copies_read_all_then_write() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let dim = 3;
+        let start: Vec<f64> = (0..40 * dim).map(|k| k as f64).collect();
+        for (from, to) in [
+            (vec![0u32, 5, 7, 2], vec![30u32, 31, 39, 33]),
+            (vec![1, 2, 3], vec![35, 35, 20]),
+            (vec![10, 2], vec![1, 20]),
+            (vec![1, 2], vec![2, 3]),
+            (vec![], vec![]),
+        ] {
+            let mut want = start.clone();
+            for (&f, &t) in from.iter().zip(&to) {
+                let (f, t) = (f as usize, t as usize);
+                want[t * dim..(t + 1) * dim].copy_from_slice(&start[f * dim..(f + 1) * dim]);
+            }
+            for pool in [None, Some(&pool)] {
+                let mut got = start.clone();
+                super::copy_elements(&mut got, dim, &from, &to, pool);
+                assert_eq!(got, want, "{from:?} -> {to:?}");
+            }
         }
     }
 }

@@ -22,7 +22,7 @@ use crate::part::Part;
 use crate::plan::{self, Increments};
 use crate::problem::Values;
 
-use super::chunks::chunk_len;
+use super::chunks::{self, chunk_len};
 use super::LocalBackend;
 
 /// How a CPU backend runs the chunks of a loop.
@@ -626,6 +626,15 @@ impl LocalBackend for CpuBackend {
             for (c, &y) in x.iter().enumerate() {
                 v[crate::layout::at(e, c, dim, stride)] = y;
             }
+        }
+    }
+
+    fn copy_elements(&mut self, dat: &DatDecl, from: &[u32], to: &[u32]) {
+        let (d, pool) = (self.dat_index(dat), self.pool());
+        match (&mut self.dats[d], self.soa[d]) {
+            // Values together: element by element, on the threads.
+            (Values::F64(v), false) => chunks::copy_elements(v, dat.dim, from, to, pool.as_deref()),
+            _ => super::copy_by_packing(self, dat, from, to),
         }
     }
 

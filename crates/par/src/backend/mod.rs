@@ -75,6 +75,14 @@ pub trait LocalBackend: Send {
     /// Sets the values of `dat` at the local `elements` from `values`.
     fn unpack(&mut self, dat: &DatDecl, elements: &[u32], values: &[f64]);
 
+    /// Copies the values of `dat` at the local elements `from[i]` to the
+    /// local elements `to[i]` (a rank's halo filled from its own elements:
+    /// a periodic block on one rank); the values [`Self::pack`] and then
+    /// [`Self::unpack`] would put there, which is what this default does.
+    fn copy_elements(&mut self, dat: &DatDecl, from: &[u32], to: &[u32]) {
+        copy_by_packing(self, dat, from, to)
+    }
+
     /// Every local value of `dat`.
     fn read(&mut self, dat: &DatDecl) -> Values;
 
@@ -247,4 +255,17 @@ pub fn create(
                 .into(),
         ),
     }
+}
+
+/// [`LocalBackend::copy_elements`] by [`LocalBackend::pack`] into a buffer
+/// and [`LocalBackend::unpack`] from it.
+pub(crate) fn copy_by_packing<B: LocalBackend + ?Sized>(
+    b: &mut B,
+    dat: &DatDecl,
+    from: &[u32],
+    to: &[u32],
+) {
+    let mut buf = vec![0.0; from.len() * dat.dim];
+    b.pack(dat, from, &mut buf);
+    b.unpack(dat, to, &buf);
 }

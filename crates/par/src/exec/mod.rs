@@ -487,7 +487,30 @@ impl Exec {
         (0..self.part.dats.len()).filter(move |d| mask & (1 << d) != 0)
     }
 
+    /// Whether set `s`'s halo comes from this rank's own elements only (one
+    /// rank, a periodic block wrapping onto itself), each peer entry's
+    /// elements paired one to one: then it is copied straight from element
+    /// to element ([`LocalBackend::copy_elements`]), not packed, exchanged
+    /// and unpacked (the same values).
+    fn exchanges_with_itself(&self, s: usize) -> bool {
+        self.comm.size() == 1
+            && self.part.sets[s]
+                .peers
+                .iter()
+                .all(|p| p.rank == 0 && p.send.len() == p.recv.len())
+    }
+
     fn start_exchange(&mut self, s: usize, mask: u64) {
+        if self.exchanges_with_itself(s) {
+            let part = self.part.clone();
+            for p in &part.sets[s].peers {
+                for d in (0..part.dats.len()).filter(|d| mask & (1 << d) != 0) {
+                    self.local
+                        .copy_elements(part.dats[d].decl, &p.send, &p.recv);
+                }
+            }
+            return;
+        }
         if !self.exchanges.contains_key(&(s, mask)) {
             let width: usize = self.dats_of(mask).map(|d| self.part.dats[d].decl.dim).sum();
             let peers: Vec<PeerCounts> = self.part.sets[s]
@@ -518,17 +541,19 @@ impl Exec {
     }
 
     fn finish_exchange(&mut self, s: usize, mask: u64) {
-        let part = self.part.clone();
-        let x = self.exchanges.get_mut(&(s, mask)).expect("started");
-        x.finish();
-        let buf = x.recv_buffer();
-        let mut at = 0;
-        for p in &part.sets[s].peers {
-            for d in (0..part.dats.len()).filter(|d| mask & (1 << d) != 0) {
-                let decl = part.dats[d].decl;
-                let n = p.recv.len() * decl.dim;
-                self.local.unpack(decl, &p.recv, &buf[at..at + n]);
-                at += n;
+        if !self.exchanges_with_itself(s) {
+            let part = self.part.clone();
+            let x = self.exchanges.get_mut(&(s, mask)).expect("started");
+            x.finish();
+            let buf = x.recv_buffer();
+            let mut at = 0;
+            for p in &part.sets[s].peers {
+                for d in (0..part.dats.len()).filter(|d| mask & (1 << d) != 0) {
+                    let decl = part.dats[d].decl;
+                    let n = p.recv.len() * decl.dim;
+                    self.local.unpack(decl, &p.recv, &buf[at..at + n]);
+                    at += n;
+                }
             }
         }
         // Fresh on every rank, with or without neighbours: ranks must agree
