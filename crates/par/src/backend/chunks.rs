@@ -1,5 +1,12 @@
-//! How the threads backend cuts a loop's elements into chunks, and copies
-//! a halo's elements on its threads.
+//! How the threads backend cuts a loop's elements into chunks and runs
+//! them, and copies a halo's elements on its threads.
+
+use std::ops::Range;
+
+use rayon::prelude::*;
+
+use crate::decl::LoopDecl;
+use crate::kernel::LoopArgs;
 
 /// Chunk length for `n` elements on `threads` threads: enough chunks per
 /// thread for work stealing to balance uneven elements, not so many that
@@ -25,7 +32,6 @@ pub(super) fn copy_elements(
     to: &[u32],
     pool: Option<&rayon::ThreadPool>,
 ) {
-    use rayon::prelude::*;
     assert_eq!(from.len(), to.len(), "as many sources as targets");
     let (Some(&lo), Some(&hi)) = (to.iter().min(), from.iter().max()) else {
         return;
@@ -68,6 +74,70 @@ pub(super) fn copy_elements(
         }),
         None => halo.chunks_mut(dim).zip(source.iter()).for_each(copy),
     }
+}
+
+/// Runs `spans` of loop `l` on `pool`, in chunks of about the same number
+/// of elements: chunk `k` takes elements `k c .. (k + 1) c` of the spans
+/// laid end to end, however many spans that covers (a plan's colour may
+/// be many short runs).
+pub(super) fn run_chunks(
+    l: &LoopDecl,
+    args: &LoopArgs<'_>,
+    spans: &[Range<usize>],
+    pool: &rayon::ThreadPool,
+) {
+    let total: usize = spans.iter().map(|s| s.len()).sum();
+    let c = chunk_len(total, pool.current_num_threads());
+    let run_chunk = |k: usize| {
+        let (from, to) = (k * c, ((k + 1) * c).min(total));
+        let mut at = 0;
+        for s in spans {
+            let (a, e) = (at.max(from), (at + s.len()).min(to));
+            if a < e {
+                let r = s.start + (a - at)..s.start + (e - at);
+                (l.cpu)(args, std::slice::from_ref(&r));
+            }
+            at += s.len();
+            if at >= to {
+                break;
+            }
+        }
+    };
+    pool.install(|| (0..total.div_ceil(c)).into_par_iter().for_each(run_chunk));
+}
+
+/// Runs `spans` of loop `l` on `pool`, each span whole on one thread
+/// (a two-level plan's blocks), several short spans to a task.
+pub(super) fn run_whole(
+    l: &LoopDecl,
+    args: &LoopArgs<'_>,
+    spans: &[Range<usize>],
+    pool: &rayon::ThreadPool,
+) {
+    let total: usize = spans.iter().map(|s| s.len()).sum();
+    let c = chunk_len(total, pool.current_num_threads());
+    let per_task = (c / spans.first().map_or(1, |s| s.len()).max(1)).max(1);
+    pool.install(|| {
+        spans
+            .par_chunks(per_task)
+            .for_each(|group| (l.cpu)(args, group))
+    });
+}
+
+/// Runs the lines `spans` of line loop `l` on `pool`: each line whole on
+/// one thread, about 8 tasks of consecutive lines per thread.
+pub(super) fn run_lines(
+    l: &LoopDecl,
+    args: &LoopArgs<'_>,
+    spans: &[Range<usize>],
+    pool: &rayon::ThreadPool,
+) {
+    let per_task = spans.len().div_ceil(pool.current_num_threads() * 8);
+    pool.install(|| {
+        spans
+            .par_chunks(per_task.max(1))
+            .for_each(|g| (l.cpu)(args, g))
+    });
 }
 
 #[cfg(test)]

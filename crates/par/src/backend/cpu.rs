@@ -14,15 +14,13 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
-use rayon::prelude::*;
-
 use crate::decl::{Access, ArgKind, DatDecl, ElemType, GlobalDecl, GlobalKind, LoopDecl, Via};
 use crate::kernel::{LoopArgs, Partials, RawArg, RawDat, MAX_CONST, MAX_REDUCED, MAX_REDUCE_DIM};
 use crate::part::Part;
 use crate::plan::{self, Increments};
 use crate::problem::Values;
 
-use super::chunks::{self, chunk_len};
+use super::chunks::{self, run_chunks, run_lines, run_whole};
 use super::LocalBackend;
 
 /// How a CPU backend runs the chunks of a loop.
@@ -445,55 +443,6 @@ impl CpuBackend {
             (&mut y[0], &mut x[b])
         }
     }
-}
-
-/// Runs `spans` of loop `l` on `pool`, in chunks of about the same number
-/// of elements: chunk `k` takes elements `k c .. (k + 1) c` of the spans
-/// laid end to end, however many spans that covers (a plan's colour may
-/// be many short runs).
-fn run_chunks(l: &LoopDecl, args: &LoopArgs<'_>, spans: &[Range<usize>], pool: &rayon::ThreadPool) {
-    let total: usize = spans.iter().map(|s| s.len()).sum();
-    let c = chunk_len(total, pool.current_num_threads());
-    let run_chunk = |k: usize| {
-        let (from, to) = (k * c, ((k + 1) * c).min(total));
-        let mut at = 0;
-        for s in spans {
-            let (a, e) = (at.max(from), (at + s.len()).min(to));
-            if a < e {
-                let r = s.start + (a - at)..s.start + (e - at);
-                (l.cpu)(args, std::slice::from_ref(&r));
-            }
-            at += s.len();
-            if at >= to {
-                break;
-            }
-        }
-    };
-    pool.install(|| (0..total.div_ceil(c)).into_par_iter().for_each(run_chunk));
-}
-
-/// Runs `spans` of loop `l` on `pool`, each span whole on one thread
-/// (a two-level plan's blocks), several short spans to a task.
-fn run_whole(l: &LoopDecl, args: &LoopArgs<'_>, spans: &[Range<usize>], pool: &rayon::ThreadPool) {
-    let total: usize = spans.iter().map(|s| s.len()).sum();
-    let c = chunk_len(total, pool.current_num_threads());
-    let per_task = (c / spans.first().map_or(1, |s| s.len()).max(1)).max(1);
-    pool.install(|| {
-        spans
-            .par_chunks(per_task)
-            .for_each(|group| (l.cpu)(args, group))
-    });
-}
-
-/// Runs the lines `spans` of line loop `l` on `pool`: each line whole on
-/// one thread, about 8 tasks of consecutive lines per thread.
-fn run_lines(l: &LoopDecl, args: &LoopArgs<'_>, spans: &[Range<usize>], pool: &rayon::ThreadPool) {
-    let per_task = spans.len().div_ceil(pool.current_num_threads() * 8);
-    pool.install(|| {
-        spans
-            .par_chunks(per_task.max(1))
-            .for_each(|g| (l.cpu)(args, g))
-    });
 }
 
 impl LocalBackend for CpuBackend {

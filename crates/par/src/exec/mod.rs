@@ -27,6 +27,7 @@ use crate::part::Part;
 mod collect;
 mod lines;
 mod sweep;
+mod times;
 
 /// Core elements computed between two polls of an exchange under way.
 const POLL_CHUNK: usize = 4096;
@@ -266,57 +267,8 @@ impl Exec {
         } else {
             self.run_untimed(l)
         };
-        if self.local.asynchronous() {
-            // The device's own times of the loops' launches, as they
-            // complete: the device is not stopped between loops.
-            self.record_time(l.name, Duration::ZERO);
-            let times = &mut self.times;
-            if !self
-                .local
-                .device_times(false, &mut |n, d| add_time(times, n, d))
-            {
-                // Timings per loop on a device that does not profile: wait.
-                self.local.synchronize();
-                add_time(&mut self.times, l.name, t.elapsed());
-            }
-        } else {
-            self.record_time(l.name, t.elapsed());
-        }
+        self.time_loop(l, t);
         r
-    }
-
-    fn record_time(&mut self, name: &'static str, d: Duration) {
-        match self.times.iter_mut().find(|x| std::ptr::eq(x.name, name)) {
-            Some(x) => {
-                x.calls += 1;
-                x.time += d;
-            }
-            None => self.times.push(LoopTime {
-                name,
-                calls: 1,
-                time: d,
-            }),
-        }
-    }
-
-    /// Time per loop since the last [`Exec::reset_times`], in the order the
-    /// loops first ran.
-    ///
-    /// On a device that profiles its launches this waits for the work
-    /// submitted so far, and a loop's time is the device's time of its
-    /// launches (not the host's time around them).
-    pub fn loop_times(&mut self) -> Vec<LoopTime> {
-        let times = &mut self.times;
-        self.local
-            .device_times(true, &mut |n, d| add_time(times, n, d));
-        self.times.clone()
-    }
-
-    /// Forgets the loop timings.
-    pub fn reset_times(&mut self) {
-        // Launches still pending belong to the times being forgotten.
-        self.local.device_times(true, &mut |_, _| {});
-        self.times.clear();
     }
 
     fn run_untimed(&mut self, l: &'static LoopDecl) -> Result<(), ExecError> {
@@ -701,13 +653,5 @@ impl Exec {
     /// The backend's thread pool, if any.
     pub fn pool(&self) -> Option<Arc<rayon::ThreadPool>> {
         self.local.pool()
-    }
-}
-
-/// Adds `d` to loop `name`'s time (the loop was recorded when it was
-/// submitted).
-fn add_time(times: &mut [LoopTime], name: &'static str, d: Duration) {
-    if let Some(x) = times.iter_mut().find(|x| std::ptr::eq(x.name, name)) {
-        x.time += d;
     }
 }
