@@ -23,8 +23,9 @@
 #          (an older commit, built with --features opencl), timed beside
 #          this one on the fv and lw cases on the GPU.
 #
-# GPU_CHECK_QUICK=1 shrinks every run (a smoke test of this script on
-# PoCL; its numbers mean nothing).
+# GPU_CHECK_QUICK=1 shrinks the runs of cases (a smoke test of this
+# script on PoCL; its numbers mean nothing; the tests and the shipped DG
+# cases run whole).
 #
 # A device without an ICD file for NVIDIA's OpenCL gets one made in a
 # temporary folder (OCL_ICD_VENDORS) when libnvidia-opencl.so.1 is found.
@@ -48,7 +49,7 @@ for l in sys.stdin:
         [ -n "$exe" ] || { echo "no test binary for $c" >&2; exit 1; }
         cp "$exe" "$dir/test-${c%%:*}-${c##*:}"
     done
-    local bench
+    local bench=""
     bench=$(cargo bench -p qflow-fv --features opencl --bench bandwidth --no-run \
         --message-format=json 2>/dev/null |
         python3 -c 'import json,sys
@@ -56,6 +57,7 @@ for l in sys.stdin:
     m = json.loads(l)
     if m.get("executable"):
         print(m["executable"])' | tail -1)
+    [ -n "$bench" ] || { echo "no fv bandwidth bench binary" >&2; exit 1; }
     cp "$bench" "$dir/bench-fv-bandwidth"
     if [ -n "${GPU_CHECK_BEFORE:-}" ]; then
         cp "$GPU_CHECK_BEFORE" "$dir/release/qflow-before"
@@ -126,10 +128,17 @@ run() {
         fv_iters=3 lw_grid=(--set grid.nx=100 --set grid.ny=25) dg_nodes=40 points=5000 dg_iters=3
     fi
     export QFLOW_REQUIRE_OPENCL=1 QFLOW_SHARED_DATA=$DIR/data
-    setup_opencl 2>&1 | tee -a "$LOG"
+    # Not through a pipe: its exports must reach the rest of the run.
+    setup_opencl >>"$LOG" 2>&1
+    cat "$LOG"
     part 60 "host" bash -c 'nvidia-smi -L; nproc; lscpu | grep "Model name"; uptime;
         find /usr /etc /opt /lib -name "libnvidia-opencl*" -o -name "*.icd" 2>/dev/null | head'
     part 60 "devices" "$q" devices
+    if [ -z "${GPU_CHECK_QUICK:-}" ] && ! "$q" devices 2>/dev/null | grep -q ' GPU .*(default)'; then
+        echo "WARNING: the default OpenCL device is not a GPU: the device numbers below are not a GPU's" |
+            tee -a "$LOG"
+        SUMMARY+="WARNING: default OpenCL device not a GPU"$'\n'
+    fi
     # Largest |a - b| over the largest |b|, per column of two solution.csv.
     CMP=$TMPDIR_GPU/compare.py
     cat >"$CMP" <<'PY'
@@ -233,7 +242,10 @@ EOF
     done
     part 300 "lskum bench 1e6 points OpenCL euler" "$q" bench --backend opencl --points $points \
         --set solver.scheme=euler
-    [ -n "${GPU_CHECK_QUICK:-}" ] && { echo "$SUMMARY"; return; }
+    [ -n "${GPU_CHECK_QUICK:-}" ] && {
+        echo "$SUMMARY" | tee -a "$LOG"
+        return
+    }
     if [ -n "$REF" ]; then
         part 300 "bench-lw (serial, threads 2, GPU, C)" env CARGO_TARGET_DIR="$DIR" \
             python3 scripts/bench-lw.py --grid 1600x400 --steps 100 --reps 3 --only serial,threads,opencl --ref "$REF"
@@ -244,9 +256,9 @@ EOF
     echo "$SUMMARY" | tee -a "$LOG"
 }
 
-case "${1:-}" in
-pack) pack "$2" ;;
-run) run "$2" "$3" "${4:-}" ;;
+case "${1:-}:${2:-}:${3:-}" in
+pack:[!:]*) pack "$2" ;;
+run:[!:]*:[!:]*) run "$2" "$3" "${4:-}" ;;
 *)
     echo "usage: $0 pack DIR | run DIR OUT [REF]" >&2
     exit 2

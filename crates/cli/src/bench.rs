@@ -247,10 +247,10 @@ pub fn default_settings(sets: &[String]) -> Result<Settings> {
     if sets.is_empty() {
         return Ok(Settings::default());
     }
-    if let Some(s) = sets
-        .iter()
-        .find(|s| !(s.starts_with("flow.") || s.starts_with("solver.")))
-    {
+    if let Some(s) = sets.iter().find(|s| {
+        let s = s.trim_start();
+        !(s.starts_with("flow.") || s.starts_with("solver."))
+    }) {
         anyhow::bail!(
             "--set {s}: without a case file, qflow bench generates its cloud from --points \
              and takes only [flow] and [solver] settings; give a case file for anything else"

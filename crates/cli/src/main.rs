@@ -115,6 +115,7 @@ enum Command {
         /// NACA 0012 cloud of about --points points at the reference settings.
         case: Option<PathBuf>,
         /// Override a key of the case: `section.key=value`; repeatable.
+        /// Without a case file, keys of `[flow]` and `[solver]` only.
         #[arg(long = "set", value_name = "SECTION.KEY=VALUE")]
         sets: Vec<String>,
         /// Points of the generated cloud.

@@ -463,6 +463,12 @@ impl Exec {
             }
             return;
         }
+        if self.local.asynchronous() {
+            // The halo is read from the device after the loops before it:
+            // wait for them here, outside the exchange's timing (the loops
+            // are timed by the device's clock).
+            self.local.synchronize();
+        }
         if !self.exchanges.contains_key(&(s, mask)) {
             let width: usize = self.dats_of(mask).map(|d| self.part.dats[d].decl.dim).sum();
             let peers: Vec<PeerCounts> = self.part.sets[s]
@@ -559,6 +565,11 @@ impl Exec {
     /// other in `out`; one all-reduce, which also agrees on the control
     /// flags. Collective.
     pub fn reduce(&mut self, gs: &[&'static GlobalDecl], out: &mut [f64]) -> Result<(), ExecError> {
+        if self.local.asynchronous() {
+            // Wait for the loops before reading their partial results,
+            // outside the reduction's timing (as for exchanges).
+            self.local.synchronize();
+        }
         let t = Instant::now();
         self.record.clear();
         for g in gs {
