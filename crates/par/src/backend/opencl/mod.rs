@@ -80,7 +80,21 @@ pub(crate) fn build(
             e,
         )
     })?;
-    if let Err(e) = program.build(&[id], options) {
+    let started = std::time::Instant::now();
+    let result = program.build(&[id], options);
+    // A driver's compiler can take long over big kernels (a GPU's took
+    // minutes over one test once): say how long, at info level past 2 s.
+    let seconds = started.elapsed().as_secs_f64();
+    if seconds > 2.0 {
+        tracing::info!(
+            "building the OpenCL program ({} KB of source) for {} took {seconds:.1} s",
+            source.len() / 1024,
+            info.label()
+        );
+    } else {
+        tracing::debug!("OpenCL program built in {seconds:.2} s");
+    }
+    if let Err(e) = result {
         let log = program
             .get_build_log(id)
             .unwrap_or_else(|le| format!("(the build log could not be read: {le})"));
