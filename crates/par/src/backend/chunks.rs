@@ -118,21 +118,30 @@ impl Claims {
         self.cursors.len()
     }
 
-    /// Part `front` or `back - 1` of thread `t`'s, if one is left.
-    fn claim(&self, t: usize, front: bool) -> Option<usize> {
+    /// Part `front` of thread `t`'s (its owner's claim), if one is left.
+    fn claim_own(&self, t: usize) -> Option<usize> {
+        self.claim(t, |f, b| (f < b).then_some(((f + 1) << 32 | b, f)))
+    }
+
+    /// Part `back - 1` of thread `t`'s (another thread's claim): while
+    /// its owner has not started (asleep, or its core taken), or has at
+    /// least two left; the owner keeps its last part once it has started
+    /// (a lag of a part or less, a late wake-up, would otherwise move a
+    /// part to the other core's cache and back every loop).
+    fn claim_other(&self, t: usize, start: u64) -> Option<usize> {
+        self.claim(t, |f, b| {
+            (f < b && (f == start || b - f >= 2)).then_some((f << 32 | (b - 1), b - 1))
+        })
+    }
+
+    /// Claims by `next(front, back)`: the new cursor and the part, or
+    /// `None`.
+    fn claim(&self, t: usize, next: impl Fn(u64, u64) -> Option<(u64, u64)>) -> Option<usize> {
         let c = &self.cursors[t];
         let mut cur = c.load(Ordering::Acquire);
         loop {
-            let (f, b) = (cur >> 32, cur & 0xffff_ffff);
-            if f >= b {
-                return None;
-            }
-            let (next, part) = if front {
-                ((f + 1) << 32 | b, f)
-            } else {
-                (f << 32 | (b - 1), b - 1)
-            };
-            match c.compare_exchange_weak(cur, next, Ordering::AcqRel, Ordering::Acquire) {
+            let (new, part) = next(cur >> 32, cur & 0xffff_ffff)?;
+            match c.compare_exchange_weak(cur, new, Ordering::AcqRel, Ordering::Acquire) {
                 Ok(_) => return Some(part as usize),
                 Err(now) => cur = now,
             }
@@ -143,8 +152,9 @@ impl Claims {
     /// `pool` (inside it, on the caller's pool, no job is injected and
     /// nothing allocated): thread `t` (the pool's index) runs parts `t
     /// per_thread ..` in order, then the parts of the others not yet
-    /// started, from their end. One task per thread is offered; a thread
-    /// that finds every part claimed returns at once.
+    /// started, from their end (but not an owner's last once it has
+    /// started: [`Self::claim_other`]). One task per thread is offered; a
+    /// thread that finds no part left to claim returns at once.
     pub(super) fn run(
         &self,
         pool: &rayon::ThreadPool,
@@ -160,11 +170,11 @@ impl Claims {
         }
         let task = |_| {
             let me = rayon::current_thread_index().unwrap_or(0) % t;
-            while let Some(p) = self.claim(me, true) {
+            while let Some(p) = self.claim_own(me) {
                 work(p);
             }
             for other in (1..t).map(|d| (me + d) % t) {
-                while let Some(p) = self.claim(other, false) {
+                while let Some(p) = self.claim_other(other, (other * per_thread) as u64) {
                     work(p);
                 }
             }
@@ -383,6 +393,73 @@ mod tests {
                 spread * 32 <= n,
                 "{n} on {t}: chunks of {c}, shares {share:?}"
             );
+        }
+    }
+
+    /// Every part runs exactly once, whatever the threads and parts per
+    /// thread, and each thread runs its own parts in order (a lone owner
+    /// of a pool of one finds them all).
+    #[test]
+    fn claims_run_every_part_once() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        for threads in 1..=4 {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let claims = super::Claims::new(threads);
+            for per_thread in [1, 2, 8] {
+                for _ in 0..20 {
+                    let runs: Vec<AtomicUsize> = (0..threads * per_thread)
+                        .map(|_| AtomicUsize::new(0))
+                        .collect();
+                    claims.run(&pool, per_thread, &|p| {
+                        runs[p].fetch_add(1, Ordering::Relaxed);
+                    });
+                    let counts: Vec<usize> =
+                        runs.iter().map(|r| r.load(Ordering::Relaxed)).collect();
+                    assert!(
+                        counts.iter().all(|&c| c == 1),
+                        "{threads} threads, {per_thread} per thread: {counts:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Planned halo copies on threads give what reading every source and
+    /// then writing every target gives, the first time (planning) and
+    /// again (the plan reused), where a target is also a source too (then
+    /// not planned), and for another halo with the same lengths.
+    #[test]
+    fn planned_copies_read_all_then_write() {
+        let dim = 3;
+        let start: Vec<f64> = (0..40 * dim).map(|k| k as f64).collect();
+        for threads in [1, 2, 3] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let claims = super::Claims::new(threads);
+            let mut copies = super::HaloCopies::default();
+            for (from, to) in [
+                (vec![0u32, 5, 7, 2, 9], vec![30u32, 31, 39, 0, 30]),
+                (vec![1, 2, 3], vec![35, 35, 20]),
+                (vec![10, 2, 6], vec![1, 20, 11]),
+                (vec![1, 2], vec![2, 3]),
+                (vec![], vec![]),
+            ] {
+                let mut want = start.clone();
+                for (&f, &t) in from.iter().zip(&to) {
+                    let (f, t) = (f as usize, t as usize);
+                    want[t * dim..(t + 1) * dim].copy_from_slice(&start[f * dim..(f + 1) * dim]);
+                }
+                for _ in 0..2 {
+                    let mut got = start.clone();
+                    copies.copy(&mut got, dim, &from, &to, &pool, &claims);
+                    assert_eq!(got, want, "{threads} threads: {from:?} -> {to:?}");
+                }
+            }
         }
     }
 
