@@ -1,7 +1,19 @@
 //! How the threads backend cuts a loop's elements into chunks and runs
 //! them, and copies a halo's elements on its threads.
+//!
+//! A loop of plain elements (and a one-rank halo copy) is split into the
+//! same parts every time it runs, [`PARTS_PER_THREAD`] consecutive parts
+//! owned by each thread of the pool ([`Claims`]): a thread runs its own
+//! parts first, in order, so that from loop to loop the same thread
+//! touches the same elements and finds them in its core's cache (rayon's
+//! work stealing alone handed each loop's halves to whichever thread got
+//! there first: the cells and their dats moved between the cores' caches
+//! every loop; `docs/performance.md` 13d); a thread done with its own parts
+//! then takes the others' still waiting, from their end, so a thread held
+//! up (another process on its core, a late wake-up) does not hold the loop.
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rayon::prelude::*;
 
@@ -76,8 +88,218 @@ pub(super) fn copy_elements(
     }
 }
 
-/// Runs `spans` of loop `l` on `pool`, in chunks of about the same number
-/// of elements: chunk `k` takes elements `k c .. (k + 1) c` of the spans
+/// Parts of a loop's elements owned by each thread ([`Claims`]): enough
+/// that a thread held up loses only the last few to the others, few
+/// enough that claiming them does not show (2D Euler at 1e5 nodes: a part
+/// is about 20 us on 2 threads).
+pub(super) const PARTS_PER_THREAD: usize = 8;
+
+/// Loops of at most this many elements run on the calling thread whole.
+const SMALL_LOOP: usize = 64;
+
+/// Which parts of the work under way are still to run: per thread, the
+/// range of its own parts not yet claimed, `front << 32 | back`. The owner
+/// claims from the front, the others from the back, each claim one
+/// compare-and-swap, so every part runs exactly once. Sized once, for the
+/// pool's threads (nothing allocated per loop).
+pub(super) struct Claims {
+    cursors: Vec<AtomicU64>,
+}
+
+impl Claims {
+    /// Claims for a pool of `threads` threads.
+    pub(super) fn new(threads: usize) -> Self {
+        Claims {
+            cursors: (0..threads.max(1)).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    fn threads(&self) -> usize {
+        self.cursors.len()
+    }
+
+    /// Part `front` of thread `t`'s (its owner's claim), if one is left.
+    fn claim_own(&self, t: usize) -> Option<usize> {
+        self.claim(t, |f, b| (f < b).then_some(((f + 1) << 32 | b, f)))
+    }
+
+    /// Part `back - 1` of thread `t`'s (another thread's claim): while
+    /// its owner has not started (asleep, or its core taken), or has at
+    /// least two left; the owner keeps its last part once it has started
+    /// (a lag of a part or less, a late wake-up, would otherwise move a
+    /// part to the other core's cache and back every loop).
+    fn claim_other(&self, t: usize, start: u64) -> Option<usize> {
+        self.claim(t, |f, b| {
+            (f < b && (f == start || b - f >= 2)).then_some((f << 32 | (b - 1), b - 1))
+        })
+    }
+
+    /// Claims by `next(front, back)`: the new cursor and the part, or
+    /// `None`.
+    fn claim(&self, t: usize, next: impl Fn(u64, u64) -> Option<(u64, u64)>) -> Option<usize> {
+        let c = &self.cursors[t];
+        let mut cur = c.load(Ordering::Acquire);
+        loop {
+            let (new, part) = next(cur >> 32, cur & 0xffff_ffff)?;
+            match c.compare_exchange_weak(cur, new, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => return Some(part as usize),
+                Err(now) => cur = now,
+            }
+        }
+    }
+
+    /// Runs `work(p)` once for each part `p` of `threads x per_thread` on
+    /// `pool` (inside it, on the caller's pool, no job is injected and
+    /// nothing allocated): thread `t` (the pool's index) runs parts `t
+    /// per_thread ..` in order, then the parts of the others not yet
+    /// started, from their end (but not an owner's last once it has
+    /// started: [`Self::claim_other`]). One task per thread is offered; a
+    /// thread that finds no part left to claim returns at once.
+    pub(super) fn run(
+        &self,
+        pool: &rayon::ThreadPool,
+        per_thread: usize,
+        work: &(dyn Fn(usize) + Sync),
+    ) {
+        let t = self.threads();
+        for (k, c) in self.cursors.iter().enumerate() {
+            c.store(
+                ((k * per_thread) as u64) << 32 | ((k + 1) * per_thread) as u64,
+                Ordering::Release,
+            );
+        }
+        let task = |_| {
+            let me = rayon::current_thread_index().unwrap_or(0) % t;
+            while let Some(p) = self.claim_own(me) {
+                work(p);
+            }
+            for other in (1..t).map(|d| (me + d) % t) {
+                while let Some(p) = self.claim_other(other, (other * per_thread) as u64) {
+                    work(p);
+                }
+            }
+        };
+        pool.install(|| (0..t).into_par_iter().with_max_len(1).for_each(task));
+    }
+}
+
+/// One-rank halo copies ([`copy_elements`]) planned once for the threads:
+/// per pair of element lists seen, the pairs each thread writes.
+#[derive(Default)]
+pub(super) struct HaloCopies {
+    plans: Vec<CopyPlan>,
+}
+
+/// The plan of one halo copy.
+struct CopyPlan {
+    from: Vec<u32>,
+    to: Vec<u32>,
+    elements: usize,
+    /// Per thread, its `(from, to)` pairs in the order given; `None` where
+    /// a target is also a source (then [`copy_elements`] runs instead).
+    by_thread: Option<Vec<Vec<(u32, u32)>>>,
+}
+
+impl HaloCopies {
+    /// Copies element `from[i]` of `v` (`dim` values per element, stored
+    /// together) to element `to[i]` on `pool`'s threads, as
+    /// [`copy_elements`] does: thread `t` writes the targets among the
+    /// `t`-th of the `threads` equal ranges of `v`'s elements (the range
+    /// whose cells its loops' parts mostly hold, so the copied halo lands
+    /// in the cache of the core that reads it), each its own targets in the
+    /// given order (later pairs win where targets repeat). The first copy
+    /// of given lists plans it (allocating); later ones allocate nothing.
+    pub(super) fn copy(
+        &mut self,
+        v: &mut [f64],
+        dim: usize,
+        from: &[u32],
+        to: &[u32],
+        pool: &rayon::ThreadPool,
+        claims: &Claims,
+    ) {
+        assert_eq!(from.len(), to.len(), "as many sources as targets");
+        let elements = v.len() / dim.max(1);
+        let found = self
+            .plans
+            .iter()
+            .position(|p| p.elements == elements && p.from == from && p.to == to);
+        let k = match found {
+            Some(k) => k,
+            None => {
+                self.plans
+                    .push(CopyPlan::new(from, to, elements, claims.threads()));
+                self.plans.len() - 1
+            }
+        };
+        let Some(by_thread) = &self.plans[k].by_thread else {
+            return copy_elements(v, dim, from, to, Some(pool));
+        };
+        let base = SharedValues(v.as_mut_ptr());
+        let work = |t: usize| {
+            for &(f, e) in &by_thread[t] {
+                // SAFETY: every index is below `elements` (checked by the
+                // plan), so both elements lie in `v`; no target is a
+                // source (checked by the plan) and each target belongs to
+                // one thread, so no element is written while another
+                // thread reads or writes it, and `v` is borrowed mutably
+                // for the whole copy.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(
+                        base.ptr().add(f as usize * dim),
+                        base.ptr().add(e as usize * dim),
+                        dim,
+                    )
+                }
+            }
+        };
+        claims.run(pool, 1, &work);
+    }
+}
+
+impl CopyPlan {
+    fn new(from: &[u32], to: &[u32], elements: usize, threads: usize) -> Self {
+        let mut source = vec![false; elements];
+        for &f in from.iter().chain(to) {
+            assert!((f as usize) < elements, "element {f} of {elements}");
+        }
+        for &f in from {
+            source[f as usize] = true;
+        }
+        let by_thread = to.iter().all(|&e| !source[e as usize]).then(|| {
+            let mut by = vec![Vec::new(); threads];
+            for (&f, &e) in from.iter().zip(to) {
+                by[e as usize * threads / elements].push((f, e));
+            }
+            by
+        });
+        CopyPlan {
+            from: from.to_vec(),
+            to: to.to_vec(),
+            elements,
+            by_thread,
+        }
+    }
+}
+
+/// A dat's values shared by the threads of a halo copy, each writing
+/// elements of its own.
+struct SharedValues(*mut f64);
+
+// SAFETY: the threads write disjoint elements and read none that is
+// written (`HaloCopies::copy`).
+unsafe impl Sync for SharedValues {}
+
+impl SharedValues {
+    fn ptr(&self) -> *mut f64 {
+        self.0
+    }
+}
+
+/// Runs `spans` of loop `l` on `pool` in [`PARTS_PER_THREAD`] parts per
+/// thread of about the same number of elements, the same parts for the
+/// same spans every time, each thread its own first ([`Claims`]): part `k`
+/// takes elements `k total / parts .. (k + 1) total / parts` of the spans
 /// laid end to end, however many spans that covers (a plan's colour may
 /// be many short runs).
 pub(super) fn run_chunks(
@@ -85,11 +307,17 @@ pub(super) fn run_chunks(
     args: &LoopArgs<'_>,
     spans: &[Range<usize>],
     pool: &rayon::ThreadPool,
+    claims: &Claims,
 ) {
     let total: usize = spans.iter().map(|s| s.len()).sum();
-    let c = chunk_len(total, pool.current_num_threads());
+    if total <= SMALL_LOOP {
+        (l.cpu)(args, spans);
+        return;
+    }
+    let per_thread = PARTS_PER_THREAD.min(total.div_ceil(claims.threads()));
+    let parts = per_thread * claims.threads();
     let run_chunk = |k: usize| {
-        let (from, to) = (k * c, ((k + 1) * c).min(total));
+        let (from, to) = (k * total / parts, (k + 1) * total / parts);
         let mut at = 0;
         for s in spans {
             let (a, e) = (at.max(from), (at + s.len()).min(to));
@@ -103,7 +331,7 @@ pub(super) fn run_chunks(
             }
         }
     };
-    pool.install(|| (0..total.div_ceil(c)).into_par_iter().for_each(run_chunk));
+    claims.run(pool, per_thread, &run_chunk);
 }
 
 /// Runs `spans` of loop `l` on `pool`, each span whole on one thread
@@ -165,6 +393,73 @@ mod tests {
                 spread * 32 <= n,
                 "{n} on {t}: chunks of {c}, shares {share:?}"
             );
+        }
+    }
+
+    /// Every part runs exactly once, whatever the threads and parts per
+    /// thread, and each thread runs its own parts in order (a lone owner
+    /// of a pool of one finds them all).
+    #[test]
+    fn claims_run_every_part_once() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        for threads in 1..=4 {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let claims = super::Claims::new(threads);
+            for per_thread in [1, 2, 8] {
+                for _ in 0..20 {
+                    let runs: Vec<AtomicUsize> = (0..threads * per_thread)
+                        .map(|_| AtomicUsize::new(0))
+                        .collect();
+                    claims.run(&pool, per_thread, &|p| {
+                        runs[p].fetch_add(1, Ordering::Relaxed);
+                    });
+                    let counts: Vec<usize> =
+                        runs.iter().map(|r| r.load(Ordering::Relaxed)).collect();
+                    assert!(
+                        counts.iter().all(|&c| c == 1),
+                        "{threads} threads, {per_thread} per thread: {counts:?}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Planned halo copies on threads give what reading every source and
+    /// then writing every target gives, the first time (planning) and
+    /// again (the plan reused), where a target is also a source too (then
+    /// not planned), and for another halo with the same lengths.
+    #[test]
+    fn planned_copies_read_all_then_write() {
+        let dim = 3;
+        let start: Vec<f64> = (0..40 * dim).map(|k| k as f64).collect();
+        for threads in [1, 2, 3] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let claims = super::Claims::new(threads);
+            let mut copies = super::HaloCopies::default();
+            for (from, to) in [
+                (vec![0u32, 5, 7, 2, 9], vec![30u32, 31, 39, 0, 30]),
+                (vec![1, 2, 3], vec![35, 35, 20]),
+                (vec![10, 2, 6], vec![1, 20, 11]),
+                (vec![1, 2], vec![2, 3]),
+                (vec![], vec![]),
+            ] {
+                let mut want = start.clone();
+                for (&f, &t) in from.iter().zip(&to) {
+                    let (f, t) = (f as usize, t as usize);
+                    want[t * dim..(t + 1) * dim].copy_from_slice(&start[f * dim..(f + 1) * dim]);
+                }
+                for _ in 0..2 {
+                    let mut got = start.clone();
+                    copies.copy(&mut got, dim, &from, &to, &pool, &claims);
+                    assert_eq!(got, want, "{threads} threads: {from:?} -> {to:?}");
+                }
+            }
         }
     }
 

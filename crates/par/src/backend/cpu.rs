@@ -122,6 +122,10 @@ pub struct CpuBackend {
     /// Each dat's stride (0: array of structures), kept so that binding a
     /// loop's arguments allocates nothing.
     strides: Vec<usize>,
+    /// Which parts of a loop on the threads are still to run.
+    claims: chunks::Claims,
+    /// The one-rank halo copies, planned for the threads.
+    halo: chunks::HaloCopies,
 }
 
 impl CpuBackend {
@@ -147,6 +151,8 @@ impl CpuBackend {
             })
             .collect();
         CpuBackend {
+            claims: chunks::Claims::new(par.threads()),
+            halo: chunks::HaloCopies::default(),
             par,
             part,
             dats,
@@ -496,13 +502,13 @@ impl LocalBackend for CpuBackend {
                     match par {
                         Par::Seq => (l.cpu)(&args, &runs),
                         Par::Rayon(pool) if b.whole_runs => run_whole(l, &args, &runs, pool),
-                        Par::Rayon(pool) => run_chunks(l, &args, &runs, pool),
+                        Par::Rayon(pool) => run_chunks(l, &args, &runs, pool, &self.claims),
                     }
                 }
             }
             (None, Par::Rayon(pool), false) if l.line.is_some() => run_lines(l, &args, spans, pool),
             (None, Par::Seq, _) | (None, _, true) => (l.cpu)(&args, spans),
-            (None, Par::Rayon(pool), false) => run_chunks(l, &args, spans, pool),
+            (None, Par::Rayon(pool), false) => run_chunks(l, &args, spans, pool, &self.claims),
         }
         let sink = b.sink.lock().map_err(|_| "a kernel panicked".to_string())?;
         for &(g, offset) in &b.reductions {
@@ -579,10 +585,13 @@ impl LocalBackend for CpuBackend {
     }
 
     fn copy_elements(&mut self, dat: &DatDecl, from: &[u32], to: &[u32]) {
-        let (d, pool) = (self.dat_index(dat), self.pool());
-        match (&mut self.dats[d], self.soa[d]) {
+        let d = self.dat_index(dat);
+        match (&mut self.dats[d], self.soa[d], &self.par) {
             // Values together: element by element, on the threads.
-            (Values::F64(v), false) => chunks::copy_elements(v, dat.dim, from, to, pool.as_deref()),
+            (Values::F64(v), false, Par::Rayon(pool)) => {
+                self.halo.copy(v, dat.dim, from, to, pool, &self.claims)
+            }
+            (Values::F64(v), false, Par::Seq) => chunks::copy_elements(v, dat.dim, from, to, None),
             _ => super::copy_by_packing(self, dat, from, to),
         }
     }
