@@ -21,6 +21,8 @@ echo "== cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --release -- -D warnings
 echo "== cargo clippy -D warnings (all features: opencl, mpi)"
 cargo clippy --workspace --all-targets --release --all-features -- -D warnings
+echo "== cargo test -p qflow-par --lib (debug: overflow checks and debug assertions)"
+cargo test -p qflow-par --lib
 echo "== cargo test --release"
 cargo test --workspace --release -- --test-threads 1
 

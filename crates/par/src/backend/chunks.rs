@@ -130,7 +130,9 @@ impl Claims {
     /// part to the other core's cache and back every loop).
     fn claim_other(&self, t: usize, start: u64) -> Option<usize> {
         self.claim(t, |f, b| {
-            (f < b && (f == start || b - f >= 2)).then_some((f << 32 | (b - 1), b - 1))
+            // `then`, not `then_some`: `b - 1` must not be evaluated when
+            // `b == 0` (overflow checks in debug builds).
+            (f < b && (f == start || b - f >= 2)).then(|| (f << 32 | (b - 1), b - 1))
         })
     }
 
@@ -155,13 +157,18 @@ impl Claims {
     /// started, from their end (but not an owner's last once it has
     /// started: [`Self::claim_other`]). One task per thread is offered; a
     /// thread that finds no part left to claim returns at once.
+    ///
+    /// `&mut self`: one run at a time (resetting the cursors under a run
+    /// would hand its parts out twice).
     pub(super) fn run(
-        &self,
+        &mut self,
         pool: &rayon::ThreadPool,
         per_thread: usize,
         work: &(dyn Fn(usize) + Sync),
     ) {
         let t = self.threads();
+        debug_assert!(t * per_thread < 1 << 32, "parts fit the cursors");
+        let this = &*self;
         for (k, c) in self.cursors.iter().enumerate() {
             c.store(
                 ((k * per_thread) as u64) << 32 | ((k + 1) * per_thread) as u64,
@@ -170,11 +177,11 @@ impl Claims {
         }
         let task = |_| {
             let me = rayon::current_thread_index().unwrap_or(0) % t;
-            while let Some(p) = self.claim_own(me) {
+            while let Some(p) = this.claim_own(me) {
                 work(p);
             }
             for other in (1..t).map(|d| (me + d) % t) {
-                while let Some(p) = self.claim_other(other, (other * per_thread) as u64) {
+                while let Some(p) = this.claim_other(other, (other * per_thread) as u64) {
                     work(p);
                 }
             }
@@ -216,7 +223,7 @@ impl HaloCopies {
         from: &[u32],
         to: &[u32],
         pool: &rayon::ThreadPool,
-        claims: &Claims,
+        claims: &mut Claims,
     ) {
         assert_eq!(from.len(), to.len(), "as many sources as targets");
         let elements = v.len() / dim.max(1);
@@ -253,7 +260,12 @@ impl HaloCopies {
                 }
             }
         };
-        claims.run(pool, 1, &work);
+        if from.len() <= SMALL_LOOP {
+            // Not worth waking the pool.
+            (0..by_thread.len()).for_each(work);
+        } else {
+            claims.run(pool, 1, &work);
+        }
     }
 }
 
@@ -307,7 +319,7 @@ pub(super) fn run_chunks(
     args: &LoopArgs<'_>,
     spans: &[Range<usize>],
     pool: &rayon::ThreadPool,
-    claims: &Claims,
+    claims: &mut Claims,
 ) {
     let total: usize = spans.iter().map(|s| s.len()).sum();
     if total <= SMALL_LOOP {
@@ -407,7 +419,7 @@ mod tests {
                 .num_threads(threads)
                 .build()
                 .unwrap();
-            let claims = super::Claims::new(threads);
+            let mut claims = super::Claims::new(threads);
             for per_thread in [1, 2, 8] {
                 for _ in 0..20 {
                     let runs: Vec<AtomicUsize> = (0..threads * per_thread)
@@ -440,7 +452,7 @@ mod tests {
                 .num_threads(threads)
                 .build()
                 .unwrap();
-            let claims = super::Claims::new(threads);
+            let mut claims = super::Claims::new(threads);
             let mut copies = super::HaloCopies::default();
             for (from, to) in [
                 (vec![0u32, 5, 7, 2, 9], vec![30u32, 31, 39, 0, 30]),
@@ -456,7 +468,7 @@ mod tests {
                 }
                 for _ in 0..2 {
                     let mut got = start.clone();
-                    copies.copy(&mut got, dim, &from, &to, &pool, &claims);
+                    copies.copy(&mut got, dim, &from, &to, &pool, &mut claims);
                     assert_eq!(got, want, "{threads} threads: {from:?} -> {to:?}");
                 }
             }

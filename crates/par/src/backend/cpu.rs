@@ -502,13 +502,13 @@ impl LocalBackend for CpuBackend {
                     match par {
                         Par::Seq => (l.cpu)(&args, &runs),
                         Par::Rayon(pool) if b.whole_runs => run_whole(l, &args, &runs, pool),
-                        Par::Rayon(pool) => run_chunks(l, &args, &runs, pool, &self.claims),
+                        Par::Rayon(pool) => run_chunks(l, &args, &runs, pool, &mut self.claims),
                     }
                 }
             }
             (None, Par::Rayon(pool), false) if l.line.is_some() => run_lines(l, &args, spans, pool),
             (None, Par::Seq, _) | (None, _, true) => (l.cpu)(&args, spans),
-            (None, Par::Rayon(pool), false) => run_chunks(l, &args, spans, pool, &self.claims),
+            (None, Par::Rayon(pool), false) => run_chunks(l, &args, spans, pool, &mut self.claims),
         }
         let sink = b.sink.lock().map_err(|_| "a kernel panicked".to_string())?;
         for &(g, offset) in &b.reductions {
@@ -589,7 +589,7 @@ impl LocalBackend for CpuBackend {
         match (&mut self.dats[d], self.soa[d], &self.par) {
             // Values together: element by element, on the threads.
             (Values::F64(v), false, Par::Rayon(pool)) => {
-                self.halo.copy(v, dat.dim, from, to, pool, &self.claims)
+                self.halo.copy(v, dat.dim, from, to, pool, &mut self.claims)
             }
             (Values::F64(v), false, Par::Seq) => chunks::copy_elements(v, dat.dim, from, to, None),
             _ => super::copy_by_packing(self, dat, from, to),
