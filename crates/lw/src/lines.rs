@@ -21,7 +21,11 @@
 //!   thread's task or a rank's part of the rows runs them, bottom to top),
 //!   else computed from the stencil. Each element's 4 cells are 4-wide
 //!   vectors (no shuffles: along y the lanes never meet), AVX registers
-//!   where the runner runs its AVX2 build (`lines_y.rs`).
+//!   where the runner runs its AVX2 build, compiled for AVX-512 where the
+//!   processor has it (`lines_y.rs`, `lanes.rs`).
+//!
+//! The step's last sweep along x also measures the step ([`residue`]),
+//! an element at a time in the same vectors.
 //!
 //! Every value is the element kernels' expression with the same operands
 //! in the same order, so the new states are their bits exactly, wherever
