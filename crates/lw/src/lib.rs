@@ -23,6 +23,7 @@ pub mod analysis;
 pub mod decl;
 pub mod exact;
 pub mod kernels;
+mod lanes;
 pub mod lines;
 mod lines_y;
 pub mod method;

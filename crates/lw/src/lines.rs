@@ -21,7 +21,11 @@
 //!   thread's task or a rank's part of the rows runs them, bottom to top),
 //!   else computed from the stencil. Each element's 4 cells are 4-wide
 //!   vectors (no shuffles: along y the lanes never meet), AVX registers
-//!   where the runner runs its AVX2 build (`lines_y.rs`).
+//!   where the runner runs its AVX2 build, compiled for AVX-512 where the
+//!   processor has it (`lines_y.rs`, `lanes.rs`).
+//!
+//! The step's last sweep along x also measures the step ([`residue`]),
+//! an element at a time in the same vectors.
 //!
 //! Every value is the element kernels' expression with the same operands
 //! in the same order, so the new states are their bits exactly, wherever
@@ -31,6 +35,7 @@
 use qflow_par::{LineOffsets, LineRead, LineWrite};
 
 use crate::kernels::{ghost_values, region2, residue, source_row, switch, Cells};
+use crate::lanes::{Lanes, V};
 use crate::lines_y::{sweep_y, Rows};
 
 /// Elements a row is marched in at a time: each pass over a chunk reads
@@ -334,6 +339,30 @@ fn sweep_x<const CONS: bool>(
     change: &mut f64,
     bad: &mut f64,
 ) {
+    #[cfg(target_arch = "x86_64")]
+    if qflow_par::kernel::use_avx2() {
+        return sweep_x_in::<crate::lanes::avx::Avx, CONS>(
+            gas, sweep, bc, kind, u, out, u0, lines, change, bad,
+        );
+    }
+    sweep_x_in::<V, CONS>(gas, sweep, bc, kind, u, out, u0, lines, change, bad)
+}
+
+/// [`sweep_x`] with the vectors `L` (for the copies out and the measure).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn sweep_x_in<L: Lanes, const CONS: bool>(
+    gas: [f64; 2],
+    sweep: [f64; 4],
+    bc: &[f64; 9],
+    kind: &LineRead<'_, [i32; 2]>,
+    u: &LineOffsets<'_, Cells>,
+    out: &mut LineWrite<'_, Cells>,
+    u0: Option<&LineRead<'_, Cells>>,
+    lines: &mut Lines,
+    change: &mut f64,
+    bad: &mut f64,
+) {
     let n = kind.len();
     if n == 0 {
         return;
@@ -342,8 +371,10 @@ fn sweep_x<const CONS: bool>(
     // A row's elements share their `ky`.
     let ky = kind.get(0)[1];
     let row = if ky < 0 { source_row(ky, bc) } else { 0 };
-    // The line's maxima in registers (a max is the same in any order).
+    // The line's maxima: the edges' in scalars, the other elements' per
+    // lane (a max is the same in any order).
     let (mut most, mut worst) = (*change, *bad);
+    let (mut most4, mut bad4) = (L::splat(0.0), L::splat(0.0));
     let mut first = 0;
     while first < n {
         let m = CHUNK.min(n - first);
@@ -353,24 +384,42 @@ fn sweep_x<const CONS: bool>(
         let dst = out.values_mut(first..first + m);
         for (j, d) in dst.iter_mut().enumerate() {
             let k = first + j;
-            let o = if ky > 0 {
-                region2(bc)
+            // Only a line's ends can be ghost columns; the ghost rows are
+            // not measured.
+            if ky != 0 || k == 0 || k + 1 == n {
+                let o = if ky > 0 {
+                    region2(bc)
+                } else {
+                    take(&lines.a, 4 * (j + 1))
+                };
+                let kd = kind.get(k);
+                let v = ghost_values(&kd, &o, bc);
+                if let Some(u0) = u0 {
+                    residue(&kd, &u0.get(k), &v, &mut most, &mut worst);
+                }
+                *d = v;
             } else {
-                take(&lines.a, 4 * (j + 1))
-            };
-            // Only a line's ends can be ghost columns.
-            let edge = ky != 0 || k == 0 || k + 1 == n;
-            let kd = if edge { kind.get(k) } else { [0, 0] };
-            let v = if edge { ghost_values(&kd, &o, bc) } else { o };
-            if let Some(u0) = u0 {
-                residue(&kd, &u0.get(k), &v, &mut most, &mut worst);
+                let t = 4 * (j + 1);
+                let a = &lines.a;
+                let q = [
+                    L::load(&a[0][t..]),
+                    L::load(&a[1][t..]),
+                    L::load(&a[2][t..]),
+                    L::load(&a[3][t..]),
+                ];
+                for c in 0..4 {
+                    q[c].store(&mut d[4 * c..]);
+                }
+                if let Some(u0) = u0 {
+                    L::residue(&q, L::load(&u0.get(k)[..4]), &mut most4, &mut bad4);
+                }
             }
-            *d = v;
         }
         first += m;
     }
-    *change = most;
-    *bad = worst;
+    let (m4, b4) = L::measured(most4, bad4);
+    *change = if m4 > most { m4 } else { most };
+    *bad = if b4 && worst < 1.0 { 1.0 } else { worst };
 }
 
 macro_rules! sweep_x_kernels {

@@ -11,130 +11,7 @@
 use qflow_par::{LineOffsets, LineWrite};
 
 use crate::kernels::{ghost_values, region2, source_row, Cells};
-
-/// One value of an element's 4 cells as a vector: portable arrays
-/// (lane by lane), or AVX registers (x86-64, where the runner uses its
-/// AVX2 build). Each operation is the IEEE operation lane by lane, so
-/// both give the same bits.
-trait Lanes: Copy {
-    fn splat(x: f64) -> Self;
-    /// The 4 values of `p[..4]`.
-    fn load(p: &[f64]) -> Self;
-    fn store(self, p: &mut [f64]);
-    fn add(self, o: Self) -> Self;
-    fn sub(self, o: Self) -> Self;
-    fn mul(self, o: Self) -> Self;
-    fn div(self, o: Self) -> Self;
-    /// `f64::max` lane by lane (the other value where one is NaN).
-    fn max(self, o: Self) -> Self;
-    fn abs(self) -> Self;
-}
-
-/// One value of an element's 4 cells.
-type V = [f64; 4];
-
-macro_rules! lanewise {
-    ($($name:ident: |$a:ident, $b:ident| $e:expr;)*) => {$(
-        #[inline(always)]
-        fn $name(self, y: V) -> V {
-            let mut o = [0.0; 4];
-            for l in 0..4 {
-                let ($a, $b) = (self[l], y[l]);
-                o[l] = $e;
-            }
-            o
-        }
-    )*};
-}
-
-impl Lanes for V {
-    #[inline(always)]
-    fn splat(x: f64) -> V {
-        [x; 4]
-    }
-    #[inline(always)]
-    fn load(p: &[f64]) -> V {
-        [p[0], p[1], p[2], p[3]]
-    }
-    #[inline(always)]
-    fn store(self, p: &mut [f64]) {
-        p[..4].copy_from_slice(&self);
-    }
-    lanewise! {
-        add: |a, b| a + b;
-        sub: |a, b| a - b;
-        mul: |a, b| a * b;
-        div: |a, b| a / b;
-        max: |a, b| a.max(b);
-    }
-    #[inline(always)]
-    fn abs(self) -> V {
-        [self[0].abs(), self[1].abs(), self[2].abs(), self[3].abs()]
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-mod avx {
-    //! [`Lanes`] in AVX registers. Only used where the processor has AVX2
-    //! ([`qflow_par::kernel::use_avx2`]: the runner then runs its AVX2
-    //! build, into which these functions are inlined).
-    use super::Lanes;
-    use std::arch::x86_64::*;
-
-    /// 4 values in an AVX register.
-    #[derive(Clone, Copy)]
-    pub(super) struct Avx(__m256d);
-
-    // SAFETY (every `unsafe` below): AVX is present wherever these run
-    // (see the module's comment); loads and stores are of 4 values of a
-    // slice checked to hold them.
-    impl Lanes for Avx {
-        #[inline(always)]
-        fn splat(x: f64) -> Avx {
-            unsafe { Avx(_mm256_set1_pd(x)) }
-        }
-        #[inline(always)]
-        fn load(p: &[f64]) -> Avx {
-            assert!(p.len() >= 4);
-            unsafe { Avx(_mm256_loadu_pd(p.as_ptr())) }
-        }
-        #[inline(always)]
-        fn store(self, p: &mut [f64]) {
-            assert!(p.len() >= 4);
-            unsafe { _mm256_storeu_pd(p.as_mut_ptr(), self.0) }
-        }
-        #[inline(always)]
-        fn add(self, o: Avx) -> Avx {
-            unsafe { Avx(_mm256_add_pd(self.0, o.0)) }
-        }
-        #[inline(always)]
-        fn sub(self, o: Avx) -> Avx {
-            unsafe { Avx(_mm256_sub_pd(self.0, o.0)) }
-        }
-        #[inline(always)]
-        fn mul(self, o: Avx) -> Avx {
-            unsafe { Avx(_mm256_mul_pd(self.0, o.0)) }
-        }
-        #[inline(always)]
-        fn div(self, o: Avx) -> Avx {
-            unsafe { Avx(_mm256_div_pd(self.0, o.0)) }
-        }
-        #[inline(always)]
-        fn max(self, o: Avx) -> Avx {
-            // maxpd gives its second operand where either is NaN; f64::max
-            // gives the one that is not NaN.
-            unsafe {
-                let m = _mm256_max_pd(self.0, o.0);
-                let o_nan = _mm256_cmp_pd::<_CMP_UNORD_Q>(o.0, o.0);
-                Avx(_mm256_blendv_pd(m, self.0, o_nan))
-            }
-        }
-        #[inline(always)]
-        fn abs(self) -> Avx {
-            unsafe { Avx(_mm256_andnot_pd(_mm256_set1_pd(-0.0), self.0)) }
-        }
-    }
-}
+use crate::lanes::{Lanes, V};
 
 /// The switches of 4 cells from the densities below, at and above them
 /// ([`crate::kernels::switch`]).
@@ -310,9 +187,30 @@ pub(crate) fn sweep_y<const CONS: bool>(
 ) {
     #[cfg(target_arch = "x86_64")]
     if qflow_par::kernel::use_avx2() {
-        return sweep_y_in::<avx::Avx, CONS>(gas, sweep, bc, kind, u, out, rows);
+        if crate::lanes::avx512() {
+            // SAFETY: the processor has AVX-512 F and VL.
+            return unsafe { sweep_y_avx512::<CONS>(gas, sweep, bc, kind, u, out, rows) };
+        }
+        return sweep_y_in::<crate::lanes::avx::Avx, CONS>(gas, sweep, bc, kind, u, out, rows);
     }
     sweep_y_in::<V, CONS>(gas, sweep, bc, kind, u, out, rows)
+}
+
+/// [`sweep_y_in`] with AVX vectors, compiled for AVX-512 (32 registers;
+/// the same AVX operations, never fused).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,avx512f,avx512vl")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn sweep_y_avx512<const CONS: bool>(
+    gas: [f64; 2],
+    sweep: [f64; 4],
+    bc: &[f64; 9],
+    kind: &LineOffsets<'_, [i32; 2]>,
+    u: &LineOffsets<'_, Cells>,
+    out: &mut LineWrite<'_, Cells>,
+    rows: &mut Rows,
+) {
+    sweep_y_in::<crate::lanes::avx::Avx, CONS>(gas, sweep, bc, kind, u, out, rows)
 }
 
 /// [`sweep_y`] with the vectors `L`.

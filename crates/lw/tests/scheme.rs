@@ -228,6 +228,45 @@ fn line_loops_give_the_element_loops_bits() {
     }
 }
 
+/// The line sweeps' explicit vector code (AVX registers, compiled for
+/// AVX-512 where the processor has it) and their portable form (arrays of
+/// 4, what the baseline build runs) give the same states and the same
+/// measure of each step, and both stop at a non-physical state. (The
+/// switch is global; other tests running meanwhile get the same bits
+/// either way.)
+#[test]
+fn vector_and_portable_sweeps_give_the_same_bits() {
+    let steps = |settings: &Settings, spec: &BackendSpec| {
+        let mut s = Solver::new(&Grid { nx: 400, ny: 16 }, settings, spec).unwrap();
+        let rows: Vec<[f64; 2]> = (0..40).map(|_| s.step().unwrap()).collect();
+        (rows, s.state())
+    };
+    let blow_up = || {
+        let mut s = Solver::new(
+            &Grid { nx: 40, ny: 10 },
+            &Settings::default(),
+            &BackendSpec::serial(),
+        )
+        .unwrap();
+        s.step().unwrap();
+        s.ex.set_const(&qflow_lw::decl::SWEEP, &[5.0, 5.0, 0.0, 0.0]);
+        matches!(s.step(), Err(StepError::NonPhysical(_)))
+    };
+    for settings in [paper_code(), Settings::default()] {
+        for spec in [BackendSpec::serial(), BackendSpec::threads(2)] {
+            let vector = steps(&settings, &spec);
+            qflow_par::kernel::set_baseline_only(true);
+            let portable = steps(&settings, &spec);
+            qflow_par::kernel::set_baseline_only(false);
+            assert!(vector == portable, "{:?}", settings.viscosity);
+        }
+    }
+    qflow_par::kernel::set_baseline_only(true);
+    let portable = blow_up();
+    qflow_par::kernel::set_baseline_only(false);
+    assert!(portable && blow_up());
+}
+
 /// A step whose state turns non-physical stops with a message naming the
 /// step and puts back the state of the step's start.
 #[test]
