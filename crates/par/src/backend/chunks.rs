@@ -20,16 +20,6 @@ use rayon::prelude::*;
 use crate::decl::LoopDecl;
 use crate::kernel::LoopArgs;
 
-/// Chunk length for `n` elements on `threads` threads: enough chunks per
-/// thread for work stealing to balance uneven elements, not so many that
-/// scheduling shows; as many chunks for each thread, of about one length
-/// (216 equal DG cells in chunks of 64 left 2 threads 128 and 88).
-pub(super) fn chunk_len(n: usize, threads: usize) -> usize {
-    let c = (n / (threads * 32)).clamp(64, 4096);
-    let per_thread = n.div_ceil(threads * c).max(1);
-    n.div_ceil(threads * per_thread).max(1)
-}
-
 /// Copies element `from[i]` of `v` (`dim` values per element, stored
 /// together) to element `to[i]`, as reading every source and then writing
 /// every target would (later pairs win where targets repeat). When every
@@ -347,21 +337,32 @@ pub(super) fn run_chunks(
 }
 
 /// Runs `spans` of loop `l` on `pool`, each span whole on one thread
-/// (a two-level plan's blocks), several short spans to a task.
+/// (a two-level plan's blocks): [`PARTS_PER_THREAD`] parts of consecutive
+/// spans per thread, the same parts every time, through [`Claims`] as
+/// [`run_chunks`] (a loop scheduled by rayon's stealing between loops
+/// run by fixed parts cost OP2's Airfoil `update` three times its time
+/// on 2 threads, docs/performance.md 11c).
 pub(super) fn run_whole(
     l: &LoopDecl,
     args: &LoopArgs<'_>,
     spans: &[Range<usize>],
     pool: &rayon::ThreadPool,
+    claims: &mut Claims,
 ) {
-    let total: usize = spans.iter().map(|s| s.len()).sum();
-    let c = chunk_len(total, pool.current_num_threads());
-    let per_task = (c / spans.first().map_or(1, |s| s.len()).max(1)).max(1);
-    pool.install(|| {
-        spans
-            .par_chunks(per_task)
-            .for_each(|group| (l.cpu)(args, group))
-    });
+    let n = spans.len();
+    if n <= 1 {
+        (l.cpu)(args, spans);
+        return;
+    }
+    let per_thread = PARTS_PER_THREAD.min(n.div_ceil(claims.threads()));
+    let parts = per_thread * claims.threads();
+    let run_part = |k: usize| {
+        let group = &spans[k * n / parts..(k + 1) * n / parts];
+        if !group.is_empty() {
+            (l.cpu)(args, group);
+        }
+    };
+    claims.run(pool, per_thread, &run_part);
 }
 
 /// Runs the lines `spans` of line loop `l` on `pool`: each line whole on
@@ -382,32 +383,6 @@ pub(super) fn run_lines(
 
 #[cfg(test)]
 mod tests {
-    /// Chunks dealt in turn to the threads give them shares within 1/32
-    /// of the elements of each other (old lengths: 216 cells on 2 threads
-    /// were 128 and 88).
-    #[test]
-    fn chunks_share_elements_evenly() {
-        for (n, t) in [
-            (216, 2),
-            (729, 2),
-            (1600, 2),
-            (6241, 2),
-            (1000, 3),
-            (1 << 20, 2),
-        ] {
-            let c = super::chunk_len(n, t);
-            let mut share = vec![0; t];
-            for k in 0..n.div_ceil(c) {
-                share[k % t] += c.min(n - k * c);
-            }
-            let spread = share.iter().max().unwrap() - share.iter().min().unwrap();
-            assert!(
-                spread * 32 <= n,
-                "{n} on {t}: chunks of {c}, shares {share:?}"
-            );
-        }
-    }
-
     /// Every part runs exactly once, whatever the threads and parts per
     /// thread, and each thread runs its own parts in order (a lone owner
     /// of a pool of one finds them all).

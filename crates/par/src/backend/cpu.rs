@@ -501,7 +501,9 @@ impl LocalBackend for CpuBackend {
                     }
                     match par {
                         Par::Seq => (l.cpu)(&args, &runs),
-                        Par::Rayon(pool) if b.whole_runs => run_whole(l, &args, &runs, pool),
+                        Par::Rayon(pool) if b.whole_runs => {
+                            run_whole(l, &args, &runs, pool, &mut self.claims)
+                        }
                         Par::Rayon(pool) => run_chunks(l, &args, &runs, pool, &mut self.claims),
                     }
                 }
