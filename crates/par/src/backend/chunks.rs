@@ -337,7 +337,7 @@ pub(super) fn run_chunks(
 }
 
 /// Runs `spans` of loop `l` on `pool`, each span whole on one thread
-/// (a two-level plan's blocks): [`PARTS_PER_THREAD`] parts of consecutive
+/// (a two-level plan's blocks, a line loop's lines): [`PARTS_PER_THREAD`] parts of consecutive
 /// spans per thread, the same parts every time, through [`Claims`] as
 /// [`run_chunks`] (a loop scheduled by rayon's stealing between loops
 /// run by fixed parts cost OP2's Airfoil `update` three times its time
@@ -363,22 +363,6 @@ pub(super) fn run_whole(
         }
     };
     claims.run(pool, per_thread, &run_part);
-}
-
-/// Runs the lines `spans` of line loop `l` on `pool`: each line whole on
-/// one thread, about 8 tasks of consecutive lines per thread.
-pub(super) fn run_lines(
-    l: &LoopDecl,
-    args: &LoopArgs<'_>,
-    spans: &[Range<usize>],
-    pool: &rayon::ThreadPool,
-) {
-    let per_task = spans.len().div_ceil(pool.current_num_threads() * 8);
-    pool.install(|| {
-        spans
-            .par_chunks(per_task.max(1))
-            .for_each(|g| (l.cpu)(args, g))
-    });
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ use crate::part::Part;
 use crate::plan::{self, Increments};
 use crate::problem::Values;
 
-use super::chunks::{self, run_chunks, run_lines, run_whole};
+use super::chunks::{self, run_chunks, run_whole};
 use super::LocalBackend;
 
 /// How a CPU backend runs the chunks of a loop.
@@ -508,7 +508,9 @@ impl LocalBackend for CpuBackend {
                     }
                 }
             }
-            (None, Par::Rayon(pool), false) if l.line.is_some() => run_lines(l, &args, spans, pool),
+            (None, Par::Rayon(pool), false) if l.line.is_some() => {
+                run_whole(l, &args, spans, pool, &mut self.claims)
+            }
             (None, Par::Seq, _) | (None, _, true) => (l.cpu)(&args, spans),
             (None, Par::Rayon(pool), false) => run_chunks(l, &args, spans, pool, &mut self.claims),
         }
