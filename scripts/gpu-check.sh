@@ -23,6 +23,15 @@
 #          (an older commit, built with --features opencl), timed beside
 #          this one on the fv and lw cases on the GPU.
 #
+# GPU_CHECK_PARTS="dg-cases tests fv-runs fv-bandwidth lw dg-pid lskum
+# bench-lw bench-dg" (the default: all) runs only the parts named, in
+# the order above (a short lease); GPU_CHECK_FV="S:R:L:B[:WG[:cas]] ..."
+# replaces the fv bandwidth configurations (strategy, reorder, layout,
+# block size, work group (- or empty: the default); `cas`: atomics by compare-and-swap loops even where the device has an
+# f64 atomic add); GPU_CHECK_LIMIT=S caps each DG case and fv bandwidth
+# part at S seconds;
+# GPU_CHECK_TESTS="fv dg" only those test binaries.
+#
 # GPU_CHECK_QUICK=1 shrinks the runs of cases (a smoke test of this
 # script on PoCL; its numbers mean nothing; the tests and the shipped DG
 # cases run whole).
@@ -104,6 +113,11 @@ setup_opencl() {
     fi
 }
 
+# Whether part $1 is among GPU_CHECK_PARTS (all when unset).
+want() {
+    [ -z "${GPU_CHECK_PARTS:-}" ] || [[ " $GPU_CHECK_PARTS " == *" $1 "* ]]
+}
+
 summary_keys() {
     python3 - "$@" <<'EOF'
 import sys, tomllib
@@ -152,22 +166,25 @@ for n in a[0]:
 PY
     # The DG test first stalled on a GPU (docs/gpu.md): its shipped cases
     # one by one, device against serial, each under a short limit.
-    for c in cases/dg-*.toml; do
+    want dg-cases && for c in cases/dg-*.toml; do
         local o
         o=$TMPDIR_GPU/$(basename "$c" .toml)
-        part 60 "$(basename "$c") serial" "$q" run "$c" --backend serial -o "$o-cpu" -q \
+        part "${GPU_CHECK_LIMIT:-60}" "$(basename "$c") serial" "$q" run "$c" --backend serial -o "$o-cpu" -q \
             --set output.vtk=false --set output.plots=false
-        part 60 "$(basename "$c") OpenCL" "$q" run "$c" --backend opencl -o "$o-gpu" -q \
+        part "${GPU_CHECK_LIMIT:-60}" "$(basename "$c") OpenCL" env QFLOW_LOG=${QFLOW_LOG:-debug} "$q" run "$c" --backend opencl -o "$o-gpu" -q \
             --set output.vtk=false --set output.plots=false
         part 30 "$(basename "$c") device vs serial" python3 "$CMP" "$o-gpu/solution.csv" "$o-cpu/solution.csv"
     done
-    for t in "$DIR"/test-*; do
+    want tests && for t in "$DIR"/test-*; do
+        if [ -n "${GPU_CHECK_TESTS:-}" ] && ! [[ " $GPU_CHECK_TESTS " == *" $(basename "$t" | cut -d- -f2) "* ]]; then
+            continue
+        fi
         local limit=300
         case $t in *dg*) limit=90 ;; esac
         part $limit "tests $(basename "$t")" "$t" --test-threads 1 --nocapture
     done
     local triad=""
-    if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
+    if { want fv-bandwidth || want fv-runs; } && python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
         triad=$(python3 - <<'EOF'
 import torch
 n = 1 << 27
@@ -187,16 +204,18 @@ EOF
         SUMMARY+="device triad: $triad GB/s"$'\n'
     fi
     local fv=$TMPDIR_GPU/fv
-    for s in global-colouring two-level atomics; do
+    want fv-runs && for s in global-colouring two-level atomics; do
         part 180 "fv 720k 1000 iterations $s" "$q" run cases/op2-airfoil.toml --backend opencl \
             -o "$fv-$s" -q --max-iters $fv_iters --set fv.strategy=$s --set output.vtk=false --set output.plots=false
         SUMMARY+="  fv $s: $(summary_keys "$fv-$s/summary.toml" rms rdp wall_seconds)"$'\n'
     done
-    [ -n "${GPU_CHECK_QUICK:-}" ] || for conf in "global-colouring none aos" "global-colouring none soa" "two-level none aos" \
-        "two-level partition aos" "atomics none aos" "atomics none soa"; do
-        set -- $conf
-        part 240 "fv bandwidth $conf" env QFLOW_BACKEND=opencl QFLOW_STRATEGY=$1 QFLOW_REORDER=$2 \
-            QFLOW_LAYOUT=$3 QFLOW_BLOCK=64 ${triad:+QFLOW_TRIAD_GBS=$triad} "$DIR/bench-fv-bandwidth"
+    local fv_confs=${GPU_CHECK_FV:-"global-colouring:none:aos:64 global-colouring:none:soa:64 two-level:none:aos:64
+        two-level:partition:aos:64 atomics:none:aos:64 atomics:none:soa:64"}
+    want fv-bandwidth && [ -z "${GPU_CHECK_QUICK:-}" ] && for conf in $fv_confs; do
+        IFS=: read -r s r l b wg cas <<<"$conf"
+        [ "$wg" = - ] && wg="" 
+        part "${GPU_CHECK_LIMIT:-240}" "fv bandwidth $conf" env QFLOW_OPENCL_CAS_ATOMICS=${cas:+1} QFLOW_WORK_GROUP=$wg QFLOW_BACKEND=opencl QFLOW_STRATEGY=$s QFLOW_REORDER=$r \
+            QFLOW_LAYOUT=$l QFLOW_BLOCK=$b ${triad:+QFLOW_TRIAD_GBS=$triad} "$DIR/bench-fv-bandwidth"
     done
     if [ -x "$DIR/release/qflow-before" ]; then
         local b=$DIR/release/qflow-before
@@ -216,14 +235,14 @@ EOF
         done
     fi
     local lw=$TMPDIR_GPU/lw
-    part 240 "lw 1600x400 to t=3 OpenCL" "$q" run cases/oblique-shock.toml --backend opencl -o "$lw-gpu" -q "${lw_grid[@]}" \
+    want lw && part 240 "lw 1600x400 to t=3 OpenCL" "$q" run cases/oblique-shock.toml --backend opencl -o "$lw-gpu" -q "${lw_grid[@]}" \
         --set output.vtk=false --set output.plots=false --set output.checkpoint_every=0
-    SUMMARY+="  lw GPU: $(summary_keys "$lw-gpu/summary.toml" steps wall_seconds)"$'\n'
-    part 300 "lw 1600x400 to t=3 threads" "$q" run cases/oblique-shock.toml --backend threads -o "$lw-cpu" -q "${lw_grid[@]}" \
+    want lw && SUMMARY+="  lw GPU: $(summary_keys "$lw-gpu/summary.toml" steps wall_seconds)"$'\n'
+    want lw && part 300 "lw 1600x400 to t=3 threads" "$q" run cases/oblique-shock.toml --backend threads -o "$lw-cpu" -q "${lw_grid[@]}" \
         --set output.vtk=false --set output.plots=false --set output.checkpoint_every=0
-    SUMMARY+="  lw threads $(nproc): $(summary_keys "$lw-cpu/summary.toml" steps wall_seconds)"$'\n'
-    part 60 "lw GPU vs threads, solution.csv" python3 "$CMP" "$lw-gpu/solution.csv" "$lw-cpu/solution.csv"
-    for eq in isothermal-euler advection; do
+    want lw && SUMMARY+="  lw threads $(nproc): $(summary_keys "$lw-cpu/summary.toml" steps wall_seconds)"$'\n'
+    want lw && part 60 "lw GPU vs threads, solution.csv" python3 "$CMP" "$lw-gpu/solution.csv" "$lw-cpu/solution.csv"
+    want dg-pid && for eq in isothermal-euler advection; do
         local case=cases/dg-euler-2d.toml
         [ $eq = advection ] && case=cases/dg-advection-2d.toml
         for n in 2 4 6 8; do
@@ -235,22 +254,22 @@ EOF
             SUMMARY+="  dg $eq n=$n: $(summary_keys "$o/summary.toml" pid steps wall_seconds l2_error)"$'\n'
         done
     done
-    part 300 "lskum bench 1e6 points OpenCL ssprk43" "$q" bench --backend opencl --points $points
-    for wg in 256; do
+    want lskum && part 300 "lskum bench 1e6 points OpenCL ssprk43" "$q" bench --backend opencl --points $points
+    want lskum && for wg in 256; do
         part 300 "lskum bench 1e6 points OpenCL ssprk43 work group $wg" "$q" bench --backend opencl \
             --points $points --work-group $wg
     done
-    part 300 "lskum bench 1e6 points OpenCL euler" "$q" bench --backend opencl --points $points \
+    want lskum && part 300 "lskum bench 1e6 points OpenCL euler" "$q" bench --backend opencl --points $points \
         --set solver.scheme=euler
     [ -n "${GPU_CHECK_QUICK:-}" ] && {
         echo "$SUMMARY" | tee -a "$LOG"
         return
     }
-    if [ -n "$REF" ]; then
+    if [ -n "$REF" ] && want bench-lw; then
         part 300 "bench-lw (serial, threads 2, GPU, C)" env CARGO_TARGET_DIR="$DIR" \
             python3 scripts/bench-lw.py --grid 1600x400 --steps 100 --reps 3 --only serial,threads,opencl --ref "$REF"
     fi
-    part 300 "bench-dg host cores, 2D Euler" python3 scripts/bench-dg.py --qflow "$q" --orders 2,4,6,8 \
+    want bench-dg && part 300 "bench-dg host cores, 2D Euler" python3 scripts/bench-dg.py --qflow "$q" --orders 2,4,6,8 \
         --equations isothermal-euler --repeats 4 --steps 40 --threads 2 --out "$TMPDIR_GPU/bench-dg"
     echo "=== summary" | tee -a "$LOG"
     echo "$SUMMARY" | tee -a "$LOG"

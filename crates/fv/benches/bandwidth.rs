@@ -103,9 +103,15 @@ fn main() {
         layout,
         ..Settings::default()
     };
+    // A device's work-group size (`QFLOW_WORK_GROUP`; the backend's default
+    // without it).
+    let work_group = std::env::var("QFLOW_WORK_GROUP")
+        .ok()
+        .and_then(|t| t.parse().ok());
     let spec = BackendSpec {
         kind,
         threads,
+        work_group,
         ..BackendSpec::default()
     };
     let mut s = Solver::new(&mesh, &settings, &spec).expect("a solver");
@@ -133,11 +139,12 @@ fn main() {
         }
     }
     println!(
-        "OP2 Airfoil, 720k cells, {}, {} strategy, reorder {}, layout {}, blocks {block_size}; STREAM triad {:.2} GB/s ({threads} thread(s))",
+        "OP2 Airfoil, 720k cells, {}, {} strategy, reorder {}, layout {}, blocks {block_size}, work group {}; STREAM triad {:.2} GB/s ({threads} thread(s))",
         s.ex.backend_name(),
         strategy.name(),
         reorder.name(),
         layout.name(),
+        work_group.map_or("default".to_string(), |w: usize| w.to_string()),
         stream / 1e9
     );
     println!(

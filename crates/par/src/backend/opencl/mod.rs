@@ -94,6 +94,11 @@ pub(crate) fn build(
     } else {
         tracing::debug!("OpenCL program built in {seconds:.2} s");
     }
+    if result.is_ok() && std::env::var_os("QFLOW_OPENCL_OPTIONS").is_some() {
+        if let Ok(log) = program.get_build_log(id) {
+            tracing::info!("build log for {}:\n{}", info.label(), log.trim_end());
+        }
+    }
     if let Err(e) = result {
         let log = program
             .get_build_log(id)
@@ -113,6 +118,58 @@ pub(crate) fn build(
         ));
     }
     Ok(program)
+}
+
+/// Builds a backend's program with work groups of at most `wg` items. On
+/// NVIDIA GPUs atomic increments of doubles use the hardware's f64 atomic
+/// add (inline PTX `red.global.add.f64`); a compiler that refuses it gets
+/// the compare-and-swap loop, with a warning. `QFLOW_OPENCL_CAS_ATOMICS=1`
+/// keeps the loop everywhere (to compare the two); `QFLOW_OPENCL_DUMP=FILE`
+/// writes the program text to FILE; `QFLOW_OPENCL_OPTIONS` adds compiler
+/// options (e.g. NVIDIA's `-cl-nv-verbose`: registers and spills per kernel,
+/// in the build log, which is then logged at info level).
+pub(crate) fn build_program(
+    context: &Context,
+    id: cl_device_id,
+    info: &DeviceInfo,
+    source: &str,
+    wg: usize,
+) -> Result<Program, String> {
+    let mut options = format!("-DQF_WG_MAX={wg}");
+    if let Ok(extra) = std::env::var("QFLOW_OPENCL_OPTIONS") {
+        options = format!("{options} {extra}");
+    }
+    if let Some(path) = std::env::var_os("QFLOW_OPENCL_DUMP") {
+        // The whole program text as the driver gets it (for reading, or
+        // for a vendor's offline compiler).
+        match std::fs::write(&path, source) {
+            Ok(()) => tracing::info!("OpenCL program written to {}", path.to_string_lossy()),
+            Err(e) => tracing::warn!("QFLOW_OPENCL_DUMP {}: {e}", path.to_string_lossy()),
+        }
+    }
+    let nvidia = [&info.vendor, &info.platform]
+        .iter()
+        .any(|s| s.to_ascii_lowercase().contains("nvidia"));
+    let keep_cas =
+        std::env::var("QFLOW_OPENCL_CAS_ATOMICS").is_ok_and(|v| !v.is_empty() && v != "0");
+    if !nvidia || info.device_type != "GPU" || keep_cas {
+        return build(context, id, info, source, &options);
+    }
+    build(
+        context,
+        id,
+        info,
+        source,
+        &format!("{options} -DQF_RED_F64"),
+    )
+    .or_else(|e| {
+        tracing::warn!(
+            "{}: the hardware's f64 atomic add did not build, compare-and-swap loops instead: {}",
+            info.label(),
+            e.lines().next().unwrap_or("")
+        );
+        build(context, id, info, source, &options)
+    })
 }
 
 /// Builds a program text for a device (`None`: the default device) and

@@ -40,6 +40,7 @@ pub const PRELUDE: &str = r#"/* qflow device prelude: the spellings that differ 
 #define QF_BARRIER_ALL() barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE)
 #define QF_CAS64(p, cmp, val) atom_cmpxchg((volatile GLOBAL ulong*)(p), (ulong)(cmp), (ulong)(val))
 #define QF_ATOMIC_ADD_INT(p, v) atomic_add((volatile GLOBAL int*)(p), (v))
+#define QF_RESTRICT restrict
 #elif defined(__CUDACC__)
 /* CUDA (compiled with --fmad=false; not built in this repository). */
 typedef unsigned int uint;
@@ -61,6 +62,7 @@ typedef unsigned long ulong;
 #define QF_BARRIER_ALL() __syncthreads()
 #define QF_CAS64(p, cmp, val) ((ulong)atomicCAS((unsigned long long*)(p), (unsigned long long)(cmp), (unsigned long long)(val)))
 #define QF_ATOMIC_ADD_INT(p, v) atomicAdd((int*)(p), (v))
+#define QF_RESTRICT __restrict__
 #else
 #error "qflow's device code needs an OpenCL C or a CUDA compiler"
 #endif
@@ -80,6 +82,17 @@ FUNC void qf_dd_add(double* hi, double* lo, double bh, double bl)
     *hi = h;
 }
 
+#if defined(QF_RED_F64) && defined(__OPENCL_VERSION__)
+/* *p += v by the hardware's double-precision reduction (NVIDIA's PTX
+ * `red.global.add.f64`, compute capability 6.0 and later), chosen by the
+ * host for NVIDIA devices whose compiler accepts it. */
+FUNC void qf_atomic_add(GLOBAL double* p, double v)
+{
+    asm volatile("red.global.add.f64 [%0], %1;" : : "l"(p), "d"(v) : "memory");
+}
+#elif defined(__CUDACC__) && __CUDA_ARCH__ >= 600
+FUNC void qf_atomic_add(GLOBAL double* p, double v) { atomicAdd(p, v); }
+#else
 /* *p += v as one atomic compare-and-swap loop on the value's bits. */
 FUNC void qf_atomic_add(GLOBAL double* p, double v)
 {
@@ -90,6 +103,7 @@ FUNC void qf_atomic_add(GLOBAL double* p, double v)
         old = seen;
     }
 }
+#endif
 
 /* min and max that keep a NaN (a NaN contribution must not vanish). */
 FUNC double qf_min(double a, double b) { return (isnan(a) || isnan(b)) ? QF_NAN : fmin(a, b); }
@@ -282,6 +296,9 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
     let groups = crate::plan::staged_groups(l);
     let group_of = |k: usize| groups.iter().position(|g| g.contains(&k));
     let mut reds: Vec<(String, Reduction, usize, usize)> = Vec::new();
+    // The first argument that reads each (map, slot): later ones reuse its
+    // target index instead of loading it again.
+    let mut targets: Vec<(&str, usize, usize)> = Vec::new();
     for slot in slots(l) {
         let p = match slot {
             Slot::Range(0) => "uint qf_first".to_string(),
@@ -292,11 +309,17 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
                 let ArgKind::Dat { dat, access, .. } = l.args[k].kind else {
                     unreachable!()
                 };
+                // A dat no argument of the loop writes is read through a
+                // restricted pointer (a GPU's read-only cache).
                 let c = if access.writes() { "" } else { "const " };
-                format!("GLOBAL {c}{}* a{k}", scalar(dat.ty))
+                let restricted = !access.writes() && !written(l, dat.name);
+                let r = if restricted { " QF_RESTRICT" } else { "" };
+                format!("GLOBAL {c}{}*{r} a{k}", scalar(dat.ty))
             }
             Slot::DatStride(k) => format!("uint s{k}"),
-            Slot::MapValues(k) | Slot::StarIdx(k) => format!("GLOBAL const uint* m{k}"),
+            Slot::MapValues(k) | Slot::StarIdx(k) => {
+                format!("GLOBAL const uint* QF_RESTRICT m{k}")
+            }
             Slot::StarStart(k) => format!("GLOBAL const uint* s{k}"),
             Slot::Strides(0) => "long qf_sy".to_string(),
             Slot::Strides(_) => "long qf_sz".to_string(),
@@ -337,7 +360,13 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
                                 let Arity::Fixed(n) = m.arity else {
                                     unreachable!("validated")
                                 };
-                                format!("m{k}[i * {n}u + {slot}u]")
+                                match targets.iter().find(|t| t.0 == m.name && t.1 == slot) {
+                                    Some(&(_, _, first)) => format!("e{first}"),
+                                    None => {
+                                        targets.push((m.name, slot, k));
+                                        format!("m{k}[i * {n}u + {slot}u]")
+                                    }
+                                }
                             }
                             _ => "i".to_string(),
                         };
@@ -632,4 +661,12 @@ pub fn program(device_source: &str, loops: &[&LoopDecl]) -> String {
         s.push_str(&entry(l));
     }
     s
+}
+
+/// Whether some argument of loop `l` writes dat `name` (then no argument
+/// may read it through a restricted pointer).
+fn written(l: &LoopDecl, name: &str) -> bool {
+    l.args.iter().any(|a| {
+        matches!(a.kind, ArgKind::Dat { dat, access, .. } if dat.name == name && access.writes())
+    })
 }

@@ -187,7 +187,7 @@ impl OpenClBackend {
             ),
         };
         let text = source::program(program.device_source, program.loops);
-        let built = super::build(&context, id, &info, &text, &format!("-DQF_WG_MAX={wg}"))?;
+        let built = super::build_program(&context, id, &info, &text, wg)?;
         let kernel = |name: &str| {
             Kernel::create(&built, name).map_err(|e| cl_error(&format!("kernel {name}"), e))
         };
