@@ -39,7 +39,9 @@ pub struct Settings {
     /// by colour in parallel), `"two-level"` (blocks of `block_size`
     /// edges coloured, the blocks of a colour in parallel; on a device,
     /// blocks of the work-group size with their edges coloured again) or
-    /// `"atomics"` (every edge at once, increments atomic). The colourings
+    /// `"atomics"` (every edge at once, increments atomic), or on a device
+    /// `"staged-atomics"` (the two-level blocks all at once, a block's
+    /// increments summed in local memory, then added atomically). The colourings
     /// are bit-identical for any thread count; all are round-off from the
     /// sequential answer.
     pub strategy: Increments,
@@ -55,8 +57,9 @@ pub struct Settings {
     pub reorder: Reorder,
     /// How the backend stores the cells' states and residuals: `"aos"`
     /// (array of structures: a cell's four values together) or `"soa"`
-    /// (structure of arrays: one array per component). The same bits
-    /// either way; only the speed differs.
+    /// (structure of arrays: one array per component) or `"mixed"` (`res`,
+    /// the incremented dat, as structure of arrays, the rest as arrays of
+    /// structures). The same bits either way; only the speed differs.
     pub layout: Layout,
 }
 

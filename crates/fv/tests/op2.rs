@@ -206,7 +206,7 @@ fn reorderings_keep_the_answer_and_partition_blocks_keep_the_bits() {
     }
 }
 
-/// The structure-of-arrays layout changes where values live, not the
+/// The structure-of-arrays and mixed layouts change where values live, not the
 /// arithmetic: the same bits as the array-of-structures run, serial and on
 /// threads, with a coloured plan too.
 #[test]
@@ -218,15 +218,41 @@ fn the_soa_layout_gives_the_same_bits() {
             strategy,
             ..Settings::default()
         };
-        let soa = Settings {
-            layout: Layout::Soa,
-            ..aos.clone()
-        };
-        for (kind, t) in [(BackendKind::Serial, 1), (BackendKind::Threads, 2)] {
-            let a = run_with(&spec(kind, t), &aos, 50);
-            let b = run_with(&spec(kind, t), &soa, 50);
-            assert_eq!(a.0, b.0, "{strategy:?} {t} thread(s): rms");
-            assert!(a.1 == b.1, "{strategy:?} {t} thread(s): fields differ");
+        for layout in [Layout::Soa, Layout::Mixed] {
+            let other = Settings {
+                layout,
+                ..aos.clone()
+            };
+            for (kind, t) in [(BackendKind::Serial, 1), (BackendKind::Threads, 2)] {
+                let a = run_with(&spec(kind, t), &aos, 50);
+                let b = run_with(&spec(kind, t), &other, 50);
+                assert_eq!(a.0, b.0, "{strategy:?} {layout:?} {t} thread(s): rms");
+                assert!(
+                    a.1 == b.1,
+                    "{strategy:?} {layout:?} {t} thread(s): fields differ"
+                );
+            }
         }
+    }
+}
+
+/// `staged-atomics` is a device strategy: a CPU backend refuses it, with a
+/// message that names it and what to use instead.
+#[test]
+fn cpu_backends_refuse_the_staged_atomics() {
+    let settings = Settings {
+        strategy: qflow_par::plan::Increments::StagedAtomics,
+        ..Settings::default()
+    };
+    let mesh = Op2Naca0012 { i: 8, j: 6 }.generate().unwrap();
+    for kind in [BackendKind::Serial, BackendKind::Threads] {
+        let Err(e) = Solver::new(&mesh, &settings, &spec(kind, 2)) else {
+            panic!("{kind:?} ran the staged atomics");
+        };
+        let e = e.to_string();
+        assert!(
+            e.contains("staged-atomics") && e.contains("two-level"),
+            "{kind:?}: {e}"
+        );
     }
 }

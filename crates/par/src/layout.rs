@@ -6,7 +6,11 @@
 //! - [`Layout::Soa`] (structure of arrays): one array per component, value
 //!   `c` of element `i` at `c * n + i` for a set of `n` local elements, so
 //!   that consecutive elements' values of one component are neighbours in
-//!   memory (what a GPU's coalesced loads and a CPU's vector loads want).
+//!   memory (what a GPU's coalesced loads and a CPU's vector loads want);
+//! - [`Layout::Mixed`]: structures of arrays for the dats that a loop
+//!   increments through a map, arrays of structures for the rest (a
+//!   GPU's atomic adds then spread over separate arrays while the gathered
+//!   reads take whole elements).
 //!
 //! The layout is the backend's business: kernels see whole elements either
 //! way, and everything that leaves a backend (halo messages, gathered
@@ -17,7 +21,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::decl::{ArgKind, DatDecl, LoopDecl, Via};
+use crate::decl::{Access, ArgKind, DatDecl, LoopDecl, Via};
 use crate::problem::Values;
 
 /// How a backend stores dats with several values per element.
@@ -29,6 +33,10 @@ pub enum Layout {
     Aos,
     /// Structure of arrays.
     Soa,
+    /// Structure of arrays for the dats incremented through a map, array
+    /// of structures for the others. Dats that a method swaps must then
+    /// be both incremented or neither (a backend checks at the swap).
+    Mixed,
 }
 
 impl Layout {
@@ -37,6 +45,7 @@ impl Layout {
         match self {
             Layout::Aos => "aos",
             Layout::Soa => "soa",
+            Layout::Mixed => "mixed",
         }
     }
 }
@@ -47,7 +56,8 @@ impl std::str::FromStr for Layout {
         match s {
             "aos" => Ok(Layout::Aos),
             "soa" => Ok(Layout::Soa),
-            o => Err(format!("unknown layout '{o}' (aos, soa)")),
+            "mixed" => Ok(Layout::Mixed),
+            o => Err(format!("unknown layout '{o}' (aos, soa, mixed)")),
         }
     }
 }
@@ -74,7 +84,18 @@ pub fn soa_dats(dats: &[&DatDecl], loops: &[&LoopDecl], layout: Layout) -> Vec<b
             })
         })
     };
-    dats.iter().map(|d| d.dim > 1 && !excluded(d)).collect()
+    // Mixed: only the dats some loop increments through a map.
+    let incremented = |d: &DatDecl| {
+        loops.iter().any(|l| {
+            l.args.iter().any(|a| {
+                matches!(a.kind, ArgKind::Dat { dat, via: Via::Map(..), access: Access::Inc }
+                    if std::ptr::eq(dat, d))
+            })
+        })
+    };
+    dats.iter()
+        .map(|d| d.dim > 1 && !excluded(d) && (layout == Layout::Soa || incremented(d)))
+        .collect()
 }
 
 /// Where value `c` of element `e` is, for `dim` values per element:

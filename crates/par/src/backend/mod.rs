@@ -225,6 +225,14 @@ pub fn create(
     program: &Program,
     node: (usize, usize),
 ) -> Result<Box<dyn LocalBackend>, String> {
+    if spec.increments == crate::plan::Increments::StagedAtomics && spec.kind != BackendKind::OpenCl
+    {
+        return Err(format!(
+            "the increment strategy `staged-atomics` runs on devices (--backend opencl), not on \
+             the {} backend: on CPUs use `two-level` or `atomics`",
+            spec.kind.name()
+        ));
+    }
     match spec.kind {
         BackendKind::Serial => Ok(Box::new(
             cpu::CpuBackend::new(part, globals, cpu::Par::Seq)

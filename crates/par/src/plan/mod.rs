@@ -55,6 +55,12 @@ pub enum Increments {
     TwoLevel,
     /// All elements in parallel, increments through maps atomic.
     Atomics,
+    /// Devices only: the blocks of the two-level plan all at once, each
+    /// block's increments added up in local memory (thread colour by thread
+    /// colour), then added to their targets atomically, one atomic add per
+    /// target and component per block.
+    #[serde(rename = "staged-atomics")]
+    StagedAtomics,
 }
 
 impl Increments {
@@ -65,6 +71,7 @@ impl Increments {
             Increments::Colouring => "global-colouring",
             Increments::TwoLevel => "two-level",
             Increments::Atomics => "atomics",
+            Increments::StagedAtomics => "staged-atomics",
         }
     }
 }
@@ -288,7 +295,10 @@ pub fn loop_runs(
     increments: Increments,
     block: usize,
 ) -> Result<Option<Vec<Vec<Range<usize>>>>, String> {
-    if matches!(increments, Increments::Sequential | Increments::Atomics) {
+    if matches!(
+        increments,
+        Increments::Sequential | Increments::Atomics | Increments::StagedAtomics
+    ) {
         return Ok(None);
     }
     let incs = inc_targets(part, l)?;

@@ -199,11 +199,20 @@ pub enum Entry {
     /// elements computed at once, their increments added thread colour
     /// by thread colour with a barrier between.
     Blocks,
+    /// As [`Entry::Blocks`], for blocks that may share targets (all of
+    /// them at once): the block's local sums added to the dat atomically.
+    StagedAtomic,
 }
 
 impl Entry {
     /// Every entry, the serial one first.
-    pub const ALL: [Entry; 4] = [Entry::Serial, Entry::Coloured, Entry::Atomic, Entry::Blocks];
+    pub const ALL: [Entry; 5] = [
+        Entry::Serial,
+        Entry::Coloured,
+        Entry::Atomic,
+        Entry::Blocks,
+        Entry::StagedAtomic,
+    ];
 }
 
 /// The name of the entry kernel of a loop.
@@ -218,6 +227,7 @@ pub fn entry_name_of(l: &LoopDecl, e: Entry) -> String {
         Entry::Coloured => format!("qf_loop_{}_coloured", l.name),
         Entry::Atomic => format!("qf_loop_{}_atomic", l.name),
         Entry::Blocks => format!("qf_loop_{}_blocks", l.name),
+        Entry::StagedAtomic => format!("qf_loop_{}_staged_atomic", l.name),
     }
 }
 
@@ -295,6 +305,8 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
     // A two-level block's staged increments: into the local copy.
     let groups = crate::plan::staged_groups(l);
     let group_of = |k: usize| groups.iter().position(|g| g.contains(&k));
+    // A two-level entry: work group by block, increments staged.
+    let blocked = matches!(entry, Some(Entry::Blocks | Entry::StagedAtomic));
     let mut reds: Vec<(String, Reduction, usize, usize)> = Vec::new();
     // The first argument that reads each (map, slot): later ones reuse its
     // target index instead of loading it again.
@@ -389,7 +401,7 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
                                 } else {
                                     format!("QF_AT(e{k}, {c}u, {dim}u, s{k})")
                                 };
-                                let staged = group_of(k).filter(|_| entry == Some(Entry::Blocks));
+                                let staged = group_of(k).filter(|_| blocked);
                                 let _ = if let Some(g) = staged {
                                     writeln!(
                                         after_inc,
@@ -548,10 +560,10 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
     }
     let call = format!("        {}({});\n", l.kernel, call.join(", "));
     let body = format!("{setup}{call}{after}{after_inc}");
-    if entry == Some(Entry::Blocks) {
+    if blocked {
         // Each staged group's local copy zeroed before, and added to the
         // dat after (one target per work item at a time; no two blocks of
-        // a launch share a target).
+        // a launch share a target, else the adds are atomic).
         let (mut zero, mut flush) = (String::new(), String::new());
         for (g, args) in groups.iter().enumerate() {
             let ArgKind::Dat { dat, .. } = l.args[args[0]].kind else {
@@ -559,6 +571,13 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
             };
             let (dim, k) = (dat.dim, args[0]);
             let stride = if dim > 1 { format!("s{k}") } else { "0".into() };
+            let target = format!("((GLOBAL double*)a{k})[QF_AT(qf_e, qf_c, {dim}u, {stride})]");
+            let value = format!("qf_st{g}[qf_t * {dim}u + qf_c]");
+            let add = if entry == Some(Entry::StagedAtomic) {
+                format!("qf_atomic_add(&{target}, {value})")
+            } else {
+                format!("{target} += {value}")
+            };
             let _ = writeln!(
                 zero,
                 "    uint qf_t0_{g} = qf_sts{g}[qf_blk];\n    uint qf_tn_{g} = qf_sts{g}[qf_blk + 1] - qf_t0_{g};\n    \
@@ -568,7 +587,7 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
                 flush,
                 "    for (uint qf_t = QF_LID(); qf_t < qf_tn_{g}; qf_t += QF_LSIZE()) {{\n        \
                  uint qf_e = qf_stt{g}[qf_t0_{g} + qf_t];\n        \
-                 for (uint qf_c = 0; qf_c < {dim}u; qf_c++) ((GLOBAL double*)a{k})[QF_AT(qf_e, qf_c, {dim}u, {stride})] += qf_st{g}[qf_t * {dim}u + qf_c];\n    }}"
+                 for (uint qf_c = 0; qf_c < {dim}u; qf_c++) {add};\n    }}"
             );
         }
         if !groups.is_empty() {

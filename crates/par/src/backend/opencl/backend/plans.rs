@@ -10,8 +10,11 @@ pub(super) enum DevicePlan {
     Colours(Vec<Vec<Range<usize>>>),
     /// Every element at once, increments atomic.
     Atomic,
-    /// A two-level plan (blocks of the work-group size) and its buffers.
+    /// A two-level plan (blocks of the work-group size) and its buffers:
+    /// colour by colour, or (`atomic`) every block at once in block order,
+    /// the staged sums added atomically.
     Blocks {
+        atomic: bool,
         plan: crate::plan::DeviceBlocks,
         blocks: Buffer<u32>,
         thread_colour: Buffer<u8>,
@@ -65,37 +68,44 @@ impl OpenClBackend {
                 crate::plan::loop_runs(&self.part, l, Increments::Colouring, 0)?
                     .map(DevicePlan::Colours)
             }
-            Increments::TwoLevel => match crate::plan::device_blocks(&self.part, l, self.wg)? {
-                None => None,
-                Some(plan) => Some(DevicePlan::Blocks {
-                    staged: plan
-                        .staged
-                        .iter()
-                        .zip(crate::plan::staged_groups(l))
-                        .map(|(st, args)| {
-                            let ArgKind::Dat { dat, .. } = l.args[args[0]].kind else {
-                                unreachable!()
-                            };
-                            Ok(StagedBuffers {
-                                start: self.upload(&st.start)?,
-                                targets: self.upload(&st.targets)?,
-                                index: st
-                                    .index
-                                    .iter()
-                                    .map(|x| self.upload(x))
-                                    .collect::<Result<_, String>>()?,
-                                bytes: (st.most * dat.dim * 8).max(8),
-                                args,
+            inc @ (Increments::TwoLevel | Increments::StagedAtomics) => {
+                match crate::plan::device_blocks(&self.part, l, self.wg)? {
+                    None => None,
+                    Some(plan) => Some(DevicePlan::Blocks {
+                        atomic: inc == Increments::StagedAtomics,
+                        staged: plan
+                            .staged
+                            .iter()
+                            .zip(crate::plan::staged_groups(l))
+                            .map(|(st, args)| {
+                                let ArgKind::Dat { dat, .. } = l.args[args[0]].kind else {
+                                    unreachable!()
+                                };
+                                Ok(StagedBuffers {
+                                    start: self.upload(&st.start)?,
+                                    targets: self.upload(&st.targets)?,
+                                    index: st
+                                        .index
+                                        .iter()
+                                        .map(|x| self.upload(x))
+                                        .collect::<Result<_, String>>()?,
+                                    bytes: (st.most * dat.dim * 8).max(8),
+                                    args,
+                                })
                             })
-                        })
-                        .collect::<Result<_, String>>()?,
-                    blocks: self.upload(&plan.order)?,
-                    thread_colour: self.upload(&plan.thread_colour)?,
-                    thread_colours: self.upload(&plan.thread_colours)?,
-                    starts: self.upload(&plan.starts)?,
-                    plan,
-                }),
-            },
+                            .collect::<Result<_, String>>()?,
+                        blocks: if inc == Increments::StagedAtomics {
+                            self.upload(&(0..plan.starts.len() as u32 - 1).collect::<Vec<_>>())?
+                        } else {
+                            self.upload(&plan.order)?
+                        },
+                        thread_colour: self.upload(&plan.thread_colour)?,
+                        thread_colours: self.upload(&plan.thread_colours)?,
+                        starts: self.upload(&plan.starts)?,
+                        plan,
+                    }),
+                }
+            }
         })
     }
 
@@ -148,6 +158,7 @@ impl OpenClBackend {
                 }
                 DevicePlan::Atomic => go(self, s.start, s.len(), Entry::Atomic, None),
                 DevicePlan::Blocks {
+                    atomic,
                     plan: p,
                     blocks,
                     thread_colour,
@@ -155,7 +166,14 @@ impl OpenClBackend {
                     starts,
                     staged,
                 } => {
-                    for c in &p.colours {
+                    // Every block in one launch, or colour by colour.
+                    let all = [0..p.starts.len() - 1];
+                    let (launches, entry) = if *atomic {
+                        (&all[..], Entry::StagedAtomic)
+                    } else {
+                        (&p.colours[..], Entry::Blocks)
+                    };
+                    for c in launches {
                         let args = BlockArgs {
                             blocks: blocks.get(),
                             first: c.start as u32,
@@ -165,7 +183,7 @@ impl OpenClBackend {
                             starts: starts.get(),
                             staged,
                         };
-                        go(self, s.start, s.len(), Entry::Blocks, Some(args));
+                        go(self, s.start, s.len(), entry, Some(args));
                     }
                 }
             }
