@@ -167,9 +167,9 @@ impl OpenClBackend {
                     staged,
                 } => {
                     // Every block in one launch, or colour by colour.
-                    let all = [0..p.starts.len() - 1];
+                    let every_block = 0..p.starts.len() - 1;
                     let (launches, entry) = if *atomic {
-                        (&all[..], Entry::StagedAtomic)
+                        (std::slice::from_ref(&every_block), Entry::StagedAtomic)
                     } else {
                         (&p.colours[..], Entry::Blocks)
                     };
