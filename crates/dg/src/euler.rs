@@ -205,8 +205,8 @@ pub fn iso_rhs_2d_n(n: usize, p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler
 /// `sum_i w_i m_i^2 / (2 rho_i)` (on the reference cell: the host scales
 /// by `h / 2`) and the smallest density at a node.
 #[device]
-pub fn iso_diag_1d(p: [f64; 5], u: &Euler1, mass: &mut f64, kinetic: &mut f64, low: &mut f64) {
-    let n = p[0] as usize;
+pub fn iso_diag_1d(_p: [f64; 5], u: &Euler1, mass: &mut f64, kinetic: &mut f64, low: &mut f64) {
+    let n = DG_ORDER;
     let w0 = 8 * (n - 1);
     let mut m = 0.0;
     let mut k = 0.0;
@@ -246,23 +246,29 @@ pub fn iso_lserk_diag_1d(
 /// cell: the host scales by `hx hy / 4`) and the smallest density at a
 /// node.
 #[device]
-pub fn iso_diag_2d(p: [f64; 5], u: &Euler2, mass: &mut f64, kinetic: &mut f64, low: &mut f64) {
-    let n = p[0] as usize;
+pub fn iso_diag_2d(_p: [f64; 5], u: &Euler2, mass: &mut f64, kinetic: &mut f64, low: &mut f64) {
+    // This module's order (the loops unroll); each row summed apart, so
+    // that the rows' chains of dependent additions overlap.
+    let n = DG_ORDER;
     let w0 = 8 * (n - 1);
     let mut m = 0.0;
     let mut k = 0.0;
     let mut lo = *low;
     for j in 0..n {
+        let (mut rm, mut rk) = (0.0, 0.0);
+        let mut rlo = u[n * j];
         for i in 0..n {
-            let w = GLL_W[w0 + i] * GLL_W[w0 + j];
             let s = n * j + i;
             let rho = u[s];
             let mx = u[n * n + s];
             let my = u[2 * n * n + s];
-            m += w * rho;
-            k += w * (0.5 * (mx * mx + my * my) / rho);
-            lo = lo.min(rho);
+            rm += GLL_W[w0 + i] * rho;
+            rk += GLL_W[w0 + i] * (0.5 * (mx * mx + my * my) / rho);
+            rlo = rlo.min(rho);
         }
+        m += GLL_W[w0 + j] * rm;
+        k += GLL_W[w0 + j] * rk;
+        lo = lo.min(rlo);
     }
     *mass += m;
     *kinetic += k;

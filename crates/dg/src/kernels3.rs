@@ -144,17 +144,23 @@ pub fn lserk_3d_n(
 /// A 3D cell's share of the squared L2 norm on the reference cell,
 /// `sum_ijk w_i w_j w_k u_ijk^2` (the host scales by `hx hy hz / 8`).
 #[device]
-pub fn norm_3d(p: [f64; 7], u: &Cell3, sum: &mut f64) {
-    let n = p[0] as usize;
+pub fn norm_3d(_p: [f64; 7], u: &Cell3, sum: &mut f64) {
+    // This module's order (the loops unroll); each line and plane summed
+    // apart, so that the chains of dependent additions overlap.
+    let n = DG_ORDER;
     let w0 = 8 * (n - 1);
     let mut s = 0.0;
     for k in 0..n {
+        let mut plane = 0.0;
         for j in 0..n {
+            let mut line = 0.0;
             for i in 0..n {
                 let v = u[(k * n + j) * n + i];
-                s += GLL_W[w0 + i] * GLL_W[w0 + j] * GLL_W[w0 + k] * v * v;
+                line += GLL_W[w0 + i] * v * v;
             }
+            plane += GLL_W[w0 + j] * line;
         }
+        s += GLL_W[w0 + k] * plane;
     }
     *sum += s;
 }
