@@ -176,7 +176,11 @@ impl Claims {
                 }
             }
         };
-        pool.install(|| (0..t).into_par_iter().with_max_len(1).for_each(task));
+        // Inside a step, its team runs the loop (no fork and join).
+        match super::team::Team::current(t) {
+            Some(team) => team.run(&task),
+            None => pool.install(|| (0..t).into_par_iter().with_max_len(1).for_each(task)),
+        }
     }
 }
 
