@@ -177,8 +177,9 @@ impl Claims {
             }
         };
         // Inside a step, its team runs the loop (no fork and join).
-        if super::team::Team::with_current(pool, |team| team.run(&task)).is_none() {
-            pool.install(|| (0..t).into_par_iter().with_max_len(1).for_each(task));
+        match super::team::Team::current(t) {
+            Some(team) => team.run(&task),
+            None => pool.install(|| (0..t).into_par_iter().with_max_len(1).for_each(task)),
         }
     }
 }

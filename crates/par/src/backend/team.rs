@@ -21,19 +21,15 @@ use std::any::Any;
 use std::cell::{Cell, UnsafeCell};
 use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex};
-use std::time::Duration;
+use std::sync::Mutex;
 
 /// A loop's work as the helpers call it: with the thread's index.
 type Work = dyn Fn(usize) + Sync + 'static;
 
 /// Spins before a waiting thread starts yielding its core (a loop's gap on
-/// an idle machine is a few microseconds: spinning catches it).
+/// an idle machine is a few microseconds: spinning catches it; a long wait,
+/// an MPI exchange say, then costs the core's other users little).
 const SPINS: u32 = 4000;
-
-/// Yields before a helper sleeps until woken (a long wait, an MPI exchange
-/// or the step's own sequential work, then costs the core nothing).
-const YIELDS: u32 = 200;
 
 /// The state the threads of one step share.
 pub(super) struct Team {
@@ -47,35 +43,23 @@ pub(super) struct Team {
     joined: AtomicUsize,
     /// Set when the step has ended (or unwound): the helpers leave.
     stop: AtomicBool,
-    /// Set while a loop runs: a loop inside a loop's work (none today)
-    /// would run through rayon, not publish over the running one.
-    in_loop: AtomicBool,
-    /// The current loop's work, written by the stepping thread only
-    /// between loops (after every helper counted itself done, before the
-    /// next number).
+    /// The current loop's work, written by the stepping thread only between loops
+    /// (after every helper counted itself done, before the next number).
     work: UnsafeCell<Option<*const Work>>,
-    /// Whether a helper panicked in the current step (then `panic` holds
-    /// the first payload, resumed on the stepping thread).
-    panicked: AtomicBool,
+    /// A helper's panic, resumed on the stepping thread at the end of the loop.
     panic: Mutex<Option<Box<dyn Any + Send>>>,
-    /// Helpers asleep, and where they sleep (woken by a new loop or the
-    /// step's end).
-    sleepers: AtomicUsize,
-    bed: Mutex<()>,
-    alarm: Condvar,
 }
 
-// SAFETY: `work` is written by the stepping thread only while no helper
-// reads it (between a loop's end, when every helper has counted itself
-// done, and the next loop's number), and read by the helpers only after
-// they saw the new number (release/acquire on `generation`); the work it
-// points to is `Sync` and outlives the loop (the stepping thread returns
-// from `run` only after every helper is done).
+// SAFETY: `work` is written by the stepping thread only while no helper reads it
+// (between a loop's end, when every helper has counted itself done, and the
+// next loop's number), and read by the helpers only after they saw the new
+// number (release/acquire on `generation`); the work it points to is `Sync`
+// and outlives the loop (the stepping thread returns from `run` only after every
+// helper is done).
 unsafe impl Sync for Team {}
 
 thread_local! {
-    /// The team whose step this thread runs (the stepping thread, during a
-    /// step).
+    /// The team whose step this thread runs (the stepping thread, during a step).
     static CURRENT: Cell<*const Team> = const { Cell::new(std::ptr::null()) };
 }
 
@@ -100,8 +84,7 @@ struct Running<'a>(&'a Team);
 impl Drop for Running<'_> {
     fn drop(&mut self) {
         CURRENT.with(|c| c.set(std::ptr::null()));
-        self.0.stop.store(true, Ordering::SeqCst);
-        self.0.wake();
+        self.0.stop.store(true, Ordering::Release);
     }
 }
 
@@ -113,47 +96,24 @@ impl Team {
             done: AtomicUsize::new(0),
             joined: AtomicUsize::new(0),
             stop: AtomicBool::new(false),
-            in_loop: AtomicBool::new(false),
             work: UnsafeCell::new(None),
-            panicked: AtomicBool::new(false),
             panic: Mutex::new(None),
-            sleepers: AtomicUsize::new(0),
-            bed: Mutex::new(()),
-            alarm: Condvar::new(),
         }
     }
 
-    /// Runs `f` with the team of the step this thread runs, if there is
-    /// one, it is `pool`'s (this thread is one of `pool`'s) and no loop of
-    /// it is running; else returns `None` without calling `f`.
-    pub(super) fn with_current<R>(
-        pool: &rayon::ThreadPool,
-        f: impl FnOnce(&Team) -> R,
-    ) -> Option<R> {
+    /// The team of the step this thread runs, if it has `threads` threads.
+    pub(super) fn current(threads: usize) -> Option<&'static Team> {
         let t = CURRENT.with(Cell::get);
         // SAFETY: set only while the stepping thread runs the step inside
-        // `run_step`, which owns the team and outlives the step; `f` runs
-        // within that.
+        // `run_step`, which owns the team and outlives the step.
         let team = unsafe { t.as_ref() }?;
-        let ours = pool.current_thread_index().is_some()
-            && team.threads == pool.current_num_threads()
-            && !team.in_loop.load(Ordering::Relaxed);
-        ours.then(|| f(team))
-    }
-
-    /// Wakes the sleeping helpers, if any.
-    fn wake(&self) {
-        if self.sleepers.load(Ordering::SeqCst) > 0 {
-            let _bed = self.bed.lock();
-            self.alarm.notify_all();
-        }
+        (team.threads == threads).then_some(team)
     }
 
     /// Runs `work(i)` on every thread of the team (`i` its index in the
     /// pool; this thread included) and returns when all are done; a
     /// helper's panic is resumed here.
     pub(super) fn run<'a>(&self, work: &'a (dyn Fn(usize) + Sync + 'a)) {
-        self.in_loop.store(true, Ordering::Relaxed);
         // SAFETY: the helpers are between loops (all counted themselves
         // done at the end of the last one), so none reads `work`; the
         // pointer's lifetime is erased, and it is used only until every
@@ -164,49 +124,16 @@ impl Team {
             *self.work.get() = Some(p);
         }
         self.done.store(0, Ordering::Relaxed);
-        self.generation.fetch_add(1, Ordering::SeqCst);
-        self.wake();
+        self.generation.fetch_add(1, Ordering::Release);
         let me = rayon::current_thread_index().unwrap_or(0);
         let mine = catch_unwind(AssertUnwindSafe(|| work(me)));
         wait(|| self.done.load(Ordering::Acquire) + 1 >= self.threads);
-        self.in_loop.store(false, Ordering::Relaxed);
         if let Err(p) = mine {
             resume_unwind(p);
         }
-        if self.panicked.load(Ordering::Acquire) {
-            let helper = self.panic.lock().map(|mut p| p.take()).unwrap_or(None);
-            self.panicked.store(false, Ordering::Relaxed);
-            if let Some(p) = helper {
-                resume_unwind(p);
-            }
-        }
-    }
-
-    /// Whether the step has moved past loop `seen` (a new loop, or its end).
-    fn news(&self, seen: u64) -> bool {
-        self.stop.load(Ordering::SeqCst) || self.generation.load(Ordering::SeqCst) != seen
-    }
-
-    /// Waits for news after loop `seen`: spinning, then yielding, then
-    /// asleep until woken (or, as a safety net, a millisecond).
-    fn wait_for_news(&self, seen: u64) {
-        let mut spins = 0;
-        while !self.news(seen) {
-            if spins < SPINS {
-                spins += 1;
-                std::hint::spin_loop();
-            } else if spins < SPINS + YIELDS {
-                spins += 1;
-                std::thread::yield_now();
-            } else {
-                self.sleepers.fetch_add(1, Ordering::SeqCst);
-                if let Ok(bed) = self.bed.lock() {
-                    if !self.news(seen) {
-                        let _ = self.alarm.wait_timeout(bed, Duration::from_millis(1));
-                    }
-                }
-                self.sleepers.fetch_sub(1, Ordering::SeqCst);
-            }
+        let helper = self.panic.lock().map(|mut p| p.take()).unwrap_or(None);
+        if let Some(p) = helper {
+            resume_unwind(p);
         }
     }
 
@@ -217,23 +144,22 @@ impl Team {
         self.joined.fetch_add(1, Ordering::AcqRel);
         let mut seen = 0;
         loop {
-            self.wait_for_news(seen);
-            if self.stop.load(Ordering::SeqCst) {
+            wait(|| {
+                self.stop.load(Ordering::Acquire) || self.generation.load(Ordering::Acquire) != seen
+            });
+            if self.stop.load(Ordering::Acquire) {
                 return;
             }
             seen = self.generation.load(Ordering::Acquire);
             // SAFETY: the work of loop `seen` was stored before its number
             // was published and stays valid until this helper counts
             // itself done.
-            if let Some(work) = unsafe { *self.work.get() } {
-                // SAFETY: as above: `work` points to the live work of the
-                // loop.
-                let r = catch_unwind(AssertUnwindSafe(|| unsafe { (*work)(me) }));
-                if let Err(p) = r {
-                    if let Ok(mut slot) = self.panic.lock() {
-                        slot.get_or_insert(p);
-                    }
-                    self.panicked.store(true, Ordering::Release);
+            let work = unsafe { (*self.work.get()).expect("a published loop") };
+            // SAFETY: as above: `work` points to the live work of the loop.
+            let r = catch_unwind(AssertUnwindSafe(|| unsafe { (*work)(me) }));
+            if let Err(p) = r {
+                if let Ok(mut slot) = self.panic.lock() {
+                    slot.get_or_insert(p);
                 }
             }
             self.done.fetch_add(1, Ordering::Release);
@@ -242,15 +168,13 @@ impl Team {
 }
 
 /// Runs `step` on a thread of `pool` with the pool's other threads as its
-/// team (see the module's documentation); a pool of one thread, or a call
-/// from inside the pool (a step within a step), runs it as `pool.install`
-/// does. Allocates nothing: the helpers are the second halves of rayon
-/// joins, stolen by the idle threads; the step starts once all have
-/// arrived.
+/// team (see the module's documentation); a pool of one thread runs it as
+/// `pool.install` does. Allocates nothing: the helpers are the second
+/// halves of rayon joins, stolen by the idle threads; the step starts once
+/// all have arrived.
 pub fn run_step<R: Send>(pool: &rayon::ThreadPool, step: impl FnOnce() -> R + Send) -> R {
     let threads = pool.current_num_threads();
-    let inside = pool.current_thread_index().is_some() || !CURRENT.with(Cell::get).is_null();
-    if threads < 2 || inside {
+    if threads < 2 {
         return pool.install(step);
     }
     let team = Team::new(threads);
@@ -313,27 +237,6 @@ mod tests {
                 );
             }
         }
-    }
-
-    /// A step within a step runs inline (no second team, no hang), and a
-    /// loop inside a step on another pool of the same size runs on that
-    /// pool (every part once).
-    #[test]
-    fn nested_steps_and_other_pools_run_without_the_team() {
-        let (a, b) = (pool(2), pool(2));
-        let mut claims = Claims::new(2);
-        let n = AtomicUsize::new(0);
-        run_step(&a, || {
-            run_step(&a, || {
-                claims.run(&a, 4, &|_| {
-                    n.fetch_add(1, Ordering::Relaxed);
-                })
-            });
-            claims.run(&b, 4, &|_| {
-                n.fetch_add(1, Ordering::Relaxed);
-            });
-        });
-        assert_eq!(n.load(Ordering::Relaxed), 16);
     }
 
     /// A loop that panics on a helper, or the step itself panicking, ends
