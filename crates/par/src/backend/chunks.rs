@@ -176,11 +176,7 @@ impl Claims {
                 }
             }
         };
-        // Inside a step, its team runs the loop (no fork and join).
-        match super::team::Team::current(t) {
-            Some(team) => team.run(&task),
-            None => pool.install(|| (0..t).into_par_iter().with_max_len(1).for_each(task)),
-        }
+        pool.install(|| (0..t).into_par_iter().with_max_len(1).for_each(task));
     }
 }
 

@@ -22,7 +22,6 @@ mod chunks;
 pub mod cpu;
 #[cfg(feature = "opencl")]
 pub mod opencl;
-pub mod team;
 
 /// A backend that runs one rank's loops.
 pub trait LocalBackend: Send {

@@ -361,7 +361,7 @@ pub fn step_in_pool<M: Method + ?Sized>(
     row: &mut [f64],
 ) -> Result<(), StepError> {
     match ex.pool() {
-        Some(pool) => crate::backend::team::run_step(&pool, || method.step(ex, iteration, row)),
+        Some(pool) => pool.install(|| method.step(ex, iteration, row)),
         None => method.step(ex, iteration, row),
     }
 }
