@@ -204,13 +204,17 @@ EOF
         SUMMARY+="device triad: $triad GB/s"$'\n'
     fi
     local fv=$TMPDIR_GPU/fv
-    want fv-runs && for s in global-colouring two-level atomics; do
+    want fv-runs && for s in global-colouring two-level atomics atomics:mixed; do
+        local layout=aos
+        [ "${s#*:}" != "$s" ] && layout=${s#*:} && s=${s%%:*}
         part 180 "fv 720k 1000 iterations $s" "$q" run cases/op2-airfoil.toml --backend opencl \
-            -o "$fv-$s" -q --max-iters $fv_iters --set fv.strategy=$s --set output.vtk=false --set output.plots=false
-        SUMMARY+="  fv $s: $(summary_keys "$fv-$s/summary.toml" rms rdp wall_seconds)"$'\n'
+            -o "$fv-$s-$layout" -q --max-iters $fv_iters --set fv.strategy=$s --set fv.layout=$layout \
+            --set output.vtk=false --set output.plots=false
+        SUMMARY+="  fv $s $layout: $(summary_keys "$fv-$s-$layout/summary.toml" rms rdp wall_seconds)"$'\n'
     done
     local fv_confs=${GPU_CHECK_FV:-"global-colouring:none:aos:64 global-colouring:none:soa:64 two-level:none:aos:64
-        two-level:partition:aos:64 atomics:none:aos:64 atomics:none:soa:64"}
+        two-level:partition:aos:64 atomics:none:aos:64 atomics:none:soa:64 atomics:none:mixed:64
+        atomics:none:soa:64:-:cas staged-atomics:partition:soa:128:128"}
     want fv-bandwidth && [ -z "${GPU_CHECK_QUICK:-}" ] && for conf in $fv_confs; do
         IFS=: read -r s r l b wg cas <<<"$conf"
         [ "$wg" = - ] && wg="" 
