@@ -62,7 +62,20 @@ impl OpenClBackend {
     /// the backend's [`Increments`] says.
     pub(super) fn device_plan(&self, l: &'static LoopDecl) -> Result<Option<DevicePlan>, String> {
         Ok(match self.increments {
-            Increments::Sequential => None,
+            Increments::Sequential => {
+                // One work item for the whole loop: right (the element
+                // order's answer) and, on a GPU, very slow.
+                if self.info.device_type != "CPU" {
+                    tracing::warn!(
+                        "loop `{}` adds through a map and the increments are sequential: it runs \
+                         on one work item of {} (slow on a GPU); a parallel increment \
+                         strategy (atomics, global-colouring, two-level) runs it on all",
+                        l.name,
+                        self.info.label()
+                    );
+                }
+                None
+            }
             Increments::Atomics => Some(DevicePlan::Atomic),
             Increments::Colouring => {
                 crate::plan::loop_runs(&self.part, l, Increments::Colouring, 0)?
