@@ -357,8 +357,8 @@ fn rms_history(dir: &Path) -> Vec<f64> {
 /// rank. The order of a cell's increments follows the local numbering,
 /// so the answer is round-off from the serial run: rms within 1e-12 at
 /// every iteration, in every exchange mode, with threads, a two-level
-/// plan, the structure-of-arrays layout and (feature `opencl`) on the
-/// device.
+/// plan, the structure-of-arrays and mixed layouts and (feature
+/// `opencl`) on the device, its staged atomics too.
 #[test]
 fn fv_on_several_ranks_agrees_with_the_serial_run() {
     let d = scratch("fv");
@@ -390,9 +390,15 @@ fn fv_on_several_ranks_agrees_with_the_serial_run() {
     runs.push((2, vec!["--set", "fv.strategy=two-level"]));
     // Halo values packed from and unpacked into structures of arrays.
     runs.push((3, vec!["--set", "fv.layout=soa"]));
+    // Only `res` as a structure of arrays, `q` and the rest as arrays of
+    // structures.
+    runs.push((2, vec!["--set", "fv.layout=mixed"]));
     if cfg!(feature = "opencl") {
         runs.push((2, vec!["--backend", "opencl"]));
         runs.push((2, vec!["--backend", "opencl", "--set", "fv.layout=soa"]));
+        // The device's staged atomics on a rank's cells and halo edges.
+        let staged = ["--backend", "opencl", "--set", "fv.strategy=staged-atomics"];
+        runs.push((2, staged.to_vec()));
     }
     for (k, (ranks, extra)) in runs.iter().enumerate() {
         let out = d.join(format!("run{k}"));
