@@ -162,6 +162,12 @@ pub(crate) fn build_program(
         source,
         &format!("{options} -DQF_RED_F64"),
     )
+    .inspect(|_| {
+        tracing::debug!(
+            "{}: atomic increments by the hardware's f64 atomic add",
+            info.label()
+        )
+    })
     .or_else(|e| {
         tracing::warn!(
             "{}: the hardware's f64 atomic add did not build, compare-and-swap loops instead: {}",
