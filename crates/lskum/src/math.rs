@@ -48,7 +48,7 @@ fn sel(c: bool, a: f64, b: f64) -> f64 {
 
 /// `e^x`.
 ///
-/// `x = k ln2 + r` with `|r| <= ln2/2` (`k` rounded with [`ROUND`],
+/// `x = k ln2 + r` with `|r| <= ln2/2` (`k` rounded with `ROUND`,
 /// `r = (x - k LN2_HI) - k LN2_LO`), `e^r = 1 + (r + r^2 P(r))` with `P` the
 /// Taylor polynomial of degree 11 (truncation below 5e-18), and the result
 /// scaled by `2^k` in two exact steps. NaN gives NaN, `x < -745.2` gives 0,

@@ -63,7 +63,7 @@ const MIN_LEVEL: u32 = 3;
 const MAX_CELLS: usize = 16_000_000;
 
 /// A quadtree point cloud around a NACA 4-digit section (see the
-/// [module documentation](self)).
+/// module documentation of `qflow_mesh::generate::quadtree`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct NacaQuadtree {
     /// The section.
@@ -73,10 +73,10 @@ pub struct NacaQuadtree {
     pub far_field: f64,
     /// The largest cell size at the wall, in chords (the finest level's
     /// cells are the first that are not larger: `2 far_field / 2^level`);
-    /// at most `0.05`, at least the size of level [`MAX_LEVEL`].
+    /// at most `0.05`, at least the size of level `MAX_LEVEL`.
     pub wall_spacing: f64,
     /// Cells of size `h` are split while closer than `grading * h` to the
-    /// section: within [`GRADING_RANGE`]. Larger gives more points.
+    /// section: within `GRADING_RANGE`. Larger gives more points.
     pub grading: f64,
 }
 

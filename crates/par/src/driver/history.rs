@@ -49,7 +49,7 @@ pub fn write(path: &Path, columns: &[&str], rows: &[Row]) -> Result<(), FileErro
     })
 }
 
-/// Reads a history written by [`write`]: the columns and the rows.
+/// Reads a history written by [`write()`]: the columns and the rows.
 pub fn read(text: &str) -> Result<(Vec<String>, Vec<Row>), String> {
     let mut lines = text.lines();
     let head = lines.next().ok_or("an empty history")?;

@@ -10,7 +10,7 @@
 //! exchange and computes the rest. Reductions accumulate on the backend
 //! until the method asks for their values ([`Exec::reduce`]): then one
 //! all-reduce merges every requested value, with the control flags (a stop
-//! request, a backend fault) riding along. On one rank ([`SelfComm`]) all of
+//! request, a backend fault) riding along. On one rank ([`SelfComm`](crate::comm::SelfComm)) all of
 //! this reduces to running the loop over every element.
 
 use std::collections::{BTreeMap, HashMap};

@@ -2,7 +2,7 @@
 //!
 //! rsmpi 0.8 exposes no one-sided communication, persistent requests or
 //! user-defined reduction over raw bytes that fit here, so the exchanges
-//! ([`exchange`]) and the reduction use its raw `mpi::ffi` bindings behind
+//! (`exchange`) and the reduction use its raw `mpi::ffi` bindings behind
 //! small safe types; setup and output messages use rsmpi's safe API.
 //!
 //! Threads: every MPI call is made from the thread that runs the driver
