@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every check qflow has: formatting, clippy (warnings are errors) and the
+# Runs every check qflow has: formatting, clippy (warnings are errors),
+# rustdoc (warnings are errors) and the
 # whole test suite in release mode (the numerical tests run thousands of
 # iterations). Installs what the tests need first (scripts/install-deps.sh).
 #
@@ -21,6 +22,8 @@ echo "== cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --release -- -D warnings
 echo "== cargo clippy -D warnings (all features: opencl, mpi)"
 cargo clippy --workspace --all-targets --release --all-features -- -D warnings
+echo "== cargo doc -D warnings (broken or private intra-doc links)"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --all-features
 echo "== cargo test -p qflow-par --lib (debug: overflow checks and debug assertions)"
 cargo test -p qflow-par --lib
 echo "== cargo test --release"
