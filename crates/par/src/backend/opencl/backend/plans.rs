@@ -108,7 +108,10 @@ impl OpenClBackend {
                             })
                             .collect::<Result<_, String>>()?,
                         blocks: if inc == Increments::StagedAtomics {
-                            self.upload(&(0..plan.starts.len() as u32 - 1).collect::<Vec<_>>())?
+                            self.upload(
+                                &(0..(plan.starts.len() as u32).saturating_sub(1))
+                                    .collect::<Vec<_>>(),
+                            )?
                         } else {
                             self.upload(&plan.order)?
                         },
@@ -180,7 +183,7 @@ impl OpenClBackend {
                     staged,
                 } => {
                     // Every block in one launch, or colour by colour.
-                    let every_block = 0..p.starts.len() - 1;
+                    let every_block = 0..p.starts.len().saturating_sub(1);
                     let (launches, entry) = if *atomic {
                         (std::slice::from_ref(&every_block), Entry::StagedAtomic)
                     } else {
