@@ -94,11 +94,6 @@ pub(crate) fn build(
     } else {
         tracing::debug!("OpenCL program built in {seconds:.2} s");
     }
-    if result.is_ok() && std::env::var_os("QFLOW_OPENCL_OPTIONS").is_some() {
-        if let Ok(log) = program.get_build_log(id) {
-            tracing::info!("build log for {}:\n{}", info.label(), log.trim_end());
-        }
-    }
     if let Err(e) = result {
         let log = program
             .get_build_log(id)
@@ -135,10 +130,11 @@ pub(crate) fn build_program(
     source: &str,
     wg: usize,
 ) -> Result<Program, String> {
-    let mut options = format!("-DQF_WG_MAX={wg}");
-    if let Ok(extra) = std::env::var("QFLOW_OPENCL_OPTIONS") {
-        options = format!("{options} {extra}");
-    }
+    let extra = std::env::var("QFLOW_OPENCL_OPTIONS").ok();
+    let options = match &extra {
+        Some(x) => format!("-DQF_WG_MAX={wg} {x}"),
+        None => format!("-DQF_WG_MAX={wg}"),
+    };
     if let Some(path) = std::env::var_os("QFLOW_OPENCL_DUMP") {
         // The whole program text as the driver gets it (for reading, or
         // for a vendor's offline compiler).
@@ -152,30 +148,39 @@ pub(crate) fn build_program(
         .any(|s| s.to_ascii_lowercase().contains("nvidia"));
     let keep_cas =
         std::env::var("QFLOW_OPENCL_CAS_ATOMICS").is_ok_and(|v| !v.is_empty() && v != "0");
-    if !nvidia || info.device_type != "GPU" || keep_cas {
-        return build(context, id, info, source, &options);
-    }
-    build(
-        context,
-        id,
-        info,
-        source,
-        &format!("{options} -DQF_RED_F64"),
-    )
-    .inspect(|_| {
-        tracing::debug!(
-            "{}: atomic increments by the hardware's f64 atomic add",
-            info.label()
+    let program = if !nvidia || info.device_type != "GPU" || keep_cas {
+        build(context, id, info, source, &options)?
+    } else {
+        build(
+            context,
+            id,
+            info,
+            source,
+            &format!("{options} -DQF_RED_F64"),
         )
-    })
-    .or_else(|e| {
-        tracing::warn!(
-            "{}: the hardware's f64 atomic add did not build, compare-and-swap loops instead: {}",
-            info.label(),
-            e.lines().next().unwrap_or("")
-        );
-        build(context, id, info, source, &options)
-    })
+        .inspect(|_| {
+            tracing::debug!(
+                "{}: atomic increments by the hardware's f64 atomic add",
+                info.label()
+            )
+        })
+        .or_else(|e| {
+            tracing::warn!(
+                "{}: the hardware's f64 atomic add did not build, compare-and-swap loops \
+                     instead: {}",
+                info.label(),
+                e.lines().next().unwrap_or("")
+            );
+            build(context, id, info, source, &options)
+        })?
+    };
+    if extra.is_some() {
+        // The options asked for (e.g. `-cl-nv-verbose`) may report there.
+        if let Ok(log) = program.get_build_log(id) {
+            tracing::info!("build log for {}:\n{}", info.label(), log.trim_end());
+        }
+    }
+    Ok(program)
 }
 
 /// Builds a program text for a device (`None`: the default device) and
