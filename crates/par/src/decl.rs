@@ -657,6 +657,18 @@ impl LoopDecl {
         })
     }
 
+    /// The dats this loop writes that it reaches at its own element only
+    /// (every argument of them `Direct`): no element reads or writes
+    /// another's values of them.
+    pub fn writes_in_place(&self) -> impl Iterator<Item = &'static DatDecl> + '_ {
+        self.writes().filter(move |d| {
+            self.args.iter().all(|a| match a.kind {
+                ArgKind::Dat { dat, via, .. } if std::ptr::eq(dat, *d) => !via.reaches_others(),
+                _ => true,
+            })
+        })
+    }
+
     /// Whether the loop increments a dat through a map (several elements
     /// may add to one target: the order of the additions is the layer's).
     pub fn has_indirect_increment(&self) -> bool {

@@ -304,20 +304,28 @@ impl SharedValues {
 /// takes elements `k total / parts .. (k + 1) total / parts` of the spans
 /// laid end to end, however many spans that covers (a plan's colour may
 /// be many short runs).
+///
+/// `after(k)`, if given, runs on part `k`'s thread right after the part
+/// (for every part, in order, on the calling thread when the loop is too
+/// small to share: then [`parts`] is 1).
 pub(super) fn run_chunks(
     l: &LoopDecl,
     args: &LoopArgs<'_>,
     spans: &[Range<usize>],
     pool: &rayon::ThreadPool,
     claims: &mut Claims,
+    after: Option<&(dyn Fn(usize) + Sync)>,
 ) {
     let total: usize = spans.iter().map(|s| s.len()).sum();
-    if total <= SMALL_LOOP {
+    let parts = parts(total, claims.threads());
+    if parts == 1 {
         (l.cpu)(args, spans);
+        if let Some(after) = after {
+            after(0);
+        }
         return;
     }
-    let per_thread = PARTS_PER_THREAD.min(total.div_ceil(claims.threads()));
-    let parts = per_thread * claims.threads();
+    let per_thread = parts / claims.threads();
     let run_chunk = |k: usize| {
         let (from, to) = (k * total / parts, (k + 1) * total / parts);
         let mut at = 0;
@@ -332,8 +340,23 @@ pub(super) fn run_chunks(
                 break;
             }
         }
+        if let Some(after) = after {
+            after(k);
+        }
     };
     claims.run(pool, per_thread, &run_chunk);
+}
+
+/// The parts [`run_chunks`] cuts `total` elements into on `threads`
+/// threads (1: the loop runs whole on the calling thread); part `k` is
+/// elements `k total / parts .. (k + 1) total / parts` of its spans laid
+/// end to end.
+pub(super) fn parts(total: usize, threads: usize) -> usize {
+    if total <= SMALL_LOOP {
+        1
+    } else {
+        PARTS_PER_THREAD.min(total.div_ceil(threads)) * threads
+    }
 }
 
 /// Runs `spans` of loop `l` on `pool`, each span whole on one thread

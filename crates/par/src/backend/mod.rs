@@ -32,6 +32,25 @@ pub trait LocalBackend: Send {
     /// once; the spans are owned elements, or boundary cells of a block).
     fn run(&mut self, l: &'static LoopDecl, spans: &[Range<usize>]) -> Result<(), String>;
 
+    /// Runs `l` over `spans` as [`Self::run`] does and, where the backend
+    /// can do it inside the loop's own parallel work, copies each dat of
+    /// `dats` (written in place by `l`, read by no other element of it)
+    /// from element `from[i]` to element `to[i]` once those are computed:
+    /// a one-rank periodic halo refreshed by the loop that writes the dat
+    /// instead of by a copy before the next loop that reads it. Returns
+    /// whether it made the copies (then the halos of `dats` are fresh);
+    /// this default makes none.
+    fn run_copying(
+        &mut self,
+        l: &'static LoopDecl,
+        spans: &[Range<usize>],
+        _dats: &[&'static DatDecl],
+        _from: &[u32],
+        _to: &[u32],
+    ) -> Result<bool, String> {
+        self.run(l, spans).map(|()| false)
+    }
+
     /// Whether the backend runs line loops ([`crate::decl::Axis`]); a
     /// method without them runs element loops instead.
     fn lines(&self) -> bool {

@@ -94,7 +94,7 @@ impl Exec {
             for &(s, mask) in &groups {
                 self.start_exchange(s, mask);
             }
-            if self.mode.overlaps() {
+            if self.overlapping(&groups) {
                 let r = self.run_core_lines(l, &lines, &groups);
                 for &(s, mask) in &groups {
                     self.finish_exchange(s, mask);

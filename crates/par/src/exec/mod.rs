@@ -26,6 +26,7 @@ use crate::part::Part;
 
 mod collect;
 mod lines;
+mod run;
 mod sweep;
 mod times;
 
@@ -52,6 +53,9 @@ struct LoopInfo {
     halo_reads: Vec<(usize, usize)>,
     /// Dats written.
     writes: Vec<usize>,
+    /// Dats written in place ([`LoopDecl::writes_in_place`]): (dat, its
+    /// set).
+    in_place: Vec<(usize, usize)>,
 }
 
 /// Communication statistics.
@@ -75,6 +79,17 @@ pub struct Exec {
     /// part in its exchanges).
     exchanged: Vec<bool>,
     stale: Vec<bool>,
+    /// Per dat: whether a loop has read it through a halo (or it was
+    /// swapped with such a dat): a one-rank periodic halo of it is worth
+    /// refreshing in the loop that writes it ([`Exec::run_owned`]).
+    halo_read: Vec<bool>,
+    /// The dats the last loop's own parts refreshed the halos of.
+    fused: Vec<usize>,
+    /// Their declarations (scratch).
+    fused_decls: Vec<&'static DatDecl>,
+    /// Per set whose halo is a copy of this rank's own elements: every
+    /// peer entry's sources and targets, laid end to end.
+    self_pairs: HashMap<usize, (Vec<u32>, Vec<u32>)>,
     loops: HashMap<usize, LoopInfo>,
     /// In key order: their windows are freed collectively, in the same
     /// order on every rank.
@@ -143,6 +158,10 @@ impl Exec {
             inc_spans,
             exchanged,
             stale: vec![false; part.dats.len()],
+            halo_read: vec![false; part.dats.len()],
+            fused: Vec::new(),
+            fused_decls: Vec::new(),
+            self_pairs: HashMap::new(),
             local,
             comm,
             part,
@@ -240,12 +259,21 @@ impl Exec {
                 .map(|d| (self.dat_index(d), self.set_index(d.set)))
                 .collect();
             let writes = l.writes().map(|d| self.dat_index(d)).collect();
+            let mut in_place: Vec<(usize, usize)> = l
+                .writes_in_place()
+                .map(|d| (self.dat_index(d), self.set_index(d.set)))
+                .collect();
+            in_place.dedup();
+            for &(d, _) in &halo_reads {
+                self.halo_read[d] = true;
+            }
             self.loops.insert(
                 key,
                 LoopInfo {
                     set,
                     halo_reads,
                     writes,
+                    in_place,
                 },
             );
         }
@@ -284,20 +312,20 @@ impl Exec {
                 }
             }
         }
+        self.fused.clear();
         let result = if l.line.is_some() {
             self.run_line_loop(l, set)
         } else if self.groups.is_empty() {
-            let all = self.all_spans(l);
-            let spans = std::mem::take(&mut all(self)[set]);
-            let r = self.local.run(l, &spans);
-            all(self)[set] = spans;
-            r
+            self.run_owned(l, key, set)
         } else {
-            self.run_exchanging(l, set)
+            self.run_exchanging(l, key, set)
         };
         let info = &self.loops[&key];
         for &d in &info.writes {
             self.stale[d] = true;
+        }
+        for &d in &self.fused {
+            self.stale[d] = false;
         }
         result.map_err(|message| ExecError::Backend {
             rank: self.rank(),
@@ -349,90 +377,6 @@ impl Exec {
         } else {
             |e| &mut e.owned_spans
         }
-    }
-
-    fn run_exchanging(&mut self, l: &'static LoopDecl, set: usize) -> Result<(), String> {
-        let groups = std::mem::take(&mut self.groups);
-        for &(s, mask) in &groups {
-            self.start_exchange(s, mask);
-        }
-        let result = if self.mode.overlaps() {
-            let r = self.run_core(l, set, &groups);
-            for &(s, mask) in &groups {
-                self.finish_exchange(s, mask);
-            }
-            r.and_then(|_| {
-                let rest = std::mem::take(&mut self.scratch);
-                let mut rest = rest;
-                rest.clear();
-                rest.extend(self.part.sets[set].rest.iter().cloned());
-                if l.has_indirect_increment() {
-                    rest.extend(self.part.sets[set].exec.iter().cloned());
-                }
-                let r = self.local.run(l, &rest);
-                self.scratch = rest;
-                r
-            })
-        } else {
-            for &(s, mask) in &groups {
-                self.finish_exchange(s, mask);
-            }
-            let all = self.all_spans(l);
-            let spans = std::mem::take(&mut all(self)[set]);
-            let r = self.local.run(l, &spans);
-            all(self)[set] = spans;
-            r
-        };
-        self.groups = groups;
-        result
-    }
-
-    /// The core of `set` while the exchanges of `groups` travel: in chunks
-    /// between polls on the CPU, in one launch on a device.
-    fn run_core(
-        &mut self,
-        l: &'static LoopDecl,
-        set: usize,
-        groups: &[(usize, u64)],
-    ) -> Result<(), String> {
-        let mut chunk = std::mem::take(&mut self.scratch);
-        chunk.clear();
-        let core = &self.part.sets[set].core;
-        let n: usize = core.iter().map(|r| r.len()).sum();
-        let mut result = Ok(());
-        if self.local.asynchronous() {
-            chunk.extend(core.iter().cloned());
-            result = self.local.run(l, &chunk);
-            self.local.flush();
-        } else {
-            let step = (n / 8).max(POLL_CHUNK);
-            let mut filled = 0;
-            for r in core {
-                let mut a = r.start;
-                while a < r.end {
-                    let b = (a + step - filled).min(r.end);
-                    chunk.push(a..b);
-                    filled += b - a;
-                    a = b;
-                    if filled >= step {
-                        result = result.and(self.local.run(l, &chunk));
-                        chunk.clear();
-                        filled = 0;
-                        for &(s, mask) in groups {
-                            if let Some(x) = self.exchanges.get_mut(&(s, mask)) {
-                                x.progress();
-                            }
-                        }
-                    }
-                }
-            }
-            if !chunk.is_empty() {
-                result = result.and(self.local.run(l, &chunk));
-            }
-        }
-        chunk.clear();
-        self.scratch = chunk;
-        result
     }
 
     fn dats_of(&self, mask: u64) -> impl Iterator<Item = usize> + '_ {
@@ -530,6 +474,9 @@ impl Exec {
         let (ia, ib) = (self.dat_index(a), self.dat_index(b));
         self.local.swap(a, b);
         self.stale.swap(ia, ib);
+        let read = self.halo_read[ia] || self.halo_read[ib];
+        self.halo_read[ia] = read;
+        self.halo_read[ib] = read;
     }
 
     /// Sets an `f64` constant.

@@ -15,12 +15,16 @@ use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use crate::decl::{Access, ArgKind, DatDecl, ElemType, GlobalDecl, GlobalKind, LoopDecl, Via};
-use crate::kernel::{LoopArgs, Partials, RawArg, RawDat, MAX_CONST, MAX_REDUCED, MAX_REDUCE_DIM};
+use crate::kernel::{Partials, RawArg, RawDat, MAX_CONST, MAX_REDUCED, MAX_REDUCE_DIM};
 use crate::part::Part;
 use crate::plan::{self, Increments};
 use crate::problem::Values;
 
 use super::chunks::{self, run_chunks, run_whole};
+use fused::FusedCopies;
+
+mod fused;
+mod run;
 use super::LocalBackend;
 
 /// How a CPU backend runs the chunks of a loop.
@@ -126,6 +130,8 @@ pub struct CpuBackend {
     claims: chunks::Claims,
     /// The one-rank halo copies, planned for the threads.
     halo: chunks::HaloCopies,
+    /// The same copies made by the loops that write the dats.
+    fused: FusedCopies,
 }
 
 impl CpuBackend {
@@ -153,6 +159,7 @@ impl CpuBackend {
         CpuBackend {
             claims: chunks::Claims::new(par.threads()),
             halo: chunks::HaloCopies::default(),
+            fused: FusedCopies::default(),
             par,
             part,
             dats,
@@ -452,10 +459,6 @@ impl CpuBackend {
 }
 
 impl LocalBackend for CpuBackend {
-    fn lines(&self) -> bool {
-        true
-    }
-
     fn name(&self) -> String {
         match &self.par {
             Par::Seq => "serial".into(),
@@ -464,75 +467,22 @@ impl LocalBackend for CpuBackend {
     }
 
     fn run(&mut self, l: &'static LoopDecl, spans: &[Range<usize>]) -> Result<(), String> {
-        let key = l as *const LoopDecl as usize;
-        if !self.bound.contains_key(&key) {
-            let b = self.bind(l);
-            self.bound.insert(key, b);
-        }
-        self.fill_raw(key);
-        let mut runs = std::mem::take(&mut self.bound.get_mut(&key).expect("bound").runs);
-        let b = self.bound.get(&key).expect("bound");
-        let n_set = self.part.sets[b.set].len;
-        if let Some(s) = spans.iter().find(|s| s.end > n_set) {
-            return Err(format!(
-                "loop `{}`: span {s:?} outside its set of {n_set}",
-                l.name
-            ));
-        }
-        {
-            let mut sink = b.sink.lock().map_err(|_| "a kernel panicked".to_string())?;
-            sink.reset();
-        }
-        let args = LoopArgs {
-            args: &b.raw,
-            sink: &b.sink,
-        };
-        match (&b.colours, &self.par, b.serial) {
-            (Some(colours), par, _) => {
-                for colour in colours {
-                    runs.clear();
-                    for r in colour {
-                        for s in spans {
-                            let (a, e) = (r.start.max(s.start), r.end.min(s.end));
-                            if a < e {
-                                runs.push(a..e);
-                            }
-                        }
-                    }
-                    match par {
-                        Par::Seq => (l.cpu)(&args, &runs),
-                        Par::Rayon(pool) if b.whole_runs => {
-                            run_whole(l, &args, &runs, pool, &mut self.claims)
-                        }
-                        Par::Rayon(pool) => run_chunks(l, &args, &runs, pool, &mut self.claims),
-                    }
-                }
-            }
-            (None, Par::Rayon(pool), false) if l.line.is_some() => {
-                run_whole(l, &args, spans, pool, &mut self.claims)
-            }
-            (None, Par::Seq, _) | (None, _, true) => (l.cpu)(&args, spans),
-            (None, Par::Rayon(pool), false) => run_chunks(l, &args, spans, pool, &mut self.claims),
-        }
-        let sink = b.sink.lock().map_err(|_| "a kernel panicked".to_string())?;
-        for &(g, offset) in &b.reductions {
-            let acc = &mut self.globals[g].acc;
-            for c in 0..acc.n {
-                let k = offset + c;
-                match acc.ops[c] {
-                    crate::decl::Reduction::Sum => acc.sums[c].merge(&sink.sums[k]),
-                    crate::decl::Reduction::Min => {
-                        acc.ext[c] = merge_ext(acc.ext[c], sink.ext[k], true)
-                    }
-                    crate::decl::Reduction::Max => {
-                        acc.ext[c] = merge_ext(acc.ext[c], sink.ext[k], false)
-                    }
-                }
-            }
-        }
-        drop(sink);
-        self.bound.get_mut(&key).expect("bound").runs = runs;
-        Ok(())
+        self.run_after(l, spans, None)
+    }
+
+    fn run_copying(
+        &mut self,
+        l: &'static LoopDecl,
+        spans: &[Range<usize>],
+        dats: &[&'static DatDecl],
+        from: &[u32],
+        to: &[u32],
+    ) -> Result<bool, String> {
+        self.run_fused(l, spans, dats, from, to)
+    }
+
+    fn lines(&self) -> bool {
+        true
     }
 
     fn swap(&mut self, a: &DatDecl, b: &DatDecl) {
@@ -661,16 +611,5 @@ impl LocalBackend for CpuBackend {
 
     fn bytes(&self) -> usize {
         self.dats.iter().map(|v| v.len() * v.ty().bytes()).sum()
-    }
-}
-
-/// Min (`min = true`) or max of two values, a NaN kept.
-fn merge_ext(a: f64, b: f64, min: bool) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else if min {
-        a.min(b)
-    } else {
-        a.max(b)
     }
 }

@@ -1,0 +1,111 @@
+//! Running a loop's spans on the CPU: serially, in parts on the threads,
+//! colour by colour, and the reductions' merge.
+
+use std::ops::Range;
+
+use super::{run_chunks, run_whole, CpuBackend, Par};
+use crate::decl::LoopDecl;
+use crate::kernel::LoopArgs;
+
+impl CpuBackend {
+    /// Binds `l`'s arguments the first time it runs.
+    pub(super) fn bind_once(&mut self, l: &'static LoopDecl) {
+        let key = l as *const LoopDecl as usize;
+        if !self.bound.contains_key(&key) {
+            let b = self.bind(l);
+            self.bound.insert(key, b);
+        }
+    }
+
+    /// Runs `l` over `spans`; `after(k)` after part `k` where the loop runs
+    /// in parts on the threads ([`chunks::run_chunks`]; only given by
+    /// `run_copying` for such loops).
+    pub(super) fn run_after(
+        &mut self,
+        l: &'static LoopDecl,
+        spans: &[Range<usize>],
+        after: Option<&(dyn Fn(usize) + Sync)>,
+    ) -> Result<(), String> {
+        let key = l as *const LoopDecl as usize;
+        self.bind_once(l);
+        self.fill_raw(key);
+        let mut runs = std::mem::take(&mut self.bound.get_mut(&key).expect("bound").runs);
+        let b = self.bound.get(&key).expect("bound");
+        let n_set = self.part.sets[b.set].len;
+        if let Some(s) = spans.iter().find(|s| s.end > n_set) {
+            return Err(format!(
+                "loop `{}`: span {s:?} outside its set of {n_set}",
+                l.name
+            ));
+        }
+        {
+            let mut sink = b.sink.lock().map_err(|_| "a kernel panicked".to_string())?;
+            sink.reset();
+        }
+        let args = LoopArgs {
+            args: &b.raw,
+            sink: &b.sink,
+        };
+        match (&b.colours, &self.par, b.serial) {
+            (Some(colours), par, _) => {
+                for colour in colours {
+                    runs.clear();
+                    for r in colour {
+                        for s in spans {
+                            let (a, e) = (r.start.max(s.start), r.end.min(s.end));
+                            if a < e {
+                                runs.push(a..e);
+                            }
+                        }
+                    }
+                    match par {
+                        Par::Seq => (l.cpu)(&args, &runs),
+                        Par::Rayon(pool) if b.whole_runs => {
+                            run_whole(l, &args, &runs, pool, &mut self.claims)
+                        }
+                        Par::Rayon(pool) => {
+                            run_chunks(l, &args, &runs, pool, &mut self.claims, None)
+                        }
+                    }
+                }
+            }
+            (None, Par::Rayon(pool), false) if l.line.is_some() => {
+                run_whole(l, &args, spans, pool, &mut self.claims)
+            }
+            (None, Par::Seq, _) | (None, _, true) => (l.cpu)(&args, spans),
+            (None, Par::Rayon(pool), false) => {
+                run_chunks(l, &args, spans, pool, &mut self.claims, after)
+            }
+        }
+        let sink = b.sink.lock().map_err(|_| "a kernel panicked".to_string())?;
+        for &(g, offset) in &b.reductions {
+            let acc = &mut self.globals[g].acc;
+            for c in 0..acc.n {
+                let k = offset + c;
+                match acc.ops[c] {
+                    crate::decl::Reduction::Sum => acc.sums[c].merge(&sink.sums[k]),
+                    crate::decl::Reduction::Min => {
+                        acc.ext[c] = merge_ext(acc.ext[c], sink.ext[k], true)
+                    }
+                    crate::decl::Reduction::Max => {
+                        acc.ext[c] = merge_ext(acc.ext[c], sink.ext[k], false)
+                    }
+                }
+            }
+        }
+        drop(sink);
+        self.bound.get_mut(&key).expect("bound").runs = runs;
+        Ok(())
+    }
+}
+
+/// Min (`min = true`) or max of two values, a NaN kept.
+fn merge_ext(a: f64, b: f64, min: bool) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else if min {
+        a.min(b)
+    } else {
+        a.max(b)
+    }
+}
