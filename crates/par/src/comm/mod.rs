@@ -261,7 +261,9 @@ impl Record {
     }
 }
 
-fn ext(a: f64, b: f64, min: bool) -> f64 {
+/// Min (`min = true`) or max of two values, a NaN kept (the merge of two
+/// partial minima or maxima, here and in the CPU backend).
+pub(crate) fn ext(a: f64, b: f64, min: bool) -> f64 {
     if a.is_nan() || b.is_nan() {
         f64::NAN
     } else if min {

@@ -85,10 +85,10 @@ impl CpuBackend {
                 match acc.ops[c] {
                     crate::decl::Reduction::Sum => acc.sums[c].merge(&sink.sums[k]),
                     crate::decl::Reduction::Min => {
-                        acc.ext[c] = merge_ext(acc.ext[c], sink.ext[k], true)
+                        acc.ext[c] = crate::comm::ext(acc.ext[c], sink.ext[k], true)
                     }
                     crate::decl::Reduction::Max => {
-                        acc.ext[c] = merge_ext(acc.ext[c], sink.ext[k], false)
+                        acc.ext[c] = crate::comm::ext(acc.ext[c], sink.ext[k], false)
                     }
                 }
             }
@@ -96,16 +96,5 @@ impl CpuBackend {
         drop(sink);
         self.bound.get_mut(&key).expect("bound").runs = runs;
         Ok(())
-    }
-}
-
-/// Min (`min = true`) or max of two values, a NaN kept.
-fn merge_ext(a: f64, b: f64, min: bool) -> f64 {
-    if a.is_nan() || b.is_nan() {
-        f64::NAN
-    } else if min {
-        a.min(b)
-    } else {
-        a.max(b)
     }
 }
