@@ -104,7 +104,7 @@ impl Claims {
         }
     }
 
-    fn threads(&self) -> usize {
+    pub(super) fn threads(&self) -> usize {
         self.cursors.len()
     }
 

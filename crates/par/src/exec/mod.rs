@@ -263,6 +263,7 @@ impl Exec {
                 .writes_in_place()
                 .map(|d| (self.dat_index(d), self.set_index(d.set)))
                 .collect();
+            in_place.sort_unstable();
             in_place.dedup();
             for &(d, _) in &halo_reads {
                 self.halo_read[d] = true;

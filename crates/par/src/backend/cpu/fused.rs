@@ -19,7 +19,7 @@ use crate::problem::Values;
 pub(super) struct SharedF64(pub(super) *mut f64);
 
 // SAFETY: the threads write disjoint targets that no thread reads, and
-// read sources they computed themselves (`CpuBackend::run_copying`).
+// read sources they computed themselves (`CpuBackend::run_fused`).
 unsafe impl Sync for SharedF64 {}
 
 /// The copy pairs `(from, to)` of each part of a loop, planned once per
@@ -34,6 +34,7 @@ struct FusedPlan {
     from: Vec<u32>,
     to: Vec<u32>,
     parts: usize,
+    elements: usize,
     /// Per part, its pairs in the order given; `None` where the pairs
     /// cannot be made inside the loop (see [`FusedCopies::by_part`]).
     by_part: Option<Vec<Vec<(u32, u32)>>>,
@@ -54,10 +55,13 @@ impl FusedCopies {
         parts: usize,
         elements: usize,
     ) -> Option<&[Vec<(u32, u32)>]> {
-        let found = self
-            .plans
-            .iter()
-            .position(|p| p.parts == parts && p.from == from && p.to == to && p.spans == spans);
+        let found = self.plans.iter().position(|p| {
+            p.parts == parts
+                && p.elements == elements
+                && p.from == from
+                && p.to == to
+                && p.spans == spans
+        });
         let k = match found {
             Some(k) => k,
             None => {
@@ -66,6 +70,7 @@ impl FusedCopies {
                     from: from.to_vec(),
                     to: to.to_vec(),
                     parts,
+                    elements,
                     by_part: plan(spans, from, to, parts, elements),
                 });
                 self.plans.len() - 1
@@ -87,19 +92,23 @@ impl CpuBackend {
         from: &[u32],
         to: &[u32],
     ) -> Result<bool, String> {
-        // The dats' values, each f64 and its values together (at most 8).
+        // The dats' values, each f64 and its values together (at most 8),
+        // each written in place by `l` on its set (checked here, not left
+        // to the caller: nothing else of the loop reaches the targets).
         let mut targets = [(SharedF64(std::ptr::null_mut()), 0, 0); 8];
-        let shared = match &self.par {
-            Par::Rayon(pool) if dats.len() <= targets.len() => Some(pool.current_num_threads()),
-            _ => None,
+        let in_place = |d: &&DatDecl| {
+            std::ptr::eq(d.set, l.set) && l.writes_in_place().any(|w| std::ptr::eq(w, *d))
         };
+        let shared = matches!(self.par, Par::Rayon(_))
+            && !dats.is_empty()
+            && dats.len() <= targets.len()
+            && dats.iter().all(in_place);
         let key = l as *const LoopDecl as usize;
         self.bind_once(l);
         let b = &self.bound[&key];
-        let Some(threads) = shared.filter(|_| b.colours.is_none() && !b.serial && l.line.is_none())
-        else {
+        if !shared || b.colours.is_some() || b.serial || l.line.is_some() {
             return self.run(l, spans).map(|()| false);
-        };
+        }
         for (t, dat) in targets.iter_mut().zip(dats) {
             let d = self.dat_index(dat);
             match &mut self.dats[d] {
@@ -116,20 +125,21 @@ impl CpuBackend {
         }
         let total = spans.iter().map(|s| s.len()).sum();
         let mut fused = std::mem::take(&mut self.fused);
-        let parts = chunks::parts(total, threads);
+        // The parts `run_chunks` cuts the loop into.
+        let parts = chunks::parts(total, self.claims.threads());
         let result = match fused.by_part(spans, from, to, parts, elements) {
             Some(by_part) => {
                 let after = |k: usize| {
                     for &(f, e) in &by_part[k] {
                         for (v, dim, _) in targets {
-                            // SAFETY: `f` and `e` are below `elements`, so
-                            // both lie in the dat; `f` is an element of
-                            // part `k`, computed by this thread just now;
-                            // `e` is no element of the loop and no source,
-                            // written by this pair alone, and the loop
-                            // reads the dat at its own elements only (the
-                            // caller's contract), so nothing else touches
-                            // it during the loop.
+                            // SAFETY: `f` and `e` are below `elements` (the
+                            // plan's, part of its key), so both lie in the
+                            // dat; `f` is an element of part `k`, computed by
+                            // this thread just now; `e` is no element of the
+                            // loop and no source, written by this pair alone,
+                            // and the loop reaches the dat at its own
+                            // elements only (checked above), so nothing else
+                            // touches it during the loop.
                             unsafe {
                                 std::ptr::copy_nonoverlapping(
                                     v.0.add(f as usize * dim),
