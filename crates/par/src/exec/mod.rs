@@ -144,10 +144,16 @@ impl Exec {
         let exchanged = (0..part.sets.len())
             .map(|k| r.flags & (1 << k) != 0)
             .collect();
+        // A loop over every owned element runs them in memory order (the
+        // core and the rest of a block merged: the rest's single elements
+        // at the ends of rows would otherwise come last, one call and one
+        // far jump each, all in the last thread's parts); any order gives
+        // the same values where no element increments another's. Loops
+        // that increment through a map keep the part's order.
         let owned_spans = part
             .sets
             .iter()
-            .map(|s| s.owned_spans().cloned().collect())
+            .map(|s| in_memory_order(s.owned_spans()))
             .collect();
         let inc_spans = part
             .sets
@@ -613,4 +619,18 @@ impl Exec {
     pub fn pool(&self) -> Option<Arc<rayon::ThreadPool>> {
         self.local.pool()
     }
+}
+
+/// `spans` sorted and those that touch joined.
+fn in_memory_order<'a>(spans: impl Iterator<Item = &'a Range<usize>>) -> Vec<Range<usize>> {
+    let mut v: Vec<Range<usize>> = spans.filter(|r| !r.is_empty()).cloned().collect();
+    v.sort_unstable_by_key(|r| r.start);
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(v.len());
+    for r in v {
+        match out.last_mut() {
+            Some(last) if last.end >= r.start => last.end = last.end.max(r.end),
+            _ => out.push(r),
+        }
+    }
+    out
 }
