@@ -634,3 +634,15 @@ fn in_memory_order<'a>(spans: impl Iterator<Item = &'a Range<usize>>) -> Vec<Ran
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::in_memory_order;
+
+    #[test]
+    fn spans_in_memory_order_are_sorted_and_joined() {
+        let spans = [5..7, 0..3, 3..5, 9..10, 8..8, 12..14];
+        assert_eq!(in_memory_order(spans.iter()), vec![0..7, 9..10, 12..14]);
+        assert!(in_memory_order([].iter()).is_empty());
+    }
+}
