@@ -22,11 +22,8 @@ impl Exec {
         let spans = std::mem::take(&mut all(self)[set]);
         let mut decls = std::mem::take(&mut self.fused_decls);
         decls.clear();
-        if self.comm.size() == 1
-            && self.exchanged[set]
-            && !l.has_indirect_increment()
-            && self.exchanges_with_itself(set)
-        {
+        // (`exchanges_with_itself`: one rank, halo pairs one to one.)
+        if self.exchanged[set] && !l.has_indirect_increment() && self.exchanges_with_itself(set) {
             for &(d, s) in &self.loops[&key].in_place {
                 if s == set && self.halo_read[d] {
                     self.fused.push(d);
@@ -44,17 +41,12 @@ impl Exec {
                 let to = peers.iter().flat_map(|p| p.recv.iter().copied()).collect();
                 (from, to)
             });
-            match self.local.run_copying(l, &spans, &decls, from, to) {
-                Ok(true) => Ok(()),
-                Ok(false) => {
-                    self.fused.clear();
-                    Ok(())
-                }
-                Err(e) => {
-                    self.fused.clear();
-                    Err(e)
-                }
+            let r = self.local.run_copying(l, &spans, &decls, from, to);
+            if r != Ok(true) {
+                // Not copied: the halos stay stale.
+                self.fused.clear();
             }
+            r.map(|_| ())
         };
         self.fused_decls = decls;
         all(self)[set] = spans;
@@ -77,8 +69,7 @@ impl Exec {
                 self.finish_exchange(s, mask);
             }
             r.and_then(|_| {
-                let rest = std::mem::take(&mut self.scratch);
-                let mut rest = rest;
+                let mut rest = std::mem::take(&mut self.scratch);
                 rest.clear();
                 rest.extend(self.part.sets[set].rest.iter().cloned());
                 if l.has_indirect_increment() {
