@@ -55,6 +55,15 @@ did in all (spinning included), and T x serial / it bounds the speed-up
 T idle cores could give (equal to it only with the work balanced and
 nothing left to one thread). Within a round the order of the builds and
 backends alternates (reversed every other round).
+
+--control builds scripts/threads-control.c (a plain C/OpenMP loop shaped
+like a DG stage: as many elements and values per element as the row, the
+same number of loops; needs a C compiler with OpenMP) and runs it on 1
+and on --threads threads in every round, after qflow's runs: its speed-up
+(medians) is a column of the table, what two threads of a simple
+static-schedule loop got from the machine in the same minutes
+(docs/performance.md 13h: on this virtual machine both fall together when
+the sitting is noisy).
 """
 import argparse
 import json
@@ -195,6 +204,23 @@ def run(qflow, out, equation, order, cells, backend, steps, tag="now", dims=2):
             "cpu": cpu, "wait": wait, "steal": steal, "threads": threads, "load": load}
 
 
+def build_control(out):
+    """Builds the OpenMP control loop into `out`; returns its path."""
+    exe = out / "threads-control"
+    subprocess.run(["cc", "-O3", "-march=native", "-fopenmp",
+                    str(ROOT / "scripts/threads-control.c"), "-o", str(exe)], check=True)
+    return exe
+
+
+def control(exe, side, values, loops, threads):
+    """Microseconds per loop of the control on `threads` threads."""
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads))
+    out = subprocess.run([str(exe), str(side), str(values), str(loops)], env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                         check=True)
+    return float(out.stdout.split()[0])
+
+
 def summary(path):
     """The run's summary.toml (its top-level numbers without tomllib)."""
     if tomllib:
@@ -237,6 +263,7 @@ def main():
     ap.add_argument("--pin", default=None)
     ap.add_argument("--base-steps", type=int, default=0)
     ap.add_argument("--priority", type=int, default=None)
+    ap.add_argument("--control", action="store_true")
     a = ap.parse_args()
     PRIORITY[0] = a.priority
     WAIT[0] = a.wait_idle
@@ -247,6 +274,7 @@ def main():
     out = pathlib.Path(a.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     raw = open(a.raw, "a") if a.raw else None
+    exe = build_control(out) if a.control else None
     backends = ["serial", f"threads-{a.threads}"]
     orders = [int(x) for x in a.orders.split(",")]
     builds = [("now", qflow)] + ([("before", pathlib.Path(a.before))] if a.before else [])
@@ -256,6 +284,8 @@ def main():
           f"{os.getloadavg()[0]:.2f}\n")
     cols = [f"{b} {tag}" for tag, _ in builds for b in ("serial", f"{a.threads} threads")]
     ups = [f"speed-up {tag} (medians / minima)" for tag, _ in builds]
+    if exe:
+        ups.append("control speed-up")
     print("| equation | order | cells | nodes | " + " | ".join(cols + ups) + " | clean |")
     print("|---|---|---|---|" + "---|" * (len(cols) + len(ups) + 1))
     n_clean = n_all = 0
@@ -267,6 +297,7 @@ def main():
             dofs = 0
             configs = [(tag, binary, b) for tag, binary in builds for b in backends]
             base = {k: [] for k in runs}
+            ctl = {1: [], a.threads: []}
             for k in range(a.repeats):
                 for tag, binary, b in (configs if k % 2 == 0 else configs[::-1]):
                     r = run(binary, out, equation, n, cells, b, a.steps, tag, a.dims)
@@ -282,6 +313,10 @@ def main():
                         base[(tag, b)].append(r)
                         if raw:
                             raw.write(json.dumps(r) + "\n")
+                if exe:
+                    side = max(3, round(math.sqrt(cells ** a.dims)))
+                    for t in ctl:
+                        ctl[t].append(control(exe, side, n ** a.dims, 5 * a.steps, t))
             if a.base_steps > 0:
                 rhs = (a.steps - a.base_steps) * 5 * dofs
                 c = {k: (statistics.median(x["cpu"] for x in runs[k])
@@ -304,6 +339,9 @@ def main():
                 f"{med[(tag, 'serial')] / med[(tag, backends[1])]:.2f}x / "
                 f"{low[(tag, 'serial')] / low[(tag, backends[1])]:.2f}x"
                 for tag, _ in builds)
+            if exe:
+                up = statistics.median(ctl[1]) / statistics.median(ctl[a.threads])
+                speedups += f" | {up:.2f}x"
             print(f"| {equation} | {n} | {cells}^{a.dims} | {dofs} | {vals} | {speedups} | "
                   f"{good}/{total} |", flush=True)
     if cpu_rows:

@@ -15,6 +15,7 @@
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use crossbeam_utils::CachePadded;
 use rayon::prelude::*;
 
 use crate::decl::LoopDecl;
@@ -91,16 +92,20 @@ const SMALL_LOOP: usize = 64;
 /// range of its own parts not yet claimed, `front << 32 | back`. The owner
 /// claims from the front, the others from the back, each claim one
 /// compare-and-swap, so every part runs exactly once. Sized once, for the
-/// pool's threads (nothing allocated per loop).
+/// pool's threads (nothing allocated per loop); each cursor on a cache
+/// line of its own (an owner's claims do not take the line from the
+/// other threads' cores).
 pub(super) struct Claims {
-    cursors: Vec<AtomicU64>,
+    cursors: Vec<CachePadded<AtomicU64>>,
 }
 
 impl Claims {
     /// Claims for a pool of `threads` threads.
     pub(super) fn new(threads: usize) -> Self {
         Claims {
-            cursors: (0..threads.max(1)).map(|_| AtomicU64::new(0)).collect(),
+            cursors: (0..threads.max(1))
+                .map(|_| CachePadded::new(AtomicU64::new(0)))
+                .collect(),
         }
     }
 

@@ -231,12 +231,18 @@ pub fn run(
         history = rows;
     }
     let signals = Signals::install().map_err(RunError::Write)?;
-    let fault = injected_fault();
-    let mut progress = Progress::new(config.quiet || !rank0, first, config.max_iters);
-    let mut row = vec![0.0; columns.len()];
-    let start = Instant::now();
+    let mut st = Stepping {
+        iteration: first,
+        history,
+        row: vec![0.0; columns.len()],
+        progress: Progress::new(config.quiet || !rank0, first, config.max_iters),
+        signals,
+        fault: injected_fault(),
+        start: Instant::now(),
+        wall_before,
+        rank0,
+    };
     let mut stop = StopReason::MaxIterations;
-    let mut iteration = first;
     ex.reset_times();
     // A resume at or past the final time has nothing left to do (not an
     // "iteration limit").
@@ -247,67 +253,36 @@ pub fn run(
     if done {
         stop = StopReason::FinalTime;
     }
-    while !done && iteration < config.max_iters {
-        if let Some(s) = signals.received() {
-            ex.request_stop(s);
-        }
-        let it = iteration + 1;
-        if let Some((_, _, panic)) = fault.filter(|&(r, i, _)| r == ex.rank() && i == it) {
-            let what = format!("a fault injected by {FAULT_AT} at iteration {it}");
-            if panic {
-                panic!("{what}");
+    // The steps run inside the backend's pool from one checkpoint to the
+    // next: the pool's threads stay at work between steps (entering the
+    // pool for each step woke a worker and put the caller to sleep every
+    // step: docs/performance.md 13h).
+    let pool = ex.pool();
+    if !done {
+        loop {
+            let segment = match &pool {
+                Some(pool) => pool.install(|| run_steps(method, ex, config, &mut st)),
+                None => run_steps(method, ex, config, &mut st),
+            };
+            match segment? {
+                Some(reason) => {
+                    stop = reason;
+                    break;
+                }
+                None => {
+                    write_checkpoint(method, ex, config, st.iteration, &st.history)?;
+                    outputs(ex, &st.history, OutputPhase::Checkpoint).map_err(RunError::Write)?;
+                }
             }
-            return Err(RunError::Write(what));
-        }
-        let r = step_in_pool(method, ex, it, &mut row);
-        match r {
-            Ok(()) => {}
-            Err(StepError::NonPhysical(m)) => {
-                stop = StopReason::NonPhysical(m);
-                break;
-            }
-            Err(StepError::Exec(e)) => return Err(e.into()),
-        }
-        iteration = it;
-        let elapsed = start.elapsed().as_secs_f64();
-        if rank0 {
-            history.push(Row {
-                iteration,
-                values: row.clone(),
-                wall_seconds: wall_before + elapsed,
-            });
-        }
-        progress.update(iteration, &|| method.progress_label(&row), elapsed);
-        if let Some(s) = ex.stop_agreed() {
-            // The signal every rank agreed on (a signal to one rank stops
-            // all with its status).
-            stop = StopReason::Signal(if s > 0 {
-                s
-            } else {
-                signal_hook::consts::SIGINT
-            });
-            break;
-        }
-        if let (Some(drop), Some(c)) = (config.residue_drop, method.log_residue_column()) {
-            if iteration > 2 && row[c] <= -drop {
-                stop = StopReason::Converged;
-                break;
-            }
-        }
-        if let (Some(t_end), Some(t)) = (config.final_time, method.time()) {
-            if t >= t_end {
-                stop = StopReason::FinalTime;
-                break;
-            }
-        }
-        if config.checkpoint_every > 0
-            && iteration % config.checkpoint_every == 0
-            && iteration < config.max_iters
-        {
-            write_checkpoint(method, ex, config, iteration, &history)?;
-            outputs(ex, &history, OutputPhase::Checkpoint).map_err(RunError::Write)?;
         }
     }
+    let Stepping {
+        iteration,
+        history,
+        progress,
+        start,
+        ..
+    } = st;
     let wall_seconds = start.elapsed().as_secs_f64();
     progress.finish();
     write_checkpoint(method, ex, config, iteration, &history)?;
@@ -328,6 +303,89 @@ pub fn run(
         wall_seconds,
         loop_times: ex.loop_times(),
     })
+}
+
+/// The driver's state over the steps of a run.
+struct Stepping {
+    /// Steps done in all.
+    iteration: u64,
+    /// The history (rank 0).
+    history: Vec<Row>,
+    /// The history row of the step just done.
+    row: Vec<f64>,
+    progress: Progress,
+    signals: Signals,
+    /// The fault [`FAULT_AT`] injects.
+    fault: Option<(usize, u64, bool)>,
+    /// When this run's steps started.
+    start: Instant,
+    /// Wall seconds of the run resumed from.
+    wall_before: f64,
+    rank0: bool,
+}
+
+/// Runs steps until the run stops (the reason) or a checkpoint is due
+/// (`None`: the caller writes it and calls again).
+fn run_steps(
+    method: &mut dyn Method,
+    ex: &mut Exec,
+    config: &RunConfig,
+    st: &mut Stepping,
+) -> Result<Option<StopReason>, RunError> {
+    while st.iteration < config.max_iters {
+        if let Some(s) = st.signals.received() {
+            ex.request_stop(s);
+        }
+        let it = st.iteration + 1;
+        if let Some((_, _, panic)) = st.fault.filter(|&(r, i, _)| r == ex.rank() && i == it) {
+            let what = format!("a fault injected by {FAULT_AT} at iteration {it}");
+            if panic {
+                panic!("{what}");
+            }
+            return Err(RunError::Write(what));
+        }
+        match method.step(ex, it, &mut st.row) {
+            Ok(()) => {}
+            Err(StepError::NonPhysical(m)) => return Ok(Some(StopReason::NonPhysical(m))),
+            Err(StepError::Exec(e)) => return Err(e.into()),
+        }
+        st.iteration = it;
+        let elapsed = st.start.elapsed().as_secs_f64();
+        if st.rank0 {
+            st.history.push(Row {
+                iteration: it,
+                values: st.row.clone(),
+                wall_seconds: st.wall_before + elapsed,
+            });
+        }
+        let row = &st.row;
+        st.progress
+            .update(it, &|| method.progress_label(row), elapsed);
+        if let Some(s) = ex.stop_agreed() {
+            // The signal every rank agreed on (a signal to one rank stops
+            // all with its status).
+            return Ok(Some(StopReason::Signal(if s > 0 {
+                s
+            } else {
+                signal_hook::consts::SIGINT
+            })));
+        }
+        if let (Some(drop), Some(c)) = (config.residue_drop, method.log_residue_column()) {
+            if it > 2 && st.row[c] <= -drop {
+                return Ok(Some(StopReason::Converged));
+            }
+        }
+        if let (Some(t_end), Some(t)) = (config.final_time, method.time()) {
+            if t >= t_end {
+                return Ok(Some(StopReason::FinalTime));
+            }
+        }
+        if config.checkpoint_every > 0 && it % config.checkpoint_every == 0 && it < config.max_iters
+        {
+            return Ok(None);
+        }
+    }
+    Ok(Some(StopReason::MaxIterations))
 }
 
 /// The environment variable that makes one rank fail at the start of one
