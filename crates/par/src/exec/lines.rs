@@ -1,6 +1,7 @@
 //! Line loops ([`crate::decl::Axis`]): the owned elements of a block as
-//! whole lines along the loop's axis, the core's lines computed while the
-//! halos travel (whole lines between polls), then the rest's.
+//! whole lines along the loop's axis; where the exchange overlaps, a first
+//! share of the core's lines computed while the halos travel, then the
+//! other owned elements as whole lines.
 
 use std::ops::Range;
 
@@ -46,8 +47,12 @@ pub(super) struct LineSpans {
     core: Vec<Range<usize>>,
     /// The other owned elements' lines.
     rest: Vec<Range<usize>>,
-    /// The block's stride along the axis.
-    step: usize,
+    /// The core's lines computed while the halos travel (on the CPU): the
+    /// first eighth of the core, at least `POLL_CHUNK` elements.
+    first: Vec<Range<usize>>,
+    /// The owned elements not in `first`, as whole lines where they can
+    /// be: computed once the halos are in.
+    after: Vec<Range<usize>>,
 }
 
 impl Exec {
@@ -74,11 +79,46 @@ impl Exec {
         }
         let lines = |spans: &[Range<usize>]| lines_of(spans, block.extent, axis, piece);
         let owned: Vec<Range<usize>> = s.owned_spans().cloned().collect();
+        let step = block.strides()[axis];
+        let core = lines(&s.core);
+        let n: usize = core.iter().map(|r| Line::of(r, step).len).sum();
+        let share = (n / 8).max(POLL_CHUNK);
+        let (mut k, mut filled) = (0, 0);
+        while k < core.len() && filled < share {
+            filled += Line::of(&core[k], step).len;
+            k += 1;
+        }
+        let first = core[..k].to_vec();
+        // The owned elements less `first`'s.
+        let mut member = vec![false; block.extent.iter().product()];
+        for s in &owned {
+            member[s.clone()].fill(true);
+        }
+        for r in &first {
+            let l = Line::of(r, step);
+            for j in 0..l.len {
+                member[l.first + j * l.step] = false;
+            }
+        }
+        let mut others = Vec::new();
+        let mut i = 0;
+        while i < member.len() {
+            if member[i] {
+                let start = i;
+                while i < member.len() && member[i] {
+                    i += 1;
+                }
+                others.push(start..i);
+            } else {
+                i += 1;
+            }
+        }
         let made = LineSpans {
             owned: lines(&owned),
-            core: lines(&s.core),
+            core,
             rest: lines(&s.rest),
-            step: block.strides()[axis],
+            first,
+            after: lines(&others),
         };
         (key, made)
     }
@@ -95,11 +135,7 @@ impl Exec {
                 self.start_exchange(s, mask);
             }
             if self.overlapping(&groups) {
-                let r = self.run_core_lines(l, &lines, &groups);
-                for &(s, mask) in &groups {
-                    self.finish_exchange(s, mask);
-                }
-                r.and_then(|_| self.local.run(l, &lines.rest))
+                self.run_lines_overlapped(l, &lines, &groups)
             } else {
                 for &(s, mask) in &groups {
                     self.finish_exchange(s, mask);
@@ -112,37 +148,39 @@ impl Exec {
         result
     }
 
-    /// The core's lines while the exchanges of `groups` travel: whole lines
-    /// of about `POLL_CHUNK` elements between polls on the CPU, one launch
-    /// on a device.
-    fn run_core_lines(
+    /// The core's lines while the exchanges of `groups` travel, then the
+    /// others; the exchanges finished in between. On a device: the whole
+    /// core in one launch, then the rest's lines. On the CPU: the first
+    /// share of the core (`first`), then every other owned element as
+    /// whole lines (`after`, in memory order): run all after the core, the
+    /// rest's pieces (a row cut by the halo: its ends) each started with
+    /// cache misses and restarted what a line carries: 2 MPI ranks of
+    /// `lw` on 1600 x 400 cells ran 7-10% slower overlapped than blocking
+    /// (docs/performance.md 12).
+    fn run_lines_overlapped(
         &mut self,
         l: &'static LoopDecl,
         lines: &LineSpans,
         groups: &[(usize, u64)],
     ) -> Result<(), String> {
-        if self.local.asynchronous() {
+        let asynchronous = self.local.asynchronous();
+        let r = if asynchronous {
             let r = self.local.run(l, &lines.core);
             self.local.flush();
-            return r;
+            r
+        } else {
+            self.local.run(l, &lines.first)
+        };
+        for &(s, mask) in groups {
+            self.finish_exchange(s, mask);
         }
-        let n: usize = lines.core.iter().map(|r| Line::of(r, lines.step).len).sum();
-        let step = (n / 8).max(POLL_CHUNK);
-        let mut result = Ok(());
-        let (mut from, mut filled) = (0, 0);
-        for (k, r) in lines.core.iter().enumerate() {
-            filled += Line::of(r, lines.step).len;
-            if filled >= step || k + 1 == lines.core.len() {
-                result = result.and(self.local.run(l, &lines.core[from..=k]));
-                from = k + 1;
-                filled = 0;
-                for &(s, mask) in groups {
-                    if let Some(x) = self.exchanges.get_mut(&(s, mask)) {
-                        x.progress();
-                    }
-                }
-            }
-        }
-        result
+        r.and_then(|_| {
+            let others = if asynchronous {
+                &lines.rest
+            } else {
+                &lines.after
+            };
+            self.local.run(l, others)
+        })
     }
 }
