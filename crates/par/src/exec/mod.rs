@@ -90,6 +90,10 @@ pub struct Exec {
     /// Per set whose halo is a copy of this rank's own elements: every
     /// peer entry's sources and targets, laid end to end.
     self_pairs: HashMap<usize, (Vec<u32>, Vec<u32>)>,
+    /// Per set, its owned elements for a gather whose halos travel: the
+    /// first share of the core, then the others in memory order
+    /// (`run.rs`, `run_gather_overlapped`).
+    first_and_after: HashMap<usize, FirstAndAfter>,
     loops: HashMap<usize, LoopInfo>,
     /// In key order: their windows are freed collectively, in the same
     /// order on every rank.
@@ -168,6 +172,7 @@ impl Exec {
             fused: Vec::new(),
             fused_decls: Vec::new(),
             self_pairs: HashMap::new(),
+            first_and_after: HashMap::new(),
             local,
             comm,
             part,
@@ -621,8 +626,14 @@ impl Exec {
     }
 }
 
+/// A set's owned elements split for an overlapped gather: the first share
+/// of the core, and the others in memory order.
+type FirstAndAfter = (Vec<Range<usize>>, Vec<Range<usize>>);
+
 /// `spans` sorted and those that touch joined.
-fn in_memory_order<'a>(spans: impl Iterator<Item = &'a Range<usize>>) -> Vec<Range<usize>> {
+pub(super) fn in_memory_order<'a>(
+    spans: impl Iterator<Item = &'a Range<usize>>,
+) -> Vec<Range<usize>> {
     let mut v: Vec<Range<usize>> = spans.filter(|r| !r.is_empty()).cloned().collect();
     v.sort_unstable_by_key(|r| r.start);
     let mut out: Vec<Range<usize>> = Vec::with_capacity(v.len());

@@ -2,9 +2,11 @@
 //! go (the halos refreshed first, or by the loop itself on one rank), or
 //! the core while the exchanges travel and then the rest.
 
+use std::ops::Range;
+
 use crate::decl::LoopDecl;
 
-use super::{Exec, POLL_CHUNK};
+use super::{in_memory_order, Exec, POLL_CHUNK};
 
 impl Exec {
     /// Runs `l` (of key `key`) over every element of `set` it runs on in
@@ -63,7 +65,12 @@ impl Exec {
         for &(s, mask) in &groups {
             self.start_exchange(s, mask);
         }
-        let result = if self.overlapping(&groups) {
+        let result = if self.overlapping(&groups)
+            && !l.has_indirect_increment()
+            && !self.local.asynchronous()
+        {
+            self.run_gather_overlapped(l, set, &groups)
+        } else if self.overlapping(&groups) {
             let r = self.run_core(l, set, &groups);
             for &(s, mask) in &groups {
                 self.finish_exchange(s, mask);
@@ -87,6 +94,30 @@ impl Exec {
         };
         self.groups = groups;
         result
+    }
+
+    /// A loop without increments through a map (its elements may run in
+    /// any order) whose halos travel in `groups`, on the CPU: the first
+    /// eighth of the core while they travel, then every other owned
+    /// element in memory order (the rest run after the whole core had each
+    /// of its pieces cache-cold; see `lines.rs` for the line loops).
+    fn run_gather_overlapped(
+        &mut self,
+        l: &'static LoopDecl,
+        set: usize,
+        groups: &[(usize, u64)],
+    ) -> Result<(), String> {
+        let (first, after) = match self.first_and_after.remove(&set) {
+            Some(split) => split,
+            None => first_and_after(&self.part.sets[set].core, &self.part.sets[set].rest),
+        };
+        let r = self.local.run(l, &first);
+        for &(s, mask) in groups {
+            self.finish_exchange(s, mask);
+        }
+        let r = r.and_then(|_| self.local.run(l, &after));
+        self.first_and_after.insert(set, (first, after));
+        r
     }
 
     /// The core of `set` while the exchanges of `groups` travel: in chunks
@@ -146,4 +177,25 @@ impl Exec {
     pub(super) fn overlapping(&self, groups: &[(usize, u64)]) -> bool {
         self.mode.overlaps() && !groups.iter().all(|&(s, _)| self.exchanges_with_itself(s))
     }
+}
+
+/// The first eighth of `core` (at least `POLL_CHUNK` elements), and every
+/// other element of `core` and `rest` in memory order.
+fn first_and_after(
+    core: &[Range<usize>],
+    rest: &[Range<usize>],
+) -> (Vec<Range<usize>>, Vec<Range<usize>>) {
+    let n: usize = core.iter().map(|r| r.len()).sum();
+    let mut left = (n / 8).max(POLL_CHUNK);
+    let mut first = Vec::new();
+    let mut others: Vec<Range<usize>> = rest.to_vec();
+    for r in core {
+        let take = left.min(r.len());
+        if take > 0 {
+            first.push(r.start..r.start + take);
+            left -= take;
+        }
+        others.push(r.start + take..r.end);
+    }
+    (first, in_memory_order(others.iter()))
 }
