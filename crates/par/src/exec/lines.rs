@@ -137,9 +137,7 @@ impl Exec {
             if self.overlapping(&groups) {
                 self.run_lines_overlapped(l, &lines, &groups)
             } else {
-                for &(s, mask) in &groups {
-                    self.finish_exchange(s, mask);
-                }
+                self.finish_exchanges(&groups);
                 self.local.run(l, &lines.owned)
             }
         };
@@ -171,9 +169,7 @@ impl Exec {
         } else {
             self.local.run(l, &lines.first)
         };
-        for &(s, mask) in groups {
-            self.finish_exchange(s, mask);
-        }
+        self.finish_exchanges(groups);
         r.and_then(|_| {
             let others = if asynchronous {
                 &lines.rest

@@ -454,6 +454,13 @@ impl Exec {
         x.start();
     }
 
+    /// Finishes the exchanges of `groups` ([`Self::finish_exchange`]).
+    fn finish_exchanges(&mut self, groups: &[(usize, u64)]) {
+        for &(s, mask) in groups {
+            self.finish_exchange(s, mask);
+        }
+    }
+
     fn finish_exchange(&mut self, s: usize, mask: u64) {
         if !self.exchanges_with_itself(s) {
             let part = self.part.clone();

@@ -72,9 +72,7 @@ impl Exec {
             self.run_gather_overlapped(l, set, &groups)
         } else if self.overlapping(&groups) {
             let r = self.run_core(l, set, &groups);
-            for &(s, mask) in &groups {
-                self.finish_exchange(s, mask);
-            }
+            self.finish_exchanges(&groups);
             r.and_then(|_| {
                 let mut rest = std::mem::take(&mut self.scratch);
                 rest.clear();
@@ -87,9 +85,7 @@ impl Exec {
                 r
             })
         } else {
-            for &(s, mask) in &groups {
-                self.finish_exchange(s, mask);
-            }
+            self.finish_exchanges(&groups);
             self.run_owned(l, key, set)
         };
         self.groups = groups;
@@ -112,9 +108,7 @@ impl Exec {
             None => first_and_after(&self.part.sets[set].core, &self.part.sets[set].rest),
         };
         let r = self.local.run(l, &first);
-        for &(s, mask) in groups {
-            self.finish_exchange(s, mask);
-        }
+        self.finish_exchanges(groups);
         let r = r.and_then(|_| self.local.run(l, &after));
         self.first_and_after.insert(set, (first, after));
         r
