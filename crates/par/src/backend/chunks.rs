@@ -85,6 +85,10 @@ pub(super) fn copy_elements(
 /// is about 20 us on 2 threads).
 pub(super) const PARTS_PER_THREAD: usize = 8;
 
+/// How long a thread done with a loop's parts spins for the others'
+/// ([`Claims::run`]).
+const SPIN_AT_END: std::time::Duration = std::time::Duration::from_micros(300);
+
 /// Loops of at most this many elements run on the calling thread whole.
 const SMALL_LOOP: usize = 64;
 
@@ -97,6 +101,8 @@ const SMALL_LOOP: usize = 64;
 /// other threads' cores).
 pub(super) struct Claims {
     cursors: Vec<CachePadded<AtomicU64>>,
+    /// Parts of the run under way done.
+    done: CachePadded<AtomicU64>,
 }
 
 impl Claims {
@@ -106,6 +112,7 @@ impl Claims {
             cursors: (0..threads.max(1))
                 .map(|_| CachePadded::new(AtomicU64::new(0)))
                 .collect(),
+            done: CachePadded::new(AtomicU64::new(0)),
         }
     }
 
@@ -151,7 +158,8 @@ impl Claims {
     /// per_thread ..` in order, then the parts of the others not yet
     /// started, from their end (but not an owner's last once it has
     /// started: [`Self::claim_other`]). One task per thread is offered; a
-    /// thread that finds no part left to claim returns at once.
+    /// thread that finds no part left to claim spins until every part is
+    /// done (at most [`SPIN_AT_END`]) and returns.
     ///
     /// `&mut self`: one run at a time (resetting the cursors under a run
     /// would hand its parts out twice).
@@ -170,14 +178,32 @@ impl Claims {
                 Ordering::Release,
             );
         }
+        self.done.store(0, Ordering::Release);
+        let total = (t * per_thread) as u64;
         let task = |_| {
             let me = rayon::current_thread_index().unwrap_or(0) % t;
             while let Some(p) = this.claim_own(me) {
                 work(p);
+                this.done.fetch_add(1, Ordering::AcqRel);
             }
             for other in (1..t).map(|d| (me + d) % t) {
                 while let Some(p) = this.claim_other(other, (other * per_thread) as u64) {
                     work(p);
+                    this.done.fetch_add(1, Ordering::AcqRel);
+                }
+            }
+            // Wait here for the others' last parts, spinning (at most
+            // `SPIN_AT_END`), rather than in rayon's join, whose idle
+            // thread yields its core at once: on a loaded machine a
+            // yielded core went to another process for a time slice
+            // (docs/performance.md 13h).
+            let start = std::time::Instant::now();
+            let mut spins = 0u32;
+            while this.done.load(Ordering::Acquire) < total {
+                std::hint::spin_loop();
+                spins += 1;
+                if spins % 1024 == 0 && start.elapsed() > SPIN_AT_END {
+                    break;
                 }
             }
         };
