@@ -5,7 +5,7 @@
 
 use std::ops::Range;
 
-use super::{Exec, POLL_CHUNK};
+use super::{overlap_share, Exec};
 use crate::decl::{ArgKind, LoopDecl};
 use crate::kernel::{lines_of, Line};
 
@@ -82,7 +82,7 @@ impl Exec {
         let step = block.strides()[axis];
         let core = lines(&s.core);
         let n: usize = core.iter().map(|r| Line::of(r, step).len).sum();
-        let share = (n / 8).max(POLL_CHUNK);
+        let share = overlap_share(n);
         let (mut k, mut filled) = (0, 0);
         while k < core.len() && filled < share {
             filled += Line::of(&core[k], step).len;

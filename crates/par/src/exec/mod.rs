@@ -33,6 +33,12 @@ mod times;
 /// Core elements computed between two polls of an exchange under way.
 const POLL_CHUNK: usize = 4096;
 
+/// The core elements of `n` computed while an exchange travels before it
+/// is polled or finished: an eighth, at least [`POLL_CHUNK`].
+fn overlap_share(n: usize) -> usize {
+    (n / 8).max(POLL_CHUNK)
+}
+
 /// A run that cannot go on.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ExecError {

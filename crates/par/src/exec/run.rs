@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use crate::decl::LoopDecl;
 
-use super::{in_memory_order, Exec, POLL_CHUNK};
+use super::{in_memory_order, overlap_share, Exec};
 
 impl Exec {
     /// Runs `l` (of key `key`) over every element of `set` it runs on in
@@ -132,7 +132,7 @@ impl Exec {
             result = self.local.run(l, &chunk);
             self.local.flush();
         } else {
-            let step = (n / 8).max(POLL_CHUNK);
+            let step = overlap_share(n);
             let mut filled = 0;
             for r in core {
                 let mut a = r.start;
@@ -180,7 +180,7 @@ fn first_and_after(
     rest: &[Range<usize>],
 ) -> (Vec<Range<usize>>, Vec<Range<usize>>) {
     let n: usize = core.iter().map(|r| r.len()).sum();
-    let mut left = (n / 8).max(POLL_CHUNK);
+    let mut left = overlap_share(n);
     let mut first = Vec::new();
     let mut others: Vec<Range<usize>> = rest.to_vec();
     for r in core {
