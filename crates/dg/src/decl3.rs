@@ -37,7 +37,7 @@ pub static K7_3: DatDecl = DatDecl::f64("k7_3", &CELLS, LEN_3, Role::Scratch);
 
 par_loop! {
     /// The right-hand side (3D).
-    pub static RHS_3 = rhs_3d over CELLS {
+    pub static RHS_3 = rhs_3d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS_3),
         u: read(U_3 at FACES_3D),
         // Read and written: the kernel writes only the values in use (a
@@ -47,7 +47,7 @@ par_loop! {
 }
 par_loop! {
     /// Keeps the step's start (3D).
-    pub static SAVE_3 = save_3d over CELLS {
+    pub static SAVE_3 = save_3d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS_3),
         u: read(U_3),
         // Only the values in use are copied: read and written.
@@ -56,7 +56,7 @@ par_loop! {
 }
 par_loop! {
     /// Puts the step's start back (3D).
-    pub static RESTORE_3 = restore_3d over CELLS {
+    pub static RESTORE_3 = restore_3d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS_3),
         u0: read(U0_3),
         // Only the values in use are copied: read and written.
@@ -65,7 +65,7 @@ par_loop! {
 }
 par_loop! {
     /// `u += coef x` (3D).
-    pub static AXPY_3 = axpy_3d over CELLS {
+    pub static AXPY_3 = axpy_3d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS_3),
         c: global(COEF),
         x: read(X_3),
@@ -75,7 +75,7 @@ par_loop! {
 par_loop! {
     /// A whole low-storage stage, right-hand side and update (3D): the
     /// new solution goes to `r`, which the method then swaps with `u`.
-    pub static LSERK_3 = lserk_3d over CELLS {
+    pub static LSERK_3 = lserk_3d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS_3),
         s: global(STAGE),
         u: read(U_3 at FACES_3D),
@@ -87,7 +87,7 @@ par_loop! {
 par_loop! {
     /// The last stage of a low-storage step (3D): [`LSERK_3`] and the squared L2 norm
     /// of the new solution in one pass.
-    pub static LSERK_LAST_3 = lserk_norm_3d over CELLS {
+    pub static LSERK_LAST_3 = lserk_norm_3d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS_3),
         s: global(STAGE),
         u: read(U_3 at FACES_3D),
@@ -99,7 +99,7 @@ par_loop! {
 }
 par_loop! {
     /// The squared L2 norm (3D).
-    pub static NORM_3 = norm_3d over CELLS {
+    pub static NORM_3 = norm_3d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS_3),
         u: read(U_3),
         sum: sum(NORM_SQ),

@@ -43,7 +43,7 @@ pub static K7_1: DatDecl = DatDecl::f64("k7_1", &CELLS, LEN_1, Role::Scratch);
 
 par_loop! {
     /// The right-hand side (1D).
-    pub static RHS_1 = rhs_1d over CELLS {
+    pub static RHS_1 = rhs_1d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS),
         u: read(U_1 at FACES_1D),
         r: write(R_1),
@@ -51,21 +51,21 @@ par_loop! {
 }
 par_loop! {
     /// Keeps the step's start (1D).
-    pub static SAVE_1 = save_1d over CELLS {
+    pub static SAVE_1 = save_1d over CELLS where avx2(super::AVX2) {
         u: read(U_1),
         u0: write(U0_1),
     }
 }
 par_loop! {
     /// Puts the step's start back (1D).
-    pub static RESTORE_1 = restore_1d over CELLS {
+    pub static RESTORE_1 = restore_1d over CELLS where avx2(super::AVX2) {
         u0: read(U0_1),
         u: write(U_1),
     }
 }
 par_loop! {
     /// `u += coef x` (1D).
-    pub static AXPY_1 = axpy_1d over CELLS {
+    pub static AXPY_1 = axpy_1d over CELLS where avx2(super::AVX2) {
         c: global(COEF),
         x: read(X_1),
         y: rw(U_1),
@@ -74,7 +74,7 @@ par_loop! {
 par_loop! {
     /// A whole low-storage stage, right-hand side and update (1D): the
     /// new solution goes to `r`, which the method then swaps with `u`.
-    pub static LSERK_1 = lserk_1d over CELLS {
+    pub static LSERK_1 = lserk_1d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS),
         s: global(STAGE),
         u: read(U_1 at FACES_1D),
@@ -86,7 +86,7 @@ par_loop! {
 par_loop! {
     /// The last stage of a low-storage step (1D): [`LSERK_1`] and the squared L2 norm
     /// of the new solution in one pass.
-    pub static LSERK_LAST_1 = lserk_norm_1d over CELLS {
+    pub static LSERK_LAST_1 = lserk_norm_1d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS),
         s: global(STAGE),
         u: read(U_1 at FACES_1D),
@@ -99,7 +99,7 @@ par_loop! {
 
 par_loop! {
     /// The squared L2 norm (1D).
-    pub static NORM_1 = norm_1d over CELLS {
+    pub static NORM_1 = norm_1d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS),
         u: read(U_1),
         sum: sum(NORM_SQ),
@@ -148,7 +148,7 @@ pub static K7_2: DatDecl = DatDecl::f64("k7_2", &CELLS, LEN_2, Role::Scratch);
 
 par_loop! {
     /// The right-hand side (2D).
-    pub static RHS_2 = rhs_2d over CELLS {
+    pub static RHS_2 = rhs_2d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS),
         u: read(U_2 at FACES_2D),
         // Read and written: the kernel writes only the values in use (a
@@ -158,7 +158,7 @@ par_loop! {
 }
 par_loop! {
     /// Keeps the step's start (2D).
-    pub static SAVE_2 = save_2d over CELLS {
+    pub static SAVE_2 = save_2d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS),
         u: read(U_2),
         // Only the values in use are copied: read and written.
@@ -167,7 +167,7 @@ par_loop! {
 }
 par_loop! {
     /// Puts the step's start back (2D).
-    pub static RESTORE_2 = restore_2d over CELLS {
+    pub static RESTORE_2 = restore_2d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS),
         u0: read(U0_2),
         // Only the values in use are copied: read and written.
@@ -176,7 +176,7 @@ par_loop! {
 }
 par_loop! {
     /// `u += coef x` (2D).
-    pub static AXPY_2 = axpy_2d over CELLS {
+    pub static AXPY_2 = axpy_2d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS),
         c: global(COEF),
         x: read(X_2),
@@ -186,7 +186,7 @@ par_loop! {
 par_loop! {
     /// A whole low-storage stage, right-hand side and update (2D): the
     /// new solution goes to `r`, which the method then swaps with `u`.
-    pub static LSERK_2 = lserk_2d over CELLS {
+    pub static LSERK_2 = lserk_2d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS),
         s: global(STAGE),
         u: read(U_2 at FACES_2D),
@@ -198,7 +198,7 @@ par_loop! {
 par_loop! {
     /// The last stage of a low-storage step (2D): [`LSERK_2`] and the squared L2 norm
     /// of the new solution in one pass.
-    pub static LSERK_LAST_2 = lserk_norm_2d over CELLS {
+    pub static LSERK_LAST_2 = lserk_norm_2d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS),
         s: global(STAGE),
         u: read(U_2 at FACES_2D),
@@ -211,7 +211,7 @@ par_loop! {
 
 par_loop! {
     /// The squared L2 norm (2D).
-    pub static NORM_2 = norm_2d over CELLS {
+    pub static NORM_2 = norm_2d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS),
         u: read(U_2),
         sum: sum(NORM_SQ),

@@ -50,7 +50,7 @@ pub static K7_E1: DatDecl = DatDecl::f64("k7_e1", &CELLS, LEN_E1, Role::Scratch)
 
 par_loop! {
     /// The right-hand side (1D Euler).
-    pub static RHS_E1 = iso_rhs_1d over CELLS {
+    pub static RHS_E1 = iso_rhs_1d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS),
         u: read(U_E1 at FACES_1D),
         // Read and written: the kernel writes only the values in use (a
@@ -60,21 +60,21 @@ par_loop! {
 }
 par_loop! {
     /// Keeps the step's start (1D Euler).
-    pub static SAVE_E1 = iso_save_1d over CELLS {
+    pub static SAVE_E1 = iso_save_1d over CELLS where avx2(super::AVX2) {
         u: read(U_E1),
         u0: write(U0_E1),
     }
 }
 par_loop! {
     /// Puts the step's start back (1D Euler).
-    pub static RESTORE_E1 = iso_restore_1d over CELLS {
+    pub static RESTORE_E1 = iso_restore_1d over CELLS where avx2(super::AVX2) {
         u0: read(U0_E1),
         u: write(U_E1),
     }
 }
 par_loop! {
     /// `u += coef x` (1D Euler).
-    pub static AXPY_E1 = iso_axpy_1d over CELLS {
+    pub static AXPY_E1 = iso_axpy_1d over CELLS where avx2(super::AVX2) {
         c: global(COEF),
         x: read(X_E1),
         y: rw(U_E1),
@@ -83,7 +83,7 @@ par_loop! {
 par_loop! {
     /// A whole low-storage stage, right-hand side and update (1D Euler): the
     /// new solution goes to `r`, which the method then swaps with `u`.
-    pub static LSERK_E1 = iso_lserk_1d over CELLS {
+    pub static LSERK_E1 = iso_lserk_1d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS),
         s: global(STAGE),
         u: read(U_E1 at FACES_1D),
@@ -95,7 +95,7 @@ par_loop! {
 par_loop! {
     /// The last stage of a low-storage step (1D Euler): [`LSERK_E1`] and the diagnostics
     /// of the new solution in one pass.
-    pub static LSERK_LAST_E1 = iso_lserk_diag_1d over CELLS {
+    pub static LSERK_LAST_E1 = iso_lserk_diag_1d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS),
         s: global(STAGE),
         u: read(U_E1 at FACES_1D),
@@ -109,7 +109,7 @@ par_loop! {
 }
 par_loop! {
     /// The mass, kinetic energy and smallest density (1D Euler).
-    pub static DIAG_E1 = iso_diag_1d over CELLS {
+    pub static DIAG_E1 = iso_diag_1d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS),
         u: read(U_E1),
         mass: sum(MASS),
@@ -163,7 +163,7 @@ pub static K7_E2: DatDecl = DatDecl::f64("k7_e2", &CELLS, LEN_E2, Role::Scratch)
 
 par_loop! {
     /// The right-hand side (2D Euler).
-    pub static RHS_E2 = iso_rhs_2d over CELLS {
+    pub static RHS_E2 = iso_rhs_2d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS),
         u: read(U_E2 at FACES_2D),
         // Read and written: the kernel writes only the values in use (a
@@ -173,7 +173,7 @@ par_loop! {
 }
 par_loop! {
     /// Keeps the step's start (2D Euler).
-    pub static SAVE_E2 = iso_save_2d over CELLS {
+    pub static SAVE_E2 = iso_save_2d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS),
         u: read(U_E2),
         // Only the values in use are copied: read and written.
@@ -182,7 +182,7 @@ par_loop! {
 }
 par_loop! {
     /// Puts the step's start back (2D Euler).
-    pub static RESTORE_E2 = iso_restore_2d over CELLS {
+    pub static RESTORE_E2 = iso_restore_2d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS),
         u0: read(U0_E2),
         // Only the values in use are copied: read and written.
@@ -191,7 +191,7 @@ par_loop! {
 }
 par_loop! {
     /// `u += coef x` (2D Euler).
-    pub static AXPY_E2 = iso_axpy_2d over CELLS {
+    pub static AXPY_E2 = iso_axpy_2d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS),
         c: global(COEF),
         x: read(X_E2),
@@ -201,7 +201,7 @@ par_loop! {
 par_loop! {
     /// A whole low-storage stage, right-hand side and update (2D Euler): the
     /// new solution goes to `r`, which the method then swaps with `u`.
-    pub static LSERK_E2 = iso_lserk_2d over CELLS {
+    pub static LSERK_E2 = iso_lserk_2d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS),
         s: global(STAGE),
         u: read(U_E2 at FACES_2D),
@@ -213,7 +213,7 @@ par_loop! {
 par_loop! {
     /// The last stage of a low-storage step (2D Euler): [`LSERK_E2`] and the diagnostics
     /// of the new solution in one pass.
-    pub static LSERK_LAST_E2 = iso_lserk_diag_2d over CELLS {
+    pub static LSERK_LAST_E2 = iso_lserk_diag_2d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS),
         s: global(STAGE),
         u: read(U_E2 at FACES_2D),
@@ -227,7 +227,7 @@ par_loop! {
 }
 par_loop! {
     /// The mass, kinetic energy and smallest density (2D Euler).
-    pub static DIAG_E2 = iso_diag_2d over CELLS {
+    pub static DIAG_E2 = iso_diag_2d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS),
         u: read(U_E2),
         mass: sum(MASS),

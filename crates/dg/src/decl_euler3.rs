@@ -39,7 +39,7 @@ pub static K7_E3: DatDecl = DatDecl::f64("k7_e3", &CELLS, LEN_E3, Role::Scratch)
 
 par_loop! {
     /// The right-hand side (3D Euler).
-    pub static RHS_E3 = iso_rhs_3d over CELLS {
+    pub static RHS_E3 = iso_rhs_3d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS_3),
         u: read(U_E3 at FACES_3D),
         // Read and written: the kernel writes only the values in use.
@@ -48,7 +48,7 @@ par_loop! {
 }
 par_loop! {
     /// Keeps the step's start (3D Euler).
-    pub static SAVE_E3 = iso_save_3d over CELLS {
+    pub static SAVE_E3 = iso_save_3d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS_3),
         u: read(U_E3),
         // Only the values in use are copied: read and written.
@@ -57,7 +57,7 @@ par_loop! {
 }
 par_loop! {
     /// Puts the step's start back (3D Euler).
-    pub static RESTORE_E3 = iso_restore_3d over CELLS {
+    pub static RESTORE_E3 = iso_restore_3d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS_3),
         u0: read(U0_E3),
         // Only the values in use are copied: read and written.
@@ -66,7 +66,7 @@ par_loop! {
 }
 par_loop! {
     /// `u += coef x` (3D Euler).
-    pub static AXPY_E3 = iso_axpy_3d over CELLS {
+    pub static AXPY_E3 = iso_axpy_3d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS_3),
         c: global(COEF),
         x: read(X_E3),
@@ -76,7 +76,7 @@ par_loop! {
 par_loop! {
     /// A whole low-storage stage, right-hand side and update (3D Euler): the
     /// new solution goes to `r`, which the method then swaps with `u`.
-    pub static LSERK_E3 = iso_lserk_3d over CELLS {
+    pub static LSERK_E3 = iso_lserk_3d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS_3),
         s: global(STAGE),
         u: read(U_E3 at FACES_3D),
@@ -88,7 +88,7 @@ par_loop! {
 par_loop! {
     /// The last stage of a low-storage step (3D Euler): [`LSERK_E3`] and the diagnostics
     /// of the new solution in one pass.
-    pub static LSERK_LAST_E3 = iso_lserk_diag_3d over CELLS {
+    pub static LSERK_LAST_E3 = iso_lserk_diag_3d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS_3),
         s: global(STAGE),
         u: read(U_E3 at FACES_3D),
@@ -102,7 +102,7 @@ par_loop! {
 }
 par_loop! {
     /// The mass, kinetic energy and smallest density (3D Euler).
-    pub static DIAG_E3 = iso_diag_3d over CELLS {
+    pub static DIAG_E3 = iso_diag_3d over CELLS where avx2(super::AVX2) {
         p: global(PARAMS_3),
         u: read(U_E3),
         mass: sum(MASS),

@@ -103,6 +103,7 @@ pub fn iso_line_rhs(n: usize, a: f64, q: &[f64; 24], left: [f64; 3], right: [f64
 
 /// The right-hand side of a 1D cell from it and its neighbours along x.
 #[device]
+#[inline(always)]
 pub fn iso_rhs_1d(p: [f64; 5], u: Offsets<'_, Euler1>, r: &mut Euler1) {
     // `n` is this module's order, a constant (the compiler unrolls the node
     // loops).
@@ -132,6 +133,7 @@ pub fn iso_rhs_1d_n(n: usize, p: [f64; 5], u: Offsets<'_, Euler1>, r: &mut Euler
 /// The right-hand side of a 2D cell from it and its neighbours along x
 /// and y: along x the normal momentum is `rho u`, along y `rho v`.
 #[device]
+#[inline(always)]
 pub fn iso_rhs_2d(p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler2) {
     // `n` is this module's order, a constant (the compiler unrolls the node
     // loops).
@@ -205,6 +207,7 @@ pub fn iso_rhs_2d_n(n: usize, p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler
 /// `sum_i w_i m_i^2 / (2 rho_i)` (on the reference cell: the host scales
 /// by `h / 2`) and the smallest density at a node.
 #[device]
+#[inline(always)]
 pub fn iso_diag_1d(_p: [f64; 5], u: &Euler1, mass: &mut f64, kinetic: &mut f64, low: &mut f64) {
     let n = DG_ORDER;
     let w0 = 8 * (n - 1);
@@ -227,6 +230,7 @@ pub fn iso_diag_1d(_p: [f64; 5], u: &Euler1, mass: &mut f64, kinetic: &mut f64, 
 /// solution's diagnostics ([`iso_diag_1d`]) in the same pass (the same
 /// values: the reductions are exact in any order).
 #[device]
+#[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn iso_lserk_diag_1d(
     p: [f64; 5],
@@ -246,6 +250,7 @@ pub fn iso_lserk_diag_1d(
 /// cell: the host scales by `hx hy / 4`) and the smallest density at a
 /// node.
 #[device]
+#[inline(always)]
 pub fn iso_diag_2d(_p: [f64; 5], u: &Euler2, mass: &mut f64, kinetic: &mut f64, low: &mut f64) {
     // This module's order (the loops unroll); each row summed apart, so
     // that the rows' chains of dependent additions overlap.
@@ -279,6 +284,7 @@ pub fn iso_diag_2d(_p: [f64; 5], u: &Euler2, mass: &mut f64, kinetic: &mut f64, 
 /// solution's diagnostics ([`iso_diag_2d`]) in the same pass (the same
 /// values: the reductions are exact in any order).
 #[device]
+#[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn iso_lserk_diag_2d(
     p: [f64; 5],
@@ -296,18 +302,21 @@ pub fn iso_lserk_diag_2d(
 
 /// Keeps the state at the start of a step: `u0 = u` (1D Euler).
 #[device]
+#[inline(always)]
 pub fn iso_save_1d(u: &Euler1, u0: &mut Euler1) {
     *u0 = *u;
 }
 
 /// Puts the step's start back: `u = u0` (1D Euler).
 #[device]
+#[inline(always)]
 pub fn iso_restore_1d(u0: &Euler1, u: &mut Euler1) {
     *u = *u0;
 }
 
 /// `y += c x` (1D Euler).
 #[device]
+#[inline(always)]
 pub fn iso_axpy_1d(c: f64, x: &Euler1, y: &mut Euler1) {
     for i in 0..2 * DG_ORDER {
         y[i] += c * x[i];
@@ -322,6 +331,7 @@ pub fn iso_axpy_1d(c: f64, x: &Euler1, y: &mut Euler1) {
 /// one pass instead of two saves the traffic of `r` and a second read
 /// of `u` (`u` cannot be updated in place here: its neighbours read it).
 #[device]
+#[inline(always)]
 pub fn iso_lserk_1d(
     p: [f64; 5],
     s: [f64; 3],
@@ -340,6 +350,7 @@ pub fn iso_lserk_1d(
 /// `3 n^2` values in use are touched, here and in the other 2D vector
 /// kernels.
 #[device]
+#[inline(always)]
 pub fn iso_save_2d(p: [f64; 5], u: &Euler2, u0: &mut Euler2) {
     let used = 3 * (p[0] as usize) * (p[0] as usize);
     for k in 0..used {
@@ -349,6 +360,7 @@ pub fn iso_save_2d(p: [f64; 5], u: &Euler2, u0: &mut Euler2) {
 
 /// Puts the step's start back: `u = u0` (2D Euler).
 #[device]
+#[inline(always)]
 pub fn iso_restore_2d(p: [f64; 5], u0: &Euler2, u: &mut Euler2) {
     let used = 3 * (p[0] as usize) * (p[0] as usize);
     for k in 0..used {
@@ -358,6 +370,7 @@ pub fn iso_restore_2d(p: [f64; 5], u0: &Euler2, u: &mut Euler2) {
 
 /// `y += c x` (2D Euler).
 #[device]
+#[inline(always)]
 pub fn iso_axpy_2d(p: [f64; 5], c: f64, x: &Euler2, y: &mut Euler2) {
     let used = 3 * (p[0] as usize) * (p[0] as usize);
     for k in 0..used {
@@ -373,6 +386,7 @@ pub fn iso_axpy_2d(p: [f64; 5], c: f64, x: &Euler2, y: &mut Euler2) {
 /// one pass instead of two saves the traffic of `r` and a second read
 /// of `u` (`u` cannot be updated in place here: its neighbours read it).
 #[device]
+#[inline(always)]
 pub fn iso_lserk_2d(
     p: [f64; 5],
     s: [f64; 3],

@@ -86,6 +86,7 @@ pub fn iso_line_rhs_3d(
 
 /// The right-hand side of a 3D cell from it and its six face neighbours.
 #[device]
+#[inline(always)]
 pub fn iso_rhs_3d(p: [f64; 7], u: Offsets<'_, Euler3>, r: &mut Euler3) {
     // `n` is this module's order, a constant (the compiler unrolls the node
     // loops).
@@ -183,6 +184,7 @@ pub fn iso_rhs_3d_n(n: usize, p: [f64; 7], u: Offsets<'_, Euler3>, r: &mut Euler
 /// reference cell: the host scales by `hx hy hz / 8`) and the smallest
 /// density at a node.
 #[device]
+#[inline(always)]
 pub fn iso_diag_3d(_p: [f64; 7], u: &Euler3, mass: &mut f64, kinetic: &mut f64, low: &mut f64) {
     // This module's order (the loops unroll); each line summed apart, so
     // that the lines' chains of dependent additions overlap.
@@ -221,6 +223,7 @@ pub fn iso_diag_3d(_p: [f64; 7], u: &Euler3, mass: &mut f64, kinetic: &mut f64, 
 /// solution's diagnostics ([`iso_diag_3d`]) in the same pass (the same
 /// values: the reductions are exact in any order).
 #[device]
+#[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn iso_lserk_diag_3d(
     p: [f64; 7],
@@ -239,6 +242,7 @@ pub fn iso_lserk_diag_3d(
 /// Keeps the state at the start of a step: `u0 = u` (3D Euler; the `4
 /// n^3` values in use, here and in the other 3D vector kernels).
 #[device]
+#[inline(always)]
 pub fn iso_save_3d(p: [f64; 7], u: &Euler3, u0: &mut Euler3) {
     let n = p[0] as usize;
     for m in 0..4 * n * n * n {
@@ -248,6 +252,7 @@ pub fn iso_save_3d(p: [f64; 7], u: &Euler3, u0: &mut Euler3) {
 
 /// Puts the step's start back: `u = u0` (3D Euler).
 #[device]
+#[inline(always)]
 pub fn iso_restore_3d(p: [f64; 7], u0: &Euler3, u: &mut Euler3) {
     let n = p[0] as usize;
     for m in 0..4 * n * n * n {
@@ -257,6 +262,7 @@ pub fn iso_restore_3d(p: [f64; 7], u0: &Euler3, u: &mut Euler3) {
 
 /// `y += c x` (3D Euler).
 #[device]
+#[inline(always)]
 pub fn iso_axpy_3d(p: [f64; 7], c: f64, x: &Euler3, y: &mut Euler3) {
     let n = p[0] as usize;
     for m in 0..4 * n * n * n {
@@ -272,6 +278,7 @@ pub fn iso_axpy_3d(p: [f64; 7], c: f64, x: &Euler3, y: &mut Euler3) {
 /// one pass instead of two saves the traffic of `r` and a second read
 /// of `u` (`u` cannot be updated in place here: its neighbours read it).
 #[device]
+#[inline(always)]
 pub fn iso_lserk_3d(
     p: [f64; 7],
     s: [f64; 3],

@@ -78,6 +78,7 @@ pub fn line_rhs(n: usize, a: f64, q: &[f64; 8], left: f64, right: f64) -> [f64; 
 
 /// The right-hand side of a 1D cell from it and its neighbours along x.
 #[device]
+#[inline(always)]
 pub fn rhs_1d(p: [f64; 5], u: Offsets<'_, Cell1>, r: &mut Cell1) {
     // `n` is this module's order, a constant (the compiler unrolls the node
     // loops).
@@ -103,6 +104,7 @@ pub fn rhs_1d_n(n: usize, p: [f64; 5], u: Offsets<'_, Cell1>, r: &mut Cell1) {
 /// The right-hand side of a 2D cell from it and its neighbours along x
 /// and y.
 #[device]
+#[inline(always)]
 pub fn rhs_2d(p: [f64; 5], u: Offsets<'_, Cell2>, r: &mut Cell2) {
     // `n` is this module's order, a constant (the compiler unrolls the node
     // loops).
@@ -146,18 +148,21 @@ pub fn rhs_2d_n(n: usize, p: [f64; 5], u: Offsets<'_, Cell2>, r: &mut Cell2) {
 
 /// Keeps the state at the start of a step: `u0 = u` (1D).
 #[device]
+#[inline(always)]
 pub fn save_1d(u: &Cell1, u0: &mut Cell1) {
     *u0 = *u;
 }
 
 /// Puts the step's start back: `u = u0` (1D).
 #[device]
+#[inline(always)]
 pub fn restore_1d(u0: &Cell1, u: &mut Cell1) {
     *u = *u0;
 }
 
 /// `y += c x` (1D): a Runge-Kutta stage's term.
 #[device]
+#[inline(always)]
 pub fn axpy_1d(c: f64, x: &Cell1, y: &mut Cell1) {
     for i in 0..DG_ORDER {
         y[i] += c * x[i];
@@ -172,6 +177,7 @@ pub fn axpy_1d(c: f64, x: &Cell1, y: &mut Cell1) {
 /// one pass instead of two saves the traffic of `r` and a second read
 /// of `u` (`u` cannot be updated in place here: its neighbours read it).
 #[device]
+#[inline(always)]
 pub fn lserk_1d(p: [f64; 5], s: [f64; 3], u: Offsets<'_, Cell1>, k: &mut Cell1, un: &mut Cell1) {
     rhs_1d(p, u, un);
     for m in 0..DG_ORDER {
@@ -183,6 +189,7 @@ pub fn lserk_1d(p: [f64; 5], s: [f64; 3], u: Offsets<'_, Cell1>, k: &mut Cell1, 
 /// Keeps the state at the start of a step: `u0 = u` (2D). Only the `n^2`
 /// values in use are touched, here and in the other 2D vector kernels.
 #[device]
+#[inline(always)]
 pub fn save_2d(p: [f64; 5], u: &Cell2, u0: &mut Cell2) {
     let used = (p[0] as usize) * (p[0] as usize);
     for k in 0..used {
@@ -192,6 +199,7 @@ pub fn save_2d(p: [f64; 5], u: &Cell2, u0: &mut Cell2) {
 
 /// Puts the step's start back: `u = u0` (2D).
 #[device]
+#[inline(always)]
 pub fn restore_2d(p: [f64; 5], u0: &Cell2, u: &mut Cell2) {
     let used = (p[0] as usize) * (p[0] as usize);
     for k in 0..used {
@@ -201,6 +209,7 @@ pub fn restore_2d(p: [f64; 5], u0: &Cell2, u: &mut Cell2) {
 
 /// `y += c x` (2D): a Runge-Kutta stage's term.
 #[device]
+#[inline(always)]
 pub fn axpy_2d(p: [f64; 5], c: f64, x: &Cell2, y: &mut Cell2) {
     let used = (p[0] as usize) * (p[0] as usize);
     for k in 0..used {
@@ -216,6 +225,7 @@ pub fn axpy_2d(p: [f64; 5], c: f64, x: &Cell2, y: &mut Cell2) {
 /// one pass instead of two saves the traffic of `r` and a second read
 /// of `u` (`u` cannot be updated in place here: its neighbours read it).
 #[device]
+#[inline(always)]
 pub fn lserk_2d(p: [f64; 5], s: [f64; 3], u: Offsets<'_, Cell2>, k: &mut Cell2, un: &mut Cell2) {
     // `n` is this module's order, a constant (the compiler unrolls the node
     // loops).
@@ -244,6 +254,7 @@ pub fn lserk_2d_n(
 /// quadrature, on the reference cell: `sum_i w_i u_i^2` (the host scales
 /// the sum by `h / 2`).
 #[device]
+#[inline(always)]
 pub fn norm_1d(_p: [f64; 5], u: &Cell1, sum: &mut f64) {
     let n = DG_ORDER;
     let w0 = 8 * (n - 1);
@@ -258,6 +269,7 @@ pub fn norm_1d(_p: [f64; 5], u: &Cell1, sum: &mut f64) {
 /// solution's share of the squared L2 norm ([`norm_1d`]) in the same pass
 /// (the same values: the reduction's sum is exact in any order).
 #[device]
+#[inline(always)]
 pub fn lserk_norm_1d(
     p: [f64; 5],
     s: [f64; 3],
@@ -273,6 +285,7 @@ pub fn lserk_norm_1d(
 /// A 2D cell's share of the squared L2 norm, on the reference cell:
 /// `sum_ij w_i w_j u_ij^2` (the host scales by `hx hy / 4`).
 #[device]
+#[inline(always)]
 pub fn norm_2d(_p: [f64; 5], u: &Cell2, sum: &mut f64) {
     // This module's order (the loops unroll); each row summed apart, so
     // that the rows' chains of dependent additions overlap.
@@ -294,6 +307,7 @@ pub fn norm_2d(_p: [f64; 5], u: &Cell2, sum: &mut f64) {
 /// solution's share of the squared L2 norm ([`norm_2d`]) in the same pass
 /// (the same values: the reduction's sum is exact in any order).
 #[device]
+#[inline(always)]
 pub fn lserk_norm_2d(
     p: [f64; 5],
     s: [f64; 3],

@@ -17,6 +17,7 @@ pub type Cell3 = [f64; DG_ORDER * DG_ORDER * DG_ORDER];
 
 /// The right-hand side of a 3D cell from it and its six face neighbours.
 #[device]
+#[inline(always)]
 pub fn rhs_3d(p: [f64; 7], u: Offsets<'_, Cell3>, r: &mut Cell3) {
     // `n` is this module's order, a constant (the compiler unrolls the node
     // loops).
@@ -84,6 +85,7 @@ pub fn rhs_3d_n(n: usize, p: [f64; 7], u: Offsets<'_, Cell3>, r: &mut Cell3) {
 /// Keeps the state at the start of a step: `u0 = u` (3D; the `n^3`
 /// values in use, here and in the other 3D vector kernels).
 #[device]
+#[inline(always)]
 pub fn save_3d(p: [f64; 7], u: &Cell3, u0: &mut Cell3) {
     let n = p[0] as usize;
     for m in 0..n * n * n {
@@ -93,6 +95,7 @@ pub fn save_3d(p: [f64; 7], u: &Cell3, u0: &mut Cell3) {
 
 /// Puts the step's start back: `u = u0` (3D).
 #[device]
+#[inline(always)]
 pub fn restore_3d(p: [f64; 7], u0: &Cell3, u: &mut Cell3) {
     let n = p[0] as usize;
     for m in 0..n * n * n {
@@ -102,6 +105,7 @@ pub fn restore_3d(p: [f64; 7], u0: &Cell3, u: &mut Cell3) {
 
 /// `y += c x` (3D): a Runge-Kutta stage's term.
 #[device]
+#[inline(always)]
 pub fn axpy_3d(p: [f64; 7], c: f64, x: &Cell3, y: &mut Cell3) {
     let n = p[0] as usize;
     for m in 0..n * n * n {
@@ -117,6 +121,7 @@ pub fn axpy_3d(p: [f64; 7], c: f64, x: &Cell3, y: &mut Cell3) {
 /// one pass instead of two saves the traffic of `r` and a second read
 /// of `u` (`u` cannot be updated in place here: its neighbours read it).
 #[device]
+#[inline(always)]
 pub fn lserk_3d(p: [f64; 7], s: [f64; 3], u: Offsets<'_, Cell3>, k: &mut Cell3, un: &mut Cell3) {
     // `n` is this module's order, a constant (the compiler unrolls the node
     // loops).
@@ -144,6 +149,7 @@ pub fn lserk_3d_n(
 /// A 3D cell's share of the squared L2 norm on the reference cell,
 /// `sum_ijk w_i w_j w_k u_ijk^2` (the host scales by `hx hy hz / 8`).
 #[device]
+#[inline(always)]
 pub fn norm_3d(_p: [f64; 7], u: &Cell3, sum: &mut f64) {
     // This module's order (the loops unroll); each line and plane summed
     // apart, so that the chains of dependent additions overlap.
@@ -169,6 +175,7 @@ pub fn norm_3d(_p: [f64; 7], u: &Cell3, sum: &mut f64) {
 /// solution's share of the squared L2 norm ([`norm_3d`]) in the same pass
 /// (the same values: the reduction's sum is exact in any order).
 #[device]
+#[inline(always)]
 pub fn lserk_norm_3d(
     p: [f64; 7],
     s: [f64; 3],

@@ -44,6 +44,16 @@ pub mod settings;
 pub mod solver;
 pub mod tables;
 
+/// Whether the loops of order `n` run their AVX2 build (4 lanes) where
+/// the processor has it, or their baseline build (SSE2 on x86-64, 2 lanes)
+/// everywhere. The compiler splits the node loops of 3, 5 and 6 nodes
+/// badly into 4 lanes: their AVX2 builds ran 15-40% slower than the
+/// baseline ones on this project's Zen 4 (docs/performance.md 13i), the
+/// others' 10-80% faster. Both builds give the same bits.
+pub const fn avx2_order(n: usize) -> bool {
+    !matches!(n, 3 | 5 | 6)
+}
+
 /// The modules of one order, `n` nodes per direction, for each `oN = n`:
 /// the kernels and the dats and loops, their elements sized for `n` (`n^d`
 /// values per variable, nothing padded), the families, and the kernels'
@@ -56,6 +66,9 @@ macro_rules! orders {
             pub mod $m {
                 /// Nodes per direction of this module's cells.
                 pub const DG_ORDER: usize = $n;
+                /// Whether this order's loops run their AVX2 build where the
+                /// processor has it ([`avx2_order`]).
+                pub const AVX2: bool = crate::avx2_order($n);
                 /// The advection kernels, 1D and 2D: strong-form DGSEM on
                 /// collocated GLL nodes with the upwind flux (the file's
                 /// header has the scheme).

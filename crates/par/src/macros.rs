@@ -48,7 +48,13 @@
 /// structures (no layout test in the hot loop) and with views that copy a
 /// structure of arrays per component ([`crate::layout`]). The kernel and
 /// every function it calls in its hot loops should be `#[inline(always)]`,
-/// so that the AVX2 build covers them.
+/// so that the AVX2 build covers them (a kernel left to the compiler's
+/// choice may stay out of line, compiled for the baseline only).
+///
+/// `where avx2(EXPR)` after the set (a `bool` constant expression) runs
+/// the AVX2 build only where `EXPR` holds as well: for kernels whose
+/// baseline build is the faster one (loops the compiler splits badly into
+/// 4 lanes). Either build gives the same bits.
 #[macro_export]
 macro_rules! par_loop {
     (
@@ -113,7 +119,7 @@ macro_rules! par_loop {
     (
         $(#[$meta:meta])*
         $vis:vis static $loop_name:ident = $kernel:ident over $set:ident
-            $(in $order:ident ($colour:ident))? {
+            $(in $order:ident ($colour:ident))? $(where avx2($avx2:expr))? {
             $($arg:ident : $mode:ident ( $($spec:tt)* )),* $(,)?
         }
     ) => {
@@ -152,7 +158,7 @@ macro_rules! par_loop {
                         ) {
                             body::<SOA>(args, spans)
                         }
-                        if $crate::kernel::use_avx2() {
+                        if $crate::kernel::use_avx2() $(&& $avx2)? {
                             // SAFETY: the processor has AVX2, all `avx2` requires.
                             unsafe {
                                 if args.any_soa() {

@@ -55,6 +55,19 @@ fn threads_give_the_serial_bits() {
     }
 }
 
+/// A loop declared `where avx2(false)` (its baseline build on every
+/// processor) gives the bits of the same kernel's default loop (its AVX2
+/// build where the processor has it), serial and on threads.
+#[test]
+fn baseline_and_avx2_builds_give_the_same_bits() {
+    for (kind, threads) in [(BackendKind::Serial, 1), (BackendKind::Threads, 2)] {
+        let default = heat(&spec(kind, threads));
+        let baseline = heat_with(&spec(kind, threads), &HEAT_LOOPS_BASELINE);
+        assert_eq!(baseline.0, default.0, "heat field, {kind:?}");
+        assert_eq!(baseline.1, default.1, "heat totals, {kind:?}");
+    }
+}
+
 /// The face loop coloured (faces of one colour share no cell) and run
 /// colour by colour: the same bits on one thread and on several, whether
 /// the faces keep their order or are renumbered colour by colour; close to

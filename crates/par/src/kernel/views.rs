@@ -7,6 +7,8 @@ use std::marker::PhantomData;
 use std::ops::Range;
 use std::sync::Mutex;
 
+use bitrep::FastSumF64;
+
 use super::*;
 
 /// A loop's bound arguments and where its chunks' reductions go.
@@ -579,12 +581,15 @@ impl<T> ScratchView<T> {
 }
 
 /// A reduction's view: each element starts from the identity; its result
-/// is folded into the chunk's partial result after the kernel call.
+/// is folded into the chunk's partial result after the kernel call. Sums
+/// go through `bitrep`'s streaming accumulator ([`FastSumF64`]: no carry
+/// propagation per value), which finishes into the same exact [`SumF64`]
+/// as adding each value to it directly.
 pub struct ReduceView<'a, T> {
     op: Reduction,
     offset: usize,
     dim: usize,
-    sums: [SumF64; MAX_REDUCE_DIM],
+    sums: [FastSumF64; MAX_REDUCE_DIM],
     ext: [f64; MAX_REDUCE_DIM],
     scratch: T,
     sink: &'a Mutex<Partials>,
@@ -626,7 +631,7 @@ impl<T> Drop for ReduceView<'_, T> {
         for c in 0..self.dim {
             let k = self.offset + c;
             match self.op {
-                Reduction::Sum => p.sums[k].merge(&self.sums[c]),
+                Reduction::Sum => p.sums[k].merge(&self.sums[c].finish()),
                 Reduction::Min => p.ext[k] = fmin(p.ext[k], self.ext[c]),
                 Reduction::Max => p.ext[k] = fmax(p.ext[k], self.ext[c]),
             }

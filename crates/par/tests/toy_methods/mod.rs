@@ -44,7 +44,18 @@ par_loop! {
         total: sum(TOTAL),
     }
 }
+par_loop! {
+    /// [`HEAT_STEP`] running its baseline build on every processor.
+    pub static HEAT_STEP_BASELINE = heat_step over CELLS where avx2(false) {
+        r: global(R),
+        u: read(U at FIVE),
+        unew: write(U_NEW),
+    }
+}
 pub static HEAT_LOOPS: [&LoopDecl; 2] = [&HEAT_STEP, &HEAT_COPY];
+/// The heat toy's loops with [`HEAT_STEP_BASELINE`] (a program of its own:
+/// OpenCL names a loop's function after its kernel).
+pub static HEAT_LOOPS_BASELINE: [&LoopDecl; 2] = [&HEAT_STEP_BASELINE, &HEAT_COPY];
 /// The heat toy's dats.
 pub static HEAT_DATS: [&DatDecl; 2] = [&U, &U_NEW];
 
@@ -214,9 +225,17 @@ pub const HEAT_STEPS: usize = 40;
 
 /// Runs the heat toy; returns the field and the total after each step.
 pub fn heat(spec: &BackendSpec) -> (Vec<f64>, Vec<f64>) {
+    heat_with(spec, &HEAT_LOOPS)
+}
+
+/// [`heat`] with `loops` (the step loop, then the copy).
+pub fn heat_with(
+    spec: &BackendSpec,
+    loops: &'static [&'static LoopDecl; 2],
+) -> (Vec<f64>, Vec<f64>) {
     let p = heat_problem();
-    let mut ex = exec(&p, &HEAT_LOOPS, &HEAT_GLOBALS, spec);
-    let (u, totals) = heat_run(&mut ex).expect("the heat toy runs");
+    let mut ex = exec(&p, loops, &HEAT_GLOBALS, spec);
+    let (u, totals) = heat_run_with(&mut ex, loops[0]).expect("the heat toy runs");
     (u.expect("one process gathers"), totals)
 }
 
@@ -226,11 +245,19 @@ pub static HEAT_GLOBALS: [&GlobalDecl; 2] = [&R, &TOTAL];
 /// Runs the heat toy on `ex` (collective): the field (on rank 0) and the
 /// total after each step.
 pub fn heat_run(ex: &mut Exec) -> Result<(Option<Vec<f64>>, Vec<f64>), String> {
+    heat_run_with(ex, &HEAT_STEP)
+}
+
+/// [`heat_run`] with `step` as its step loop.
+pub fn heat_run_with(
+    ex: &mut Exec,
+    step: &'static LoopDecl,
+) -> Result<(Option<Vec<f64>>, Vec<f64>), String> {
     ex.set_const(&R, &HEAT_R);
     let mut totals = Vec::new();
     for _ in 0..HEAT_STEPS {
         ex.reset(&TOTAL);
-        ex.run(&HEAT_STEP).map_err(|e| e.to_string())?;
+        ex.run(step).map_err(|e| e.to_string())?;
         ex.run(&HEAT_COPY).map_err(|e| e.to_string())?;
         let mut t = [0.0];
         ex.reduce(&[&TOTAL], &mut t).map_err(|e| e.to_string())?;
