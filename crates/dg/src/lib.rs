@@ -44,12 +44,14 @@ pub mod settings;
 pub mod solver;
 pub mod tables;
 
-/// Whether the loops of order `n` run their AVX2 build (4 lanes) where
-/// the processor has it, or their baseline build (SSE2 on x86-64, 2 lanes)
+/// Whether the loops of order `n` run their AVX2 build (4 lanes, the
+/// kernels inlined into the loop) where the processor has it, or their
+/// baseline build (SSE2 on x86-64, 2 lanes, the kernel called out of line)
 /// everywhere. The compiler splits the node loops of 3, 5 and 6 nodes
-/// badly into 4 lanes: their AVX2 builds ran 15-40% slower than the
-/// baseline ones on this project's Zen 4 (docs/performance.md 13i), the
-/// others' 10-80% faster. Both builds give the same bits.
+/// badly into 4 lanes: their inlined AVX2 kernels ran up to 1.6 times as
+/// long as the out-of-line baseline ones on this project's Zen 4, the
+/// other orders' 1.1-1.8 times faster (docs/performance.md 13i). Every
+/// build gives the same bits.
 pub const fn avx2_order(n: usize) -> bool {
     !matches!(n, 3 | 5 | 6)
 }

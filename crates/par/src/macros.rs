@@ -52,9 +52,11 @@
 /// choice may stay out of line, compiled for the baseline only).
 ///
 /// `where avx2(EXPR)` after the set (a `bool` constant expression) runs
-/// the AVX2 build only where `EXPR` holds as well: for kernels whose
-/// baseline build is the faster one (loops the compiler splits badly into
-/// 4 lanes). Either build gives the same bits.
+/// the AVX2 build only where `EXPR` holds as well; where it does not, the
+/// baseline build calls the kernel out of line ([`crate::kernel::apart`]),
+/// compiled as a function of its own. For kernels whose inlined AVX2 code
+/// is the slower (node loops the compiler splits badly into 4 lanes: the
+/// DG kernels of 3, 5 and 6 nodes). Every build gives the same bits.
 #[macro_export]
 macro_rules! par_loop {
     (
@@ -139,10 +141,12 @@ macro_rules! par_loop {
                     args: &$crate::kernel::LoopArgs<'_>,
                     spans: &[::std::ops::Range<usize>],
                 ) {
+                    // Where the AVX2 build is off, the kernel runs out of line.
+                    const QF_APART: bool = !$crate::par_loop!(@avx2 $($avx2)?);
                     if SOA {
-                        $crate::par_loop!(@body soa args spans $kernel { $($arg : $mode ( $($spec)* )),* });
+                        $crate::par_loop!(@body soa args spans QF_APART $kernel { $($arg : $mode ( $($spec)* )),* });
                     } else {
-                        $crate::par_loop!(@body aos args spans $kernel { $($arg : $mode ( $($spec)* )),* });
+                        $crate::par_loop!(@body aos args spans QF_APART $kernel { $($arg : $mode ( $($spec)* )),* });
                     }
                 }
                 fn run(
@@ -158,7 +162,7 @@ macro_rules! par_loop {
                         ) {
                             body::<SOA>(args, spans)
                         }
-                        if $crate::kernel::use_avx2() $(&& $avx2)? {
+                        if $crate::kernel::use_avx2() && $crate::par_loop!(@avx2 $($avx2)?) {
                             // SAFETY: the processor has AVX2, all `avx2` requires.
                             unsafe {
                                 if args.any_soa() {
@@ -183,6 +187,8 @@ macro_rules! par_loop {
         };
     };
     // A line loop's axis.
+    (@avx2) => { true };
+    (@avx2 $e:expr) => { $e };
     (@axis x) => { $crate::decl::Axis::X };
     (@axis y) => { $crate::decl::Axis::Y };
     (@axis z) => { $crate::decl::Axis::Z };
@@ -208,7 +214,7 @@ macro_rules! par_loop {
 
     // A runner's body over views of one layout (`aos`: every dat an array
     // of structures; `soa`: some dat a structure of arrays).
-    (@body $layout:ident $args:ident $spans:ident $kernel:ident {
+    (@body $layout:ident $args:ident $spans:ident $apart:ident $kernel:ident {
         $($arg:ident : $mode:ident ( $($spec:tt)* )),*
     }) => {{
                     // The maps of the `Star` arguments (`""`: another kind).
@@ -228,7 +234,11 @@ macro_rules! par_loop {
                                 // SAFETY: `row` is element `i`'s row (of a
                                 // checked span) of the map of every `Star`
                                 // argument (`star_rows` checked that).
-                                $kernel($(unsafe { $arg.arg_row(i, &row) }),*);
+                                if $apart {
+                                    $crate::kernel::apart(|| $kernel($(unsafe { $arg.arg_row(i, &row) }),*));
+                                } else {
+                                    $kernel($(unsafe { $arg.arg_row(i, &row) }),*);
+                                }
                                 $($arg.after();)*
                             }
                         }
@@ -237,7 +247,11 @@ macro_rules! par_loop {
                     for span in $spans {
                         $($arg.span(span);)*
                         for i in span.clone() {
-                            $kernel($($arg.arg(i)),*);
+                            if $apart {
+                                $crate::kernel::apart(|| $kernel($($arg.arg(i)),*));
+                            } else {
+                                $kernel($($arg.arg(i)),*);
+                            }
                             $($arg.after();)*
                         }
                     }

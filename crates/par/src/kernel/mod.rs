@@ -661,3 +661,11 @@ pub fn use_avx2() -> bool {
         false
     }
 }
+
+/// Calls `f` out of line: a loop's baseline build calls its kernel through
+/// this where the loop runs no AVX2 build (`par_loop!`'s `where
+/// avx2(false)`), as a function of its own.
+#[inline(never)]
+pub fn apart<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
