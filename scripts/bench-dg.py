@@ -313,7 +313,8 @@ def main():
                         base[(tag, b)].append(r)
                         if raw:
                             raw.write(json.dumps(r) + "\n")
-                if exe:
+                # The control needs at least 4 values per element.
+                if exe and n ** a.dims >= 4:
                     side = max(3, round(math.sqrt(cells ** a.dims)))
                     for t in ctl:
                         ctl[t].append(control(exe, side, n ** a.dims, 5 * a.steps, t))
@@ -339,9 +340,11 @@ def main():
                 f"{med[(tag, 'serial')] / med[(tag, backends[1])]:.2f}x / "
                 f"{low[(tag, 'serial')] / low[(tag, backends[1])]:.2f}x"
                 for tag, _ in builds)
-            if exe:
+            if exe and ctl[1]:
                 up = statistics.median(ctl[1]) / statistics.median(ctl[a.threads])
                 speedups += f" | {up:.2f}x"
+            elif exe:
+                speedups += " | -"
             print(f"| {equation} | {n} | {cells}^{a.dims} | {dofs} | {vals} | {speedups} | "
                   f"{good}/{total} |", flush=True)
     if cpu_rows:
