@@ -69,7 +69,7 @@ macro_rules! orders {
                 /// Nodes per direction of this module's cells.
                 pub const DG_ORDER: usize = $n;
                 /// Whether this order's loops run their AVX2 build where the
-                /// processor has it ([`avx2_order`]).
+                /// processor has it ([`crate::avx2_order`]).
                 pub const AVX2: bool = crate::avx2_order($n);
                 /// The advection kernels, 1D and 2D: strong-form DGSEM on
                 /// collocated GLL nodes with the upwind flux (the file's
