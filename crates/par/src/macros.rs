@@ -83,13 +83,16 @@ macro_rules! par_loop {
                 ) {
                     let step = args.line_step($crate::par_loop!(@axis $axis).index());
                     let mut cursor = args.cursor();
-                    $(let mut $arg = $crate::par_loop!(@line_view cursor $mode ($($spec)*));)*
+                    // The views without drop glue in the loop (see `@body`).
+                    $(let mut $arg = ::core::mem::ManuallyDrop::new(
+                        $crate::par_loop!(@line_view cursor $mode ($($spec)*)));)*
                     cursor.done();
                     for span in spans {
                         let line = $crate::kernel::Line::of(span, step);
                         $kernel($($arg.line(&line)),*);
                         $($arg.after();)*
                     }
+                    $(let _ = ::core::mem::ManuallyDrop::into_inner($arg);)*
                 }
                 fn run(
                     args: &$crate::kernel::LoopArgs<'_>,
@@ -221,7 +224,15 @@ macro_rules! par_loop {
                     const STAR_MAPS: &[&str] = &[$($crate::par_loop!(@star_map $mode ($($spec)*))),*];
                     const ONE_STAR_MAP: bool = $crate::kernel::one_star_map(STAR_MAPS);
                     let mut cursor = $args.cursor();
-                    $(let mut $arg = $crate::par_loop!(@view $layout cursor $mode ($($spec)*));)*
+                    // The views are dropped by hand at the end (a reduction's
+                    // view hands its partial result over when dropped): a
+                    // view with drop glue alive in the loop gives every
+                    // possible panic in the kernel an unwind edge, and then
+                    // the compiler leaves the kernel scalar (the last stage
+                    // of DG's low-storage scheme: docs/performance.md 13i).
+                    // On a panic the views are leaked, not dropped.
+                    $(let mut $arg = ::core::mem::ManuallyDrop::new(
+                        $crate::par_loop!(@view $layout cursor $mode ($($spec)*)));)*
                     cursor.done();
                     if ONE_STAR_MAP {
                         // One row per element for every `Star`.
@@ -242,6 +253,7 @@ macro_rules! par_loop {
                                 $($arg.after();)*
                             }
                         }
+                        $(let _ = ::core::mem::ManuallyDrop::into_inner($arg);)*
                         return;
                     }
                     for span in $spans {
@@ -255,6 +267,7 @@ macro_rules! par_loop {
                             $($arg.after();)*
                         }
                     }
+                    $(let _ = ::core::mem::ManuallyDrop::into_inner($arg);)*
                     }};
 
     // The declaration of one argument.
