@@ -47,7 +47,7 @@ par_loop! {
 }
 par_loop! {
     /// Keeps the step's start (3D).
-    pub static SAVE_3 = save_3d over CELLS where avx2(super::AVX2) {
+    pub static SAVE_3 = save_3d over CELLS {
         p: global(PARAMS_3),
         u: read(U_3),
         // Only the values in use are copied: read and written.
@@ -56,7 +56,7 @@ par_loop! {
 }
 par_loop! {
     /// Puts the step's start back (3D).
-    pub static RESTORE_3 = restore_3d over CELLS where avx2(super::AVX2) {
+    pub static RESTORE_3 = restore_3d over CELLS {
         p: global(PARAMS_3),
         u0: read(U0_3),
         // Only the values in use are copied: read and written.
@@ -65,7 +65,7 @@ par_loop! {
 }
 par_loop! {
     /// `u += coef x` (3D).
-    pub static AXPY_3 = axpy_3d over CELLS where avx2(super::AVX2) {
+    pub static AXPY_3 = axpy_3d over CELLS {
         p: global(PARAMS_3),
         c: global(COEF),
         x: read(X_3),
@@ -99,7 +99,7 @@ par_loop! {
 }
 par_loop! {
     /// The squared L2 norm (3D).
-    pub static NORM_3 = norm_3d over CELLS where avx2(super::AVX2) {
+    pub static NORM_3 = norm_3d over CELLS {
         p: global(PARAMS_3),
         u: read(U_3),
         sum: sum(NORM_SQ),

@@ -51,21 +51,21 @@ par_loop! {
 }
 par_loop! {
     /// Keeps the step's start (1D).
-    pub static SAVE_1 = save_1d over CELLS where avx2(super::AVX2) {
+    pub static SAVE_1 = save_1d over CELLS {
         u: read(U_1),
         u0: write(U0_1),
     }
 }
 par_loop! {
     /// Puts the step's start back (1D).
-    pub static RESTORE_1 = restore_1d over CELLS where avx2(super::AVX2) {
+    pub static RESTORE_1 = restore_1d over CELLS {
         u0: read(U0_1),
         u: write(U_1),
     }
 }
 par_loop! {
     /// `u += coef x` (1D).
-    pub static AXPY_1 = axpy_1d over CELLS where avx2(super::AVX2) {
+    pub static AXPY_1 = axpy_1d over CELLS {
         c: global(COEF),
         x: read(X_1),
         y: rw(U_1),
@@ -99,7 +99,7 @@ par_loop! {
 
 par_loop! {
     /// The squared L2 norm (1D).
-    pub static NORM_1 = norm_1d over CELLS where avx2(super::AVX2) {
+    pub static NORM_1 = norm_1d over CELLS {
         p: global(PARAMS),
         u: read(U_1),
         sum: sum(NORM_SQ),
@@ -158,7 +158,7 @@ par_loop! {
 }
 par_loop! {
     /// Keeps the step's start (2D).
-    pub static SAVE_2 = save_2d over CELLS where avx2(super::AVX2) {
+    pub static SAVE_2 = save_2d over CELLS {
         p: global(PARAMS),
         u: read(U_2),
         // Only the values in use are copied: read and written.
@@ -167,7 +167,7 @@ par_loop! {
 }
 par_loop! {
     /// Puts the step's start back (2D).
-    pub static RESTORE_2 = restore_2d over CELLS where avx2(super::AVX2) {
+    pub static RESTORE_2 = restore_2d over CELLS {
         p: global(PARAMS),
         u0: read(U0_2),
         // Only the values in use are copied: read and written.
@@ -176,7 +176,7 @@ par_loop! {
 }
 par_loop! {
     /// `u += coef x` (2D).
-    pub static AXPY_2 = axpy_2d over CELLS where avx2(super::AVX2) {
+    pub static AXPY_2 = axpy_2d over CELLS {
         p: global(PARAMS),
         c: global(COEF),
         x: read(X_2),
@@ -211,7 +211,7 @@ par_loop! {
 
 par_loop! {
     /// The squared L2 norm (2D).
-    pub static NORM_2 = norm_2d over CELLS where avx2(super::AVX2) {
+    pub static NORM_2 = norm_2d over CELLS {
         p: global(PARAMS),
         u: read(U_2),
         sum: sum(NORM_SQ),

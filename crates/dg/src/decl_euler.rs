@@ -60,21 +60,21 @@ par_loop! {
 }
 par_loop! {
     /// Keeps the step's start (1D Euler).
-    pub static SAVE_E1 = iso_save_1d over CELLS where avx2(super::AVX2) {
+    pub static SAVE_E1 = iso_save_1d over CELLS {
         u: read(U_E1),
         u0: write(U0_E1),
     }
 }
 par_loop! {
     /// Puts the step's start back (1D Euler).
-    pub static RESTORE_E1 = iso_restore_1d over CELLS where avx2(super::AVX2) {
+    pub static RESTORE_E1 = iso_restore_1d over CELLS {
         u0: read(U0_E1),
         u: write(U_E1),
     }
 }
 par_loop! {
     /// `u += coef x` (1D Euler).
-    pub static AXPY_E1 = iso_axpy_1d over CELLS where avx2(super::AVX2) {
+    pub static AXPY_E1 = iso_axpy_1d over CELLS {
         c: global(COEF),
         x: read(X_E1),
         y: rw(U_E1),
@@ -109,7 +109,7 @@ par_loop! {
 }
 par_loop! {
     /// The mass, kinetic energy and smallest density (1D Euler).
-    pub static DIAG_E1 = iso_diag_1d over CELLS where avx2(super::AVX2) {
+    pub static DIAG_E1 = iso_diag_1d over CELLS {
         p: global(PARAMS),
         u: read(U_E1),
         mass: sum(MASS),
@@ -173,7 +173,7 @@ par_loop! {
 }
 par_loop! {
     /// Keeps the step's start (2D Euler).
-    pub static SAVE_E2 = iso_save_2d over CELLS where avx2(super::AVX2) {
+    pub static SAVE_E2 = iso_save_2d over CELLS {
         p: global(PARAMS),
         u: read(U_E2),
         // Only the values in use are copied: read and written.
@@ -182,7 +182,7 @@ par_loop! {
 }
 par_loop! {
     /// Puts the step's start back (2D Euler).
-    pub static RESTORE_E2 = iso_restore_2d over CELLS where avx2(super::AVX2) {
+    pub static RESTORE_E2 = iso_restore_2d over CELLS {
         p: global(PARAMS),
         u0: read(U0_E2),
         // Only the values in use are copied: read and written.
@@ -191,7 +191,7 @@ par_loop! {
 }
 par_loop! {
     /// `u += coef x` (2D Euler).
-    pub static AXPY_E2 = iso_axpy_2d over CELLS where avx2(super::AVX2) {
+    pub static AXPY_E2 = iso_axpy_2d over CELLS {
         p: global(PARAMS),
         c: global(COEF),
         x: read(X_E2),
@@ -227,7 +227,7 @@ par_loop! {
 }
 par_loop! {
     /// The mass, kinetic energy and smallest density (2D Euler).
-    pub static DIAG_E2 = iso_diag_2d over CELLS where avx2(super::AVX2) {
+    pub static DIAG_E2 = iso_diag_2d over CELLS {
         p: global(PARAMS),
         u: read(U_E2),
         mass: sum(MASS),

@@ -48,7 +48,7 @@ par_loop! {
 }
 par_loop! {
     /// Keeps the step's start (3D Euler).
-    pub static SAVE_E3 = iso_save_3d over CELLS where avx2(super::AVX2) {
+    pub static SAVE_E3 = iso_save_3d over CELLS {
         p: global(PARAMS_3),
         u: read(U_E3),
         // Only the values in use are copied: read and written.
@@ -57,7 +57,7 @@ par_loop! {
 }
 par_loop! {
     /// Puts the step's start back (3D Euler).
-    pub static RESTORE_E3 = iso_restore_3d over CELLS where avx2(super::AVX2) {
+    pub static RESTORE_E3 = iso_restore_3d over CELLS {
         p: global(PARAMS_3),
         u0: read(U0_E3),
         // Only the values in use are copied: read and written.
@@ -66,7 +66,7 @@ par_loop! {
 }
 par_loop! {
     /// `u += coef x` (3D Euler).
-    pub static AXPY_E3 = iso_axpy_3d over CELLS where avx2(super::AVX2) {
+    pub static AXPY_E3 = iso_axpy_3d over CELLS {
         p: global(PARAMS_3),
         c: global(COEF),
         x: read(X_E3),
@@ -102,7 +102,7 @@ par_loop! {
 }
 par_loop! {
     /// The mass, kinetic energy and smallest density (3D Euler).
-    pub static DIAG_E3 = iso_diag_3d over CELLS where avx2(super::AVX2) {
+    pub static DIAG_E3 = iso_diag_3d over CELLS {
         p: global(PARAMS_3),
         u: read(U_E3),
         mass: sum(MASS),

@@ -44,8 +44,10 @@ pub mod settings;
 pub mod solver;
 pub mod tables;
 
-/// Whether the loops of order `n` run their AVX2 build (4 lanes, the
-/// kernels inlined into the loop) where the processor has it, or their
+/// Whether the right-hand-side and Runge-Kutta stage loops of order `n`
+/// (the small copy, `axpy` and diagnostic loops always may) run their
+/// AVX2 build (4 lanes, the kernels inlined into the loop) where the
+/// processor has it, or their
 /// baseline build (SSE2 on x86-64, 2 lanes, the kernel called out of line)
 /// everywhere. The compiler splits the node loops of 3, 5 and 6 nodes
 /// badly into 4 lanes: their inlined AVX2 kernels ran up to 1.6 times as
