@@ -148,7 +148,7 @@ pub static K7_2: DatDecl = DatDecl::f64("k7_2", &CELLS, LEN_2, Role::Scratch);
 
 par_loop! {
     /// The right-hand side (2D).
-    pub static RHS_2 = rhs_2d over CELLS where avx2(super::AVX2) {
+    pub static RHS_2 = rhs_2d over CELLS where avx2(super::AVX2_ADV_2D) {
         p: global(PARAMS),
         u: read(U_2 at FACES_2D),
         // Read and written: the kernel writes only the values in use (a
@@ -186,7 +186,7 @@ par_loop! {
 par_loop! {
     /// A whole low-storage stage, right-hand side and update (2D): the
     /// new solution goes to `r`, which the method then swaps with `u`.
-    pub static LSERK_2 = lserk_2d over CELLS where avx2(super::AVX2) {
+    pub static LSERK_2 = lserk_2d over CELLS where avx2(super::AVX2_ADV_2D) {
         p: global(PARAMS),
         s: global(STAGE),
         u: read(U_2 at FACES_2D),
@@ -198,7 +198,7 @@ par_loop! {
 par_loop! {
     /// The last stage of a low-storage step (2D): [`LSERK_2`] and the squared L2 norm
     /// of the new solution in one pass.
-    pub static LSERK_LAST_2 = lserk_norm_2d over CELLS where avx2(super::AVX2) {
+    pub static LSERK_LAST_2 = lserk_norm_2d over CELLS where avx2(super::AVX2_ADV_2D) {
         p: global(PARAMS),
         s: global(STAGE),
         u: read(U_2 at FACES_2D),

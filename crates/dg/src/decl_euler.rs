@@ -163,7 +163,7 @@ pub static K7_E2: DatDecl = DatDecl::f64("k7_e2", &CELLS, LEN_E2, Role::Scratch)
 
 par_loop! {
     /// The right-hand side (2D Euler).
-    pub static RHS_E2 = iso_rhs_2d over CELLS where avx2(super::AVX2) {
+    pub static RHS_E2 = iso_rhs_2d over CELLS {
         p: global(PARAMS),
         u: read(U_E2 at FACES_2D),
         // Read and written: the kernel writes only the values in use (a
@@ -201,7 +201,7 @@ par_loop! {
 par_loop! {
     /// A whole low-storage stage, right-hand side and update (2D Euler): the
     /// new solution goes to `r`, which the method then swaps with `u`.
-    pub static LSERK_E2 = iso_lserk_2d over CELLS where avx2(super::AVX2) {
+    pub static LSERK_E2 = iso_lserk_2d over CELLS {
         p: global(PARAMS),
         s: global(STAGE),
         u: read(U_E2 at FACES_2D),
@@ -213,7 +213,7 @@ par_loop! {
 par_loop! {
     /// The last stage of a low-storage step (2D Euler): [`LSERK_E2`] and the diagnostics
     /// of the new solution in one pass.
-    pub static LSERK_LAST_E2 = iso_lserk_diag_2d over CELLS where avx2(super::AVX2) {
+    pub static LSERK_LAST_E2 = iso_lserk_diag_2d over CELLS {
         p: global(PARAMS),
         s: global(STAGE),
         u: read(U_E2 at FACES_2D),

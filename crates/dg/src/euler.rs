@@ -37,6 +37,20 @@ pub type Euler1 = [f64; 2 * DG_ORDER];
 /// `n^2 + n j + i`, `rho v` at `2 n^2 + n j + i`.
 pub type Euler2 = [f64; 3 * DG_ORDER * DG_ORDER];
 
+/// Whether the isothermal Euler kernels of `n` nodes per direction run
+/// their node loops with the loop over the nodes innermost (the volume
+/// sums of a line over `k` outside the loop over the nodes `i`, and the 2D
+/// y-direction row by row, [`iso_rhs_2d_y_rows`]) rather than line by
+/// line: the same values either way (each node's sum has the same terms
+/// in the same order). The compiler makes vector code of the first for
+/// every order but 4 (2D, 8 nodes: half the time of the line by line
+/// loops; docs/performance.md 13j).
+#[device]
+#[inline(always)]
+pub fn iso_rows_first(n: usize) -> bool {
+    n != 4
+}
+
 /// The isothermal flux across a face of the state `(rho, m_n, m_t)`,
 /// `a2 = a^2`: `(m_n, m_n u_n + a2 rho, m_t u_n)`.
 #[device]
@@ -81,14 +95,27 @@ pub fn iso_line_rhs(n: usize, a: f64, q: &[f64; 24], left: [f64; 3], right: [f64
         }
     }
     let mut out = [0.0; 24];
-    for v in 0..3 {
-        for i in 0..n {
-            let fi = f[8 * v + i];
-            let mut s = 0.0;
-            for j in 0..n {
-                s += GLL_D[d0 + 8 * i + j] * (f[8 * v + j] - fi);
+    if iso_rows_first(n) {
+        // Node i's sum over k, the same terms in the same order, with the
+        // loop over the nodes innermost.
+        for v in 0..3 {
+            for k in 0..n {
+                let fk = f[8 * v + k];
+                for i in 0..n {
+                    out[8 * v + i] += GLL_D[d0 + 8 * i + k] * (fk - f[8 * v + i]);
+                }
             }
-            out[8 * v + i] = s;
+        }
+    } else {
+        for v in 0..3 {
+            for i in 0..n {
+                let fi = f[8 * v + i];
+                let mut s = 0.0;
+                for j in 0..n {
+                    s += GLL_D[d0 + 8 * i + j] * (f[8 * v + j] - fi);
+                }
+                out[8 * v + i] = s;
+            }
         }
     }
     let last = n - 1;
@@ -175,6 +202,10 @@ pub fn iso_rhs_2d_n(n: usize, p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler
             }
         }
     }
+    if iso_rows_first(n) {
+        iso_rhs_2d_y_rows(n, p, u, r);
+        return;
+    }
     // Along y: column i, (rho, rho v, rho u).
     for i in 0..n {
         let mut q = [0.0; 24];
@@ -199,6 +230,72 @@ pub fn iso_rhs_2d_n(n: usize, p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler
             r[n * j + i] -= p[4] * line[j];
             r[2 * nn + n * j + i] -= p[4] * line[8 + j];
             r[nn + n * j + i] -= p[4] * line[16 + j];
+        }
+    }
+}
+
+/// The y-direction of [`iso_rhs_2d_n`] row by row
+/// ([`iso_rows_first`]): the fluxes `g` of every node along y
+/// first (`(rho v, rho v^2 + a^2 rho, rho u v)`), then row `j` of every
+/// column at once, `sum_k D_jk (g_k - g_j)` with `g_k` row `k`, then the
+/// faces (rows 0 and `n - 1`); subtracted from `r`. The same values as
+/// the column by column loop of [`iso_rhs_2d_n`].
+#[device]
+#[inline(always)]
+pub fn iso_rhs_2d_y_rows(n: usize, p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler2) {
+    let nn = n * n;
+    let last = n - 1;
+    let d0 = 64 * (n - 1);
+    let w0 = 8 * (n - 1);
+    let a = p[1];
+    let a2 = a * a;
+    // Variable v (rho, rho v, rho u) of node (i, k) at 64 v + 8 k + i.
+    let mut g = [0.0; 192];
+    for k in 0..n {
+        for i in 0..n {
+            let m = n * k + i;
+            let gk = iso_flux(a2, u.value(0, 0, 0, m), u.value(0, 0, 0, 2 * nn + m), u.value(0, 0, 0, nn + m));
+            for v in 0..3 {
+                g[64 * v + 8 * k + i] = gk[v];
+            }
+        }
+    }
+    for j in 0..n {
+        let mut out = [0.0; 24];
+        for v in 0..3 {
+            for k in 0..n {
+                let d = GLL_D[d0 + 8 * j + k];
+                for i in 0..n {
+                    out[8 * v + i] += d * (g[64 * v + 8 * k + i] - g[64 * v + 8 * j + i]);
+                }
+            }
+        }
+        if j == last {
+            for i in 0..n {
+                let m = n * last + i;
+                let own = [u.value(0, 0, 0, m), u.value(0, 0, 0, 2 * nn + m), u.value(0, 0, 0, nn + m)];
+                let north = [u.value(0, 1, 0, i), u.value(0, 1, 0, 2 * nn + i), u.value(0, 1, 0, nn + i)];
+                let fr = iso_lf_flux(a, own, north);
+                for v in 0..3 {
+                    out[8 * v + i] += (fr[v] - g[64 * v + 8 * last + i]) / GLL_W[w0 + last];
+                }
+            }
+        }
+        if j == 0 {
+            for i in 0..n {
+                let s = n * last + i;
+                let south = [u.value(0, -1, 0, s), u.value(0, -1, 0, 2 * nn + s), u.value(0, -1, 0, nn + s)];
+                let own = [u.value(0, 0, 0, i), u.value(0, 0, 0, 2 * nn + i), u.value(0, 0, 0, nn + i)];
+                let fl = iso_lf_flux(a, south, own);
+                for v in 0..3 {
+                    out[8 * v + i] -= (fl[v] - g[64 * v + i]) / GLL_W[w0];
+                }
+            }
+        }
+        for i in 0..n {
+            r[n * j + i] -= p[4] * out[i];
+            r[2 * nn + n * j + i] -= p[4] * out[8 + i];
+            r[nn + n * j + i] -= p[4] * out[16 + i];
         }
     }
 }

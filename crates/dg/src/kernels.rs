@@ -51,6 +51,20 @@ pub fn lf_flux(a: f64, ul: f64, ur: f64) -> f64 {
     0.5 * (a * ul + a * ur) - 0.5 * a.abs() * (ur - ul)
 }
 
+/// Whether the kernels of `n` nodes per direction run their node loops
+/// with the loop over the nodes innermost: the volume sums of a line
+/// ([`line_rhs`], `iso_line_rhs`) over `k` outside the loop over the
+/// nodes `i`, and the 2D kernels' y-direction row by row, the whole cell
+/// at once ([`rhs_2d_n`], `iso_rhs_2d_n`), rather than line by line.
+/// Each node's sum has the same terms in the same order either way (the
+/// same values); the compiler makes vector code of the first for 3, 5 and
+/// 7 nodes, of the second for the others (docs/performance.md 13j).
+#[device]
+#[inline(always)]
+pub fn rows_first(n: usize) -> bool {
+    n == 3 || n == 5 || n == 7
+}
+
 /// The bracket of the strong-form DGSEM along one line of `n` nodes `q`
 /// with the neighbours' values `left` (the node across the line's first
 /// face) and `right` (across its last): `du/dt = -(2/h)` times it.
@@ -60,13 +74,24 @@ pub fn line_rhs(n: usize, a: f64, q: &[f64; 8], left: f64, right: f64) -> [f64; 
     let d0 = 64 * (n - 1);
     let w0 = 8 * (n - 1);
     let mut out = [0.0; 8];
-    for i in 0..n {
-        let fi = a * q[i];
-        let mut s = 0.0;
-        for j in 0..n {
-            s += GLL_D[d0 + 8 * i + j] * (a * q[j] - fi);
+    if rows_first(n) {
+        // Node i's sum over k, the same terms in the same order, with the
+        // loop over the nodes innermost.
+        for k in 0..n {
+            let fk = a * q[k];
+            for i in 0..n {
+                out[i] += GLL_D[d0 + 8 * i + k] * (fk - a * q[i]);
+            }
         }
-        out[i] = s;
+    } else {
+        for i in 0..n {
+            let fi = a * q[i];
+            let mut s = 0.0;
+            for j in 0..n {
+                s += GLL_D[d0 + 8 * i + j] * (a * q[j] - fi);
+            }
+            out[i] = s;
+        }
     }
     let last = n - 1;
     let fr = lf_flux(a, q[last], right);
@@ -131,6 +156,10 @@ pub fn rhs_2d_n(n: usize, p: [f64; 5], u: Offsets<'_, Cell2>, r: &mut Cell2) {
             r[n * j + i] = -p[3] * line[i];
         }
     }
+    if rows_first(n) {
+        rhs_2d_y_rows(n, p, u, r);
+        return;
+    }
     // Along y: column i.
     for i in 0..n {
         let mut q = [0.0; 8];
@@ -142,6 +171,48 @@ pub fn rhs_2d_n(n: usize, p: [f64; 5], u: Offsets<'_, Cell2>, r: &mut Cell2) {
         let line = line_rhs(n, p[2], &q, south, north);
         for j in 0..n {
             r[n * j + i] -= p[4] * line[j];
+        }
+    }
+}
+
+/// The y-direction of [`rhs_2d_n`] row by row ([`rows_first`]): row `j` of
+/// every column at once, `sum_k D_jk (f_k - f_j)` with `f_k` row `k`,
+/// then the faces (rows 0 and `n - 1`); subtracted from `r`.
+#[device]
+#[inline(always)]
+pub fn rhs_2d_y_rows(n: usize, p: [f64; 5], u: Offsets<'_, Cell2>, r: &mut Cell2) {
+    let last = n - 1;
+    let d0 = 64 * (n - 1);
+    let w0 = 8 * (n - 1);
+    let a = p[2];
+    let mut f = [0.0; 64];
+    for k in 0..n {
+        for i in 0..n {
+            f[8 * k + i] = a * u.value(0, 0, 0, n * k + i);
+        }
+    }
+    for j in 0..n {
+        let mut out = [0.0; 8];
+        for k in 0..n {
+            let d = GLL_D[d0 + 8 * j + k];
+            for i in 0..n {
+                out[i] += d * (f[8 * k + i] - f[8 * j + i]);
+            }
+        }
+        if j == last {
+            for i in 0..n {
+                let fr = lf_flux(a, u.value(0, 0, 0, n * last + i), u.value(0, 1, 0, i));
+                out[i] += (fr - f[8 * last + i]) / GLL_W[w0 + last];
+            }
+        }
+        if j == 0 {
+            for i in 0..n {
+                let fl = lf_flux(a, u.value(0, -1, 0, n * last + i), u.value(0, 0, 0, i));
+                out[i] -= (fl - f[i]) / GLL_W[w0];
+            }
+        }
+        for i in 0..n {
+            r[n * j + i] -= p[4] * out[i];
         }
     }
 }

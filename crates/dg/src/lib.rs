@@ -58,6 +58,15 @@ pub const fn avx2_order(n: usize) -> bool {
     !matches!(n, 3 | 5 | 6)
 }
 
+/// [`avx2_order`] for the 2D advection kernels: every order but 6, since
+/// those of 3, 5 and 7 nodes run their node loops with the loop over the
+/// nodes innermost (`o3::kernels::rows_first`), which the compiler makes
+/// vector code of. (The 2D isothermal Euler loops run their AVX2 build at
+/// every order: `o3::euler::iso_rows_first`.)
+pub const fn avx2_order_2d(n: usize) -> bool {
+    n != 6
+}
+
 /// The modules of one order, `n` nodes per direction, for each `oN = n`:
 /// the kernels and the dats and loops, their elements sized for `n` (`n^d`
 /// values per variable, nothing padded), the families, and the kernels'
@@ -73,6 +82,10 @@ macro_rules! orders {
                 /// Whether this order's loops run their AVX2 build where the
                 /// processor has it ([`crate::avx2_order`]).
                 pub const AVX2: bool = crate::avx2_order($n);
+                /// Whether this order's 2D advection loops run their AVX2
+                /// build where the processor has it
+                /// ([`crate::avx2_order_2d`]).
+                pub const AVX2_ADV_2D: bool = crate::avx2_order_2d($n);
                 /// The advection kernels, 1D and 2D: strong-form DGSEM on
                 /// collocated GLL nodes with the upwind flux (the file's
                 /// header has the scheme).

@@ -415,6 +415,23 @@ pub struct Offsets<'a, T> {
     _life: PhantomData<&'a T>,
 }
 
+impl<'a, T> Offsets<'a, T> {
+    /// Element `at` of a structured block held in `values` (rows of `sy`
+    /// elements, planes of `sz`; 0 for unused dimensions), as a kernel
+    /// sees it: for calling a kernel by hand, as tests do. Every read is
+    /// checked against `values`.
+    pub fn new(values: &'a [T], at: usize, sy: usize, sz: usize) -> Self {
+        Offsets {
+            base: values.as_ptr(),
+            at: at as isize,
+            sy: sy as isize,
+            sz: sz as isize,
+            len: values.len() as isize,
+            _life: PhantomData,
+        }
+    }
+}
+
 impl<T: Copy> Offsets<'_, T> {
     /// The value at offset `(dx, dy, dz)` from the element (unused
     /// dimensions 0); within the declared stencil's reach.

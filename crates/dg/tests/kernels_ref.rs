@@ -1,0 +1,175 @@
+//! The 2D right-hand-side kernels of every order against a straightforward
+//! transcription of the strong-form DGSEM, to the bit.
+//!
+//! The kernels run their node loops in one of two orders per order and
+//! equation (line by line, or with the loop over the nodes innermost:
+//! `kernels::rows_first`, `euler::iso_rows_first`), chosen for the code
+//! the compiler makes of them; each node's sum must keep the same terms
+//! in the same order either way. The transcription below sums, for each
+//! node of each line, `sum_k D_ik (f_k - f_i)` over `k` ascending from 0,
+//! then adds the last face's term and subtracts the first's, and scales
+//! by `-2/h` (x first, then y subtracted), as the kernels' documentation
+//! states: any reordering inside a kernel shows as a difference in the
+//! last bits.
+
+use qflow_dg::tables::{GLL_D, GLL_W};
+use qflow_par::Offsets;
+
+/// A small deterministic generator of values in `[lo, hi)`.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self, lo: f64, hi: f64) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        lo + (hi - lo) * ((self.0 >> 11) as f64 / (1u64 << 53) as f64)
+    }
+}
+
+fn d(n: usize, i: usize, k: usize) -> f64 {
+    GLL_D[64 * (n - 1) + 8 * i + k]
+}
+
+fn w(n: usize, i: usize) -> f64 {
+    GLL_W[8 * (n - 1) + i]
+}
+
+/// The bracket along one line: `f` the nodes' fluxes, `face_r` and
+/// `face_l` the face fluxes at the last and first node.
+fn line(n: usize, f: &[f64], face_l: f64, face_r: f64) -> Vec<f64> {
+    (0..n)
+        .map(|i| {
+            let mut s = 0.0;
+            for k in 0..n {
+                s += d(n, i, k) * (f[k] - f[i]);
+            }
+            if i == n - 1 {
+                s += (face_r - f[n - 1]) / w(n, n - 1);
+            }
+            if i == 0 {
+                s -= (face_l - f[0]) / w(n, 0);
+            }
+            s
+        })
+        .collect()
+}
+
+/// A 3 x 3 block of cells of `len` values each (the middle one at 4).
+fn block(len: usize, seed: u64, value: impl Fn(&mut Lcg, usize) -> f64) -> Vec<f64> {
+    let mut g = Lcg(seed);
+    (0..9 * len).map(|m| value(&mut g, m % len)).collect()
+}
+
+macro_rules! orders {
+    ($($m:ident = $n:literal),*) => {$(
+        mod $m {
+            use super::*;
+            use qflow_dg::$m::euler::{iso_flux, iso_lf_flux, iso_rhs_2d, Euler2};
+            use qflow_dg::$m::kernels::{lf_flux, rhs_2d, Cell2};
+
+            const N: usize = $n;
+
+            fn cells<const L: usize>(v: &[f64]) -> Vec<[f64; L]> {
+                v.chunks(L).map(|c| c.try_into().unwrap()).collect()
+            }
+
+            #[test]
+            fn advection_2d_equals_the_transcription() {
+                let (ax, ay) = (0.7, -1.3);
+                let p = [N as f64, ax, ay, 2.0 / 0.3, 2.0 / 0.2];
+                for seed in 1..4 {
+                    let v = block(N * N, seed, |g, _| g.next(-1.0, 1.0));
+                    let c: Vec<Cell2> = cells(&v);
+                    let mut r = [0.0; N * N];
+                    rhs_2d(p, Offsets::new(&c, 4, 3, 0), &mut r);
+                    // The middle cell's node (i, j) and its neighbours'.
+                    let at = |cell: usize, i: usize, j: usize| c[cell][N * j + i];
+                    let mut want = [0.0; N * N];
+                    for j in 0..N {
+                        let f: Vec<f64> = (0..N).map(|i| ax * at(4, i, j)).collect();
+                        let fr = lf_flux(ax, at(4, N - 1, j), at(5, 0, j));
+                        let fl = lf_flux(ax, at(3, N - 1, j), at(4, 0, j));
+                        for (i, b) in line(N, &f, fl, fr).into_iter().enumerate() {
+                            want[N * j + i] = -p[3] * b;
+                        }
+                    }
+                    for i in 0..N {
+                        let f: Vec<f64> = (0..N).map(|j| ay * at(4, i, j)).collect();
+                        let fr = lf_flux(ay, at(4, i, N - 1), at(7, i, 0));
+                        let fl = lf_flux(ay, at(1, i, N - 1), at(4, i, 0));
+                        for (j, b) in line(N, &f, fl, fr).into_iter().enumerate() {
+                            want[N * j + i] -= p[4] * b;
+                        }
+                    }
+                    for m in 0..N * N {
+                        assert_eq!(r[m].to_bits(), want[m].to_bits(), "n = {N}, value {m}: {} against {}", r[m], want[m]);
+                    }
+                }
+            }
+
+            #[test]
+            fn isothermal_euler_2d_equals_the_transcription() {
+                let a = 0.9;
+                let p = [N as f64, a, 0.0, 2.0 / 0.3, 2.0 / 0.2];
+                let nn = N * N;
+                for seed in 1..4 {
+                    let v = block(3 * nn, seed, |g, m| {
+                        if m < nn { g.next(0.5, 2.0) } else { g.next(-0.8, 0.8) }
+                    });
+                    let c: Vec<Euler2> = cells(&v);
+                    let mut r = [0.0; 3 * N * N];
+                    iso_rhs_2d(p, Offsets::new(&c, 4, 3, 0), &mut r);
+                    // Node (i, j) of a cell as (rho, rho u, rho v).
+                    let at = |cell: usize, i: usize, j: usize| {
+                        let m = N * j + i;
+                        [c[cell][m], c[cell][nn + m], c[cell][2 * nn + m]]
+                    };
+                    // Along y the line's state is (rho, rho v, rho u).
+                    let yx = |s: [f64; 3]| [s[0], s[2], s[1]];
+                    let mut want = [0.0; 3 * N * N];
+                    for j in 0..N {
+                        let f: Vec<[f64; 3]> =
+                            (0..N).map(|i| { let s = at(4, i, j); iso_flux(a * a, s[0], s[1], s[2]) }).collect();
+                        let fr = iso_lf_flux(a, at(4, N - 1, j), at(5, 0, j));
+                        let fl = iso_lf_flux(a, at(3, N - 1, j), at(4, 0, j));
+                        for v in 0..3 {
+                            let fv: Vec<f64> = f.iter().map(|x| x[v]).collect();
+                            for (i, b) in line(N, &fv, fl[v], fr[v]).into_iter().enumerate() {
+                                want[nn * v + N * j + i] = -p[3] * b;
+                            }
+                        }
+                    }
+                    for i in 0..N {
+                        let f: Vec<[f64; 3]> =
+                            (0..N).map(|j| { let s = yx(at(4, i, j)); iso_flux(a * a, s[0], s[1], s[2]) }).collect();
+                        let fr = iso_lf_flux(a, yx(at(4, i, N - 1)), yx(at(7, i, 0)));
+                        let fl = iso_lf_flux(a, yx(at(1, i, N - 1)), yx(at(4, i, 0)));
+                        // Line variable v is the cell's variable [0, 2, 1][v].
+                        for (v, cv) in [0, 2, 1].into_iter().enumerate() {
+                            let fv: Vec<f64> = f.iter().map(|x| x[v]).collect();
+                            for (j, b) in line(N, &fv, fl[v], fr[v]).into_iter().enumerate() {
+                                want[nn * cv + N * j + i] -= p[4] * b;
+                            }
+                        }
+                    }
+                    for m in 0..3 * nn {
+                        assert_eq!(r[m].to_bits(), want[m].to_bits(), "n = {N}, value {m}: {} against {}", r[m], want[m]);
+                    }
+                }
+            }
+        }
+    )*};
+}
+
+orders!(
+    o1 = 1,
+    o2 = 2,
+    o3 = 3,
+    o4 = 4,
+    o5 = 5,
+    o6 = 6,
+    o7 = 7,
+    o8 = 8
+);
