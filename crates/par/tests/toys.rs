@@ -184,6 +184,26 @@ fn opencl_runs_the_translated_kernels() {
     assert!(max_diff(&res, &sres) < 1e-13, "sweep residuals");
 }
 
+/// Two loops of one kernel in one device program (a loop is named after
+/// its kernel): each gets entry kernels of its own, and either gives the
+/// bits of the other.
+#[cfg(feature = "opencl")]
+#[test]
+fn opencl_builds_two_loops_of_one_kernel() {
+    if !qflow_par::backend::opencl::device_for_tests() {
+        return;
+    }
+    let p = heat_problem();
+    let ocl = spec(BackendKind::OpenCl, 0);
+    let mut ex = exec(&p, &HEAT_LOOPS_BOTH, &HEAT_GLOBALS, &ocl);
+    let (u, totals) = heat_run_with(&mut ex, &HEAT_STEP_BASELINE).expect("the baseline step loop");
+    let mut ex = exec(&p, &HEAT_LOOPS_BOTH, &HEAT_GLOBALS, &ocl);
+    let (v, vtotals) = heat_run_with(&mut ex, &HEAT_STEP).expect("the default step loop");
+    assert_eq!(u, v, "heat field");
+    assert_eq!(totals, vtotals, "heat totals");
+    assert!(totals.len() == HEAT_STEPS && totals.iter().all(|t| t.is_finite()));
+}
+
 /// Loop times on a device come from the device's clock (the queue
 /// profiles; the layer does not wait after each loop): every loop is
 /// counted once per run, with a positive time, and their sum is within the

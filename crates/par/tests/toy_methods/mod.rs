@@ -53,9 +53,11 @@ par_loop! {
     }
 }
 pub static HEAT_LOOPS: [&LoopDecl; 2] = [&HEAT_STEP, &HEAT_COPY];
-/// The heat toy's loops with [`HEAT_STEP_BASELINE`] (a program of its own:
-/// OpenCL names a loop's function after its kernel).
+/// The heat toy's loops with [`HEAT_STEP_BASELINE`].
 pub static HEAT_LOOPS_BASELINE: [&LoopDecl; 2] = [&HEAT_STEP_BASELINE, &HEAT_COPY];
+/// The heat toy's loops with both step loops (two loops of one kernel in
+/// one program).
+pub static HEAT_LOOPS_BOTH: [&LoopDecl; 3] = [&HEAT_STEP, &HEAT_COPY, &HEAT_STEP_BASELINE];
 /// The heat toy's dats.
 pub static HEAT_DATS: [&DatDecl; 2] = [&U, &U_NEW];
 

@@ -215,19 +215,38 @@ impl Entry {
     ];
 }
 
-/// The name of the entry kernel of a loop.
-pub fn entry_name(l: &LoopDecl) -> String {
-    format!("qf_loop_{}", l.name)
+/// The stem of each loop's entry names, in the order of `loops`: the
+/// loop's name, or, where an earlier loop of `loops` has the same name
+/// (two loops of one kernel: a loop is named after its kernel), the name
+/// and the loop's position (`heat_step__2`), so that every loop has entry
+/// kernels of its own.
+pub fn stems(loops: &[&LoopDecl]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::with_capacity(loops.len());
+    for (k, l) in loops.iter().enumerate() {
+        let mut stem = l.name.to_string();
+        if out.contains(&stem) {
+            stem = format!("{}__{k}", l.name);
+        }
+        out.push(stem);
+    }
+    out
 }
 
-/// The name of entry `e` of a loop that increments through a map.
-pub fn entry_name_of(l: &LoopDecl, e: Entry) -> String {
+/// The name of the entry kernel of the loop whose stem is `stem`
+/// ([`stems`]).
+pub fn entry_name(stem: &str) -> String {
+    format!("qf_loop_{stem}")
+}
+
+/// The name of entry `e` of the loop whose stem is `stem`, a loop that
+/// increments through a map.
+pub fn entry_name_of(stem: &str, e: Entry) -> String {
     match e {
-        Entry::Serial => entry_name(l),
-        Entry::Coloured => format!("qf_loop_{}_coloured", l.name),
-        Entry::Atomic => format!("qf_loop_{}_atomic", l.name),
-        Entry::Blocks => format!("qf_loop_{}_blocks", l.name),
-        Entry::StagedAtomic => format!("qf_loop_{}_staged_atomic", l.name),
+        Entry::Serial => entry_name(stem),
+        Entry::Coloured => format!("qf_loop_{stem}_coloured"),
+        Entry::Atomic => format!("qf_loop_{stem}_atomic"),
+        Entry::Blocks => format!("qf_loop_{stem}_blocks"),
+        Entry::StagedAtomic => format!("qf_loop_{stem}_staged_atomic"),
     }
 }
 
@@ -279,15 +298,15 @@ pub fn serial(l: &LoopDecl) -> bool {
     l.has_indirect_increment()
 }
 
-/// The entry kernel of loop `l` (and, for a loop that increments through
-/// a map, one entry per [`Entry`]).
-pub fn entry(l: &LoopDecl) -> String {
+/// The entry kernel of loop `l`, its names from `stem` ([`stems`]) (and,
+/// for a loop that increments through a map, one entry per [`Entry`]).
+pub fn entry(l: &LoopDecl, stem: &str) -> String {
     if !serial(l) {
-        return entry_as(l, &entry_name(l), None);
+        return entry_as(l, &entry_name(stem), None);
     }
     Entry::ALL
         .iter()
-        .map(|&e| entry_as(l, &entry_name_of(l, e), Some(e)))
+        .map(|&e| entry_as(l, &entry_name_of(stem, e), Some(e)))
         .collect()
 }
 
@@ -676,8 +695,10 @@ pub fn program(device_source: &str, loops: &[&LoopDecl]) -> String {
     s.push_str(device_source);
     s.push_str("\n/* ---- entry points, from the loops' declarations ---- */\n");
     // Line loops run on the CPU backends only.
-    for l in loops.iter().filter(|l| l.line.is_none()) {
-        s.push_str(&entry(l));
+    for (l, stem) in loops.iter().zip(stems(loops)) {
+        if l.line.is_none() {
+            s.push_str(&entry(l, &stem));
+        }
     }
     s
 }

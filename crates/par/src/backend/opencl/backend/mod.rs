@@ -192,15 +192,19 @@ impl OpenClBackend {
             Kernel::create(&built, name).map_err(|e| cl_error(&format!("kernel {name}"), e))
         };
         let mut kernels = HashMap::new();
-        for l in program.loops.iter().filter(|l| l.line.is_none()) {
+        let stems = source::stems(program.loops);
+        for (l, stem) in program.loops.iter().zip(&stems) {
+            if l.line.is_some() {
+                continue;
+            }
             kernels.insert(
                 *l as *const LoopDecl as usize,
                 LoopKernel {
-                    kernel: kernel(&source::entry_name(l))?,
+                    kernel: kernel(&source::entry_name(stem))?,
                     entries: if source::serial(l) {
                         Entry::ALL[1..]
                             .iter()
-                            .map(|&e| Ok((e, kernel(&source::entry_name_of(l, e))?)))
+                            .map(|&e| Ok((e, kernel(&source::entry_name_of(stem, e))?)))
                             .collect::<Result<_, String>>()?
                     } else {
                         HashMap::new()
