@@ -44,8 +44,9 @@ pub mod settings;
 pub mod solver;
 pub mod tables;
 
-/// Whether the right-hand-side and Runge-Kutta stage loops of order `n`
-/// (the small copy, `axpy` and diagnostic loops always may) run their
+/// Whether the 1D and 3D right-hand-side and Runge-Kutta stage loops of
+/// order `n` (the small copy, `axpy` and diagnostic loops always may; 2D:
+/// [`avx2_order_2d`]) run their
 /// AVX2 build (4 lanes, the kernels inlined into the loop) where the
 /// processor has it, or their
 /// baseline build (SSE2 on x86-64, 2 lanes, the kernel called out of line)
