@@ -71,10 +71,15 @@ impl DgCase {
 
     /// About the bytes rank 0 holds: up to 11 dats of a cell's values (8
     /// or 64 per variable in 1D or 2D), and the outputs' copies.
+    /// Saturates at `u64::MAX` (a grid too large to count is too large to
+    /// hold).
     pub fn bytes_needed(&self) -> u64 {
-        let cells: u64 = self.dg.grid().iter().map(|&c| c as u64).product();
         let per_cell = qflow_dg::problem::element_len(&self.dg) as u64;
-        cells * per_cell * 8 * 14
+        self.dg
+            .grid()
+            .iter()
+            .try_fold(per_cell * 8 * 14, |b: u64, &c| b.checked_mul(c as u64))
+            .unwrap_or(u64::MAX)
     }
 
     /// The step limit: the case's, else none.

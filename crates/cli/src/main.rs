@@ -17,7 +17,10 @@ use qflow_par::comm::ExchangeMode;
 #[command(
     name = "qflow",
     version,
-    about = "Meshfree q-LSKUM solver for 2D inviscid compressible flow"
+    about = "Compressible-flow solvers on one execution layer: meshfree q-LSKUM, \
+             OP2's Airfoil finite volume (fv), the Lax-Wendroff oblique shock (lw) and \
+             nodal DG (dg); serial, threads, MPI and OpenCL",
+    long_about = None
 )]
 struct Cli {
     #[command(subcommand)]

@@ -108,6 +108,12 @@ fn bad_settings_are_refused_before_any_work() {
             "[dg] initial = \"sine\"",
         ),
         ("dg.final_time=-1.0", "[dg] final_time = -1"),
+        ("dg.final_time=0.0", "[dg] final_time = 0"),
+        // Its memory estimate overflowed to 0, and the allocation panicked.
+        (
+            "dg.cells=[1048576, 1048576]",
+            "at most 2147483648 cells in all",
+        ),
         // Step counts that overflowed into a one-step run with exit 0.
         ("dg.final_time=1e300", "more than 1e12"),
         ("dg.velocity=[0.0, 0.0]", "the time step is inf"),
@@ -131,6 +137,38 @@ fn bad_settings_are_refused_before_any_work() {
         assert!(!o.status.success() && e.contains(needle), "{set}: {e}");
         assert!(!out.join("summary.toml").exists(), "{set}: ran anyway");
     }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Advection at a CFL number past the schemes' stability (accepted up to
+/// 10) grew to 1e60 and ended "at the final time" with exit 0; with the
+/// upwind flux the L2 norm cannot grow, so twice the initial norm stops
+/// the run as diverging, keeping the last good state.
+#[test]
+fn a_diverging_advection_run_stops_cleanly() {
+    let d = temp("diverge");
+    let o = run(
+        &case("dg-advection-1d"),
+        &d,
+        &["--set", "dg.cfl=2.0", "--threads", "1"],
+    );
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "exit 0: {e}");
+    assert!(
+        e.contains("more than twice the initial state's") && e.contains("smaller [dg] cfl"),
+        "{e}"
+    );
+    let s = summary(&d);
+    assert_eq!(s["stop"].as_str(), Some("non-physical state"), "{s:?}");
+    let norms: Vec<f64> = std::fs::read_to_string(d.join("history.csv"))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(2).unwrap().parse().unwrap())
+        .collect();
+    // The kept history: every norm within the bound (the initial one is
+    // sqrt(1/2) for sin(2 pi x) on the unit interval).
+    assert!(!norms.is_empty() && norms.iter().all(|&n| n <= 2.0 * 0.5_f64.sqrt() + 1e-12));
     let _ = std::fs::remove_dir_all(&d);
 }
 

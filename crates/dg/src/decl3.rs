@@ -13,27 +13,27 @@ use crate::decl::{CELLS, COEF, FACES_3D, MAX_STAGES, NORM_SQ, PARAMS_3, STAGE};
 const LEN_3: usize = DG_ORDER * DG_ORDER * DG_ORDER;
 
 /// The solution (3D).
-pub static U_3: DatDecl = DatDecl::f64("u_3", &CELLS, LEN_3, Role::State);
+pub static U_3: DatDecl = DatDecl::f64_array("u_3", &CELLS, LEN_3, Role::State);
 /// The state at the start of a step (3D).
-pub static U0_3: DatDecl = DatDecl::f64("u0_3", &CELLS, LEN_3, Role::Scratch);
+pub static U0_3: DatDecl = DatDecl::f64_array("u0_3", &CELLS, LEN_3, Role::Scratch);
 /// The right-hand side just computed (3D).
-pub static R_3: DatDecl = DatDecl::f64("r_3", &CELLS, LEN_3, Role::Scratch);
+pub static R_3: DatDecl = DatDecl::f64_array("r_3", &CELLS, LEN_3, Role::Scratch);
 /// The operand of `axpy` (a stage's right-hand side swapped in) (3D).
-pub static X_3: DatDecl = DatDecl::f64("x_3", &CELLS, LEN_3, Role::Scratch);
+pub static X_3: DatDecl = DatDecl::f64_array("x_3", &CELLS, LEN_3, Role::Scratch);
 /// Stage 1's right-hand side (the low-storage register) (3D).
-pub static K1_3: DatDecl = DatDecl::f64("k1_3", &CELLS, LEN_3, Role::Scratch);
+pub static K1_3: DatDecl = DatDecl::f64_array("k1_3", &CELLS, LEN_3, Role::Scratch);
 /// Stage 2's right-hand side (3D).
-pub static K2_3: DatDecl = DatDecl::f64("k2_3", &CELLS, LEN_3, Role::Scratch);
+pub static K2_3: DatDecl = DatDecl::f64_array("k2_3", &CELLS, LEN_3, Role::Scratch);
 /// Stage 3's right-hand side (3D).
-pub static K3_3: DatDecl = DatDecl::f64("k3_3", &CELLS, LEN_3, Role::Scratch);
+pub static K3_3: DatDecl = DatDecl::f64_array("k3_3", &CELLS, LEN_3, Role::Scratch);
 /// Stage 4's right-hand side (3D).
-pub static K4_3: DatDecl = DatDecl::f64("k4_3", &CELLS, LEN_3, Role::Scratch);
+pub static K4_3: DatDecl = DatDecl::f64_array("k4_3", &CELLS, LEN_3, Role::Scratch);
 /// Stage 5's right-hand side (3D).
-pub static K5_3: DatDecl = DatDecl::f64("k5_3", &CELLS, LEN_3, Role::Scratch);
+pub static K5_3: DatDecl = DatDecl::f64_array("k5_3", &CELLS, LEN_3, Role::Scratch);
 /// Stage 6's right-hand side (3D).
-pub static K6_3: DatDecl = DatDecl::f64("k6_3", &CELLS, LEN_3, Role::Scratch);
+pub static K6_3: DatDecl = DatDecl::f64_array("k6_3", &CELLS, LEN_3, Role::Scratch);
 /// Stage 7's right-hand side (3D).
-pub static K7_3: DatDecl = DatDecl::f64("k7_3", &CELLS, LEN_3, Role::Scratch);
+pub static K7_3: DatDecl = DatDecl::f64_array("k7_3", &CELLS, LEN_3, Role::Scratch);
 
 par_loop! {
     /// The right-hand side (3D).

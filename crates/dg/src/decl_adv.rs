@@ -19,27 +19,27 @@ const LEN_1: usize = DG_ORDER;
 const LEN_2: usize = DG_ORDER * DG_ORDER;
 
 /// The solution (1D).
-pub static U_1: DatDecl = DatDecl::f64("u_1", &CELLS, LEN_1, Role::State);
+pub static U_1: DatDecl = DatDecl::f64_array("u_1", &CELLS, LEN_1, Role::State);
 /// The state at the start of a step (1D).
-pub static U0_1: DatDecl = DatDecl::f64("u0_1", &CELLS, LEN_1, Role::Scratch);
+pub static U0_1: DatDecl = DatDecl::f64_array("u0_1", &CELLS, LEN_1, Role::Scratch);
 /// The right-hand side just computed (1D).
-pub static R_1: DatDecl = DatDecl::f64("r_1", &CELLS, LEN_1, Role::Scratch);
+pub static R_1: DatDecl = DatDecl::f64_array("r_1", &CELLS, LEN_1, Role::Scratch);
 /// The operand of `axpy` (a stage's right-hand side swapped in) (1D).
-pub static X_1: DatDecl = DatDecl::f64("x_1", &CELLS, LEN_1, Role::Scratch);
+pub static X_1: DatDecl = DatDecl::f64_array("x_1", &CELLS, LEN_1, Role::Scratch);
 /// Stage 1's right-hand side (1D) (the low-storage register).
-pub static K1_1: DatDecl = DatDecl::f64("k1_1", &CELLS, LEN_1, Role::Scratch);
+pub static K1_1: DatDecl = DatDecl::f64_array("k1_1", &CELLS, LEN_1, Role::Scratch);
 /// Stage 2's right-hand side (1D).
-pub static K2_1: DatDecl = DatDecl::f64("k2_1", &CELLS, LEN_1, Role::Scratch);
+pub static K2_1: DatDecl = DatDecl::f64_array("k2_1", &CELLS, LEN_1, Role::Scratch);
 /// Stage 3's right-hand side (1D).
-pub static K3_1: DatDecl = DatDecl::f64("k3_1", &CELLS, LEN_1, Role::Scratch);
+pub static K3_1: DatDecl = DatDecl::f64_array("k3_1", &CELLS, LEN_1, Role::Scratch);
 /// Stage 4's right-hand side (1D).
-pub static K4_1: DatDecl = DatDecl::f64("k4_1", &CELLS, LEN_1, Role::Scratch);
+pub static K4_1: DatDecl = DatDecl::f64_array("k4_1", &CELLS, LEN_1, Role::Scratch);
 /// Stage 5's right-hand side (1D).
-pub static K5_1: DatDecl = DatDecl::f64("k5_1", &CELLS, LEN_1, Role::Scratch);
+pub static K5_1: DatDecl = DatDecl::f64_array("k5_1", &CELLS, LEN_1, Role::Scratch);
 /// Stage 6's right-hand side (1D).
-pub static K6_1: DatDecl = DatDecl::f64("k6_1", &CELLS, LEN_1, Role::Scratch);
+pub static K6_1: DatDecl = DatDecl::f64_array("k6_1", &CELLS, LEN_1, Role::Scratch);
 /// Stage 7's right-hand side (1D).
-pub static K7_1: DatDecl = DatDecl::f64("k7_1", &CELLS, LEN_1, Role::Scratch);
+pub static K7_1: DatDecl = DatDecl::f64_array("k7_1", &CELLS, LEN_1, Role::Scratch);
 
 par_loop! {
     /// The right-hand side (1D).
@@ -124,27 +124,27 @@ pub static DATS_1: [&DatDecl; 11] = [
 pub static STAGES_1: [&DatDecl; MAX_STAGES] = [&K1_1, &K2_1, &K3_1, &K4_1, &K5_1, &K6_1, &K7_1];
 
 /// The solution (2D).
-pub static U_2: DatDecl = DatDecl::f64("u_2", &CELLS, LEN_2, Role::State);
+pub static U_2: DatDecl = DatDecl::f64_array("u_2", &CELLS, LEN_2, Role::State);
 /// The state at the start of a step (2D).
-pub static U0_2: DatDecl = DatDecl::f64("u0_2", &CELLS, LEN_2, Role::Scratch);
+pub static U0_2: DatDecl = DatDecl::f64_array("u0_2", &CELLS, LEN_2, Role::Scratch);
 /// The right-hand side just computed (2D).
-pub static R_2: DatDecl = DatDecl::f64("r_2", &CELLS, LEN_2, Role::Scratch);
+pub static R_2: DatDecl = DatDecl::f64_array("r_2", &CELLS, LEN_2, Role::Scratch);
 /// The operand of `axpy` (a stage's right-hand side swapped in) (2D).
-pub static X_2: DatDecl = DatDecl::f64("x_2", &CELLS, LEN_2, Role::Scratch);
+pub static X_2: DatDecl = DatDecl::f64_array("x_2", &CELLS, LEN_2, Role::Scratch);
 /// Stage 1's right-hand side (2D) (the low-storage register).
-pub static K1_2: DatDecl = DatDecl::f64("k1_2", &CELLS, LEN_2, Role::Scratch);
+pub static K1_2: DatDecl = DatDecl::f64_array("k1_2", &CELLS, LEN_2, Role::Scratch);
 /// Stage 2's right-hand side (2D).
-pub static K2_2: DatDecl = DatDecl::f64("k2_2", &CELLS, LEN_2, Role::Scratch);
+pub static K2_2: DatDecl = DatDecl::f64_array("k2_2", &CELLS, LEN_2, Role::Scratch);
 /// Stage 3's right-hand side (2D).
-pub static K3_2: DatDecl = DatDecl::f64("k3_2", &CELLS, LEN_2, Role::Scratch);
+pub static K3_2: DatDecl = DatDecl::f64_array("k3_2", &CELLS, LEN_2, Role::Scratch);
 /// Stage 4's right-hand side (2D).
-pub static K4_2: DatDecl = DatDecl::f64("k4_2", &CELLS, LEN_2, Role::Scratch);
+pub static K4_2: DatDecl = DatDecl::f64_array("k4_2", &CELLS, LEN_2, Role::Scratch);
 /// Stage 5's right-hand side (2D).
-pub static K5_2: DatDecl = DatDecl::f64("k5_2", &CELLS, LEN_2, Role::Scratch);
+pub static K5_2: DatDecl = DatDecl::f64_array("k5_2", &CELLS, LEN_2, Role::Scratch);
 /// Stage 6's right-hand side (2D).
-pub static K6_2: DatDecl = DatDecl::f64("k6_2", &CELLS, LEN_2, Role::Scratch);
+pub static K6_2: DatDecl = DatDecl::f64_array("k6_2", &CELLS, LEN_2, Role::Scratch);
 /// Stage 7's right-hand side (2D).
-pub static K7_2: DatDecl = DatDecl::f64("k7_2", &CELLS, LEN_2, Role::Scratch);
+pub static K7_2: DatDecl = DatDecl::f64_array("k7_2", &CELLS, LEN_2, Role::Scratch);
 
 par_loop! {
     /// The right-hand side (2D).

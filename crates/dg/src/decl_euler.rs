@@ -26,27 +26,27 @@ const LEN_E2: usize = 3 * DG_ORDER * DG_ORDER;
 // ---- 1D (2 n values per cell) ----
 
 /// The conserved variables (1D Euler).
-pub static U_E1: DatDecl = DatDecl::f64("u_e1", &CELLS, LEN_E1, Role::State);
+pub static U_E1: DatDecl = DatDecl::f64_array("u_e1", &CELLS, LEN_E1, Role::State);
 /// The state at the start of a step (1D Euler).
-pub static U0_E1: DatDecl = DatDecl::f64("u0_e1", &CELLS, LEN_E1, Role::Scratch);
+pub static U0_E1: DatDecl = DatDecl::f64_array("u0_e1", &CELLS, LEN_E1, Role::Scratch);
 /// The right-hand side just computed (1D Euler).
-pub static R_E1: DatDecl = DatDecl::f64("r_e1", &CELLS, LEN_E1, Role::Scratch);
+pub static R_E1: DatDecl = DatDecl::f64_array("r_e1", &CELLS, LEN_E1, Role::Scratch);
 /// The operand of `axpy` (a stage's right-hand side swapped in) (1D Euler).
-pub static X_E1: DatDecl = DatDecl::f64("x_e1", &CELLS, LEN_E1, Role::Scratch);
+pub static X_E1: DatDecl = DatDecl::f64_array("x_e1", &CELLS, LEN_E1, Role::Scratch);
 /// Stage 1's right-hand side (the low-storage register) (1D Euler).
-pub static K1_E1: DatDecl = DatDecl::f64("k1_e1", &CELLS, LEN_E1, Role::Scratch);
+pub static K1_E1: DatDecl = DatDecl::f64_array("k1_e1", &CELLS, LEN_E1, Role::Scratch);
 /// Stage 2's right-hand side (1D Euler).
-pub static K2_E1: DatDecl = DatDecl::f64("k2_e1", &CELLS, LEN_E1, Role::Scratch);
+pub static K2_E1: DatDecl = DatDecl::f64_array("k2_e1", &CELLS, LEN_E1, Role::Scratch);
 /// Stage 3's right-hand side (1D Euler).
-pub static K3_E1: DatDecl = DatDecl::f64("k3_e1", &CELLS, LEN_E1, Role::Scratch);
+pub static K3_E1: DatDecl = DatDecl::f64_array("k3_e1", &CELLS, LEN_E1, Role::Scratch);
 /// Stage 4's right-hand side (1D Euler).
-pub static K4_E1: DatDecl = DatDecl::f64("k4_e1", &CELLS, LEN_E1, Role::Scratch);
+pub static K4_E1: DatDecl = DatDecl::f64_array("k4_e1", &CELLS, LEN_E1, Role::Scratch);
 /// Stage 5's right-hand side (1D Euler).
-pub static K5_E1: DatDecl = DatDecl::f64("k5_e1", &CELLS, LEN_E1, Role::Scratch);
+pub static K5_E1: DatDecl = DatDecl::f64_array("k5_e1", &CELLS, LEN_E1, Role::Scratch);
 /// Stage 6's right-hand side (1D Euler).
-pub static K6_E1: DatDecl = DatDecl::f64("k6_e1", &CELLS, LEN_E1, Role::Scratch);
+pub static K6_E1: DatDecl = DatDecl::f64_array("k6_e1", &CELLS, LEN_E1, Role::Scratch);
 /// Stage 7's right-hand side (1D Euler).
-pub static K7_E1: DatDecl = DatDecl::f64("k7_e1", &CELLS, LEN_E1, Role::Scratch);
+pub static K7_E1: DatDecl = DatDecl::f64_array("k7_e1", &CELLS, LEN_E1, Role::Scratch);
 
 par_loop! {
     /// The right-hand side (1D Euler).
@@ -139,27 +139,27 @@ pub static STAGES_E1: [&DatDecl; MAX_STAGES] =
 // ---- 2D (3 n^2 values per cell) ----
 
 /// The conserved variables (2D Euler).
-pub static U_E2: DatDecl = DatDecl::f64("u_e2", &CELLS, LEN_E2, Role::State);
+pub static U_E2: DatDecl = DatDecl::f64_array("u_e2", &CELLS, LEN_E2, Role::State);
 /// The state at the start of a step (2D Euler).
-pub static U0_E2: DatDecl = DatDecl::f64("u0_e2", &CELLS, LEN_E2, Role::Scratch);
+pub static U0_E2: DatDecl = DatDecl::f64_array("u0_e2", &CELLS, LEN_E2, Role::Scratch);
 /// The right-hand side just computed (2D Euler).
-pub static R_E2: DatDecl = DatDecl::f64("r_e2", &CELLS, LEN_E2, Role::Scratch);
+pub static R_E2: DatDecl = DatDecl::f64_array("r_e2", &CELLS, LEN_E2, Role::Scratch);
 /// The operand of `axpy` (a stage's right-hand side swapped in) (2D Euler).
-pub static X_E2: DatDecl = DatDecl::f64("x_e2", &CELLS, LEN_E2, Role::Scratch);
+pub static X_E2: DatDecl = DatDecl::f64_array("x_e2", &CELLS, LEN_E2, Role::Scratch);
 /// Stage 1's right-hand side (the low-storage register) (2D Euler).
-pub static K1_E2: DatDecl = DatDecl::f64("k1_e2", &CELLS, LEN_E2, Role::Scratch);
+pub static K1_E2: DatDecl = DatDecl::f64_array("k1_e2", &CELLS, LEN_E2, Role::Scratch);
 /// Stage 2's right-hand side (2D Euler).
-pub static K2_E2: DatDecl = DatDecl::f64("k2_e2", &CELLS, LEN_E2, Role::Scratch);
+pub static K2_E2: DatDecl = DatDecl::f64_array("k2_e2", &CELLS, LEN_E2, Role::Scratch);
 /// Stage 3's right-hand side (2D Euler).
-pub static K3_E2: DatDecl = DatDecl::f64("k3_e2", &CELLS, LEN_E2, Role::Scratch);
+pub static K3_E2: DatDecl = DatDecl::f64_array("k3_e2", &CELLS, LEN_E2, Role::Scratch);
 /// Stage 4's right-hand side (2D Euler).
-pub static K4_E2: DatDecl = DatDecl::f64("k4_e2", &CELLS, LEN_E2, Role::Scratch);
+pub static K4_E2: DatDecl = DatDecl::f64_array("k4_e2", &CELLS, LEN_E2, Role::Scratch);
 /// Stage 5's right-hand side (2D Euler).
-pub static K5_E2: DatDecl = DatDecl::f64("k5_e2", &CELLS, LEN_E2, Role::Scratch);
+pub static K5_E2: DatDecl = DatDecl::f64_array("k5_e2", &CELLS, LEN_E2, Role::Scratch);
 /// Stage 6's right-hand side (2D Euler).
-pub static K6_E2: DatDecl = DatDecl::f64("k6_e2", &CELLS, LEN_E2, Role::Scratch);
+pub static K6_E2: DatDecl = DatDecl::f64_array("k6_e2", &CELLS, LEN_E2, Role::Scratch);
 /// Stage 7's right-hand side (2D Euler).
-pub static K7_E2: DatDecl = DatDecl::f64("k7_e2", &CELLS, LEN_E2, Role::Scratch);
+pub static K7_E2: DatDecl = DatDecl::f64_array("k7_e2", &CELLS, LEN_E2, Role::Scratch);
 
 par_loop! {
     /// The right-hand side (2D Euler).

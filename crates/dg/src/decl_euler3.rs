@@ -15,27 +15,27 @@ use crate::decl::{CELLS, COEF, FACES_3D, KINETIC, MASS, MAX_STAGES, PARAMS_3, RH
 const LEN_E3: usize = 4 * DG_ORDER * DG_ORDER * DG_ORDER;
 
 /// The conserved variables (3D Euler).
-pub static U_E3: DatDecl = DatDecl::f64("u_e3", &CELLS, LEN_E3, Role::State);
+pub static U_E3: DatDecl = DatDecl::f64_array("u_e3", &CELLS, LEN_E3, Role::State);
 /// The state at the start of a step (3D Euler).
-pub static U0_E3: DatDecl = DatDecl::f64("u0_e3", &CELLS, LEN_E3, Role::Scratch);
+pub static U0_E3: DatDecl = DatDecl::f64_array("u0_e3", &CELLS, LEN_E3, Role::Scratch);
 /// The right-hand side just computed (3D Euler).
-pub static R_E3: DatDecl = DatDecl::f64("r_e3", &CELLS, LEN_E3, Role::Scratch);
+pub static R_E3: DatDecl = DatDecl::f64_array("r_e3", &CELLS, LEN_E3, Role::Scratch);
 /// The operand of `axpy` (a stage's right-hand side swapped in) (3D Euler).
-pub static X_E3: DatDecl = DatDecl::f64("x_e3", &CELLS, LEN_E3, Role::Scratch);
+pub static X_E3: DatDecl = DatDecl::f64_array("x_e3", &CELLS, LEN_E3, Role::Scratch);
 /// Stage 1's right-hand side (the low-storage register) (3D Euler).
-pub static K1_E3: DatDecl = DatDecl::f64("k1_e3", &CELLS, LEN_E3, Role::Scratch);
+pub static K1_E3: DatDecl = DatDecl::f64_array("k1_e3", &CELLS, LEN_E3, Role::Scratch);
 /// Stage 2's right-hand side (3D Euler).
-pub static K2_E3: DatDecl = DatDecl::f64("k2_e3", &CELLS, LEN_E3, Role::Scratch);
+pub static K2_E3: DatDecl = DatDecl::f64_array("k2_e3", &CELLS, LEN_E3, Role::Scratch);
 /// Stage 3's right-hand side (3D Euler).
-pub static K3_E3: DatDecl = DatDecl::f64("k3_e3", &CELLS, LEN_E3, Role::Scratch);
+pub static K3_E3: DatDecl = DatDecl::f64_array("k3_e3", &CELLS, LEN_E3, Role::Scratch);
 /// Stage 4's right-hand side (3D Euler).
-pub static K4_E3: DatDecl = DatDecl::f64("k4_e3", &CELLS, LEN_E3, Role::Scratch);
+pub static K4_E3: DatDecl = DatDecl::f64_array("k4_e3", &CELLS, LEN_E3, Role::Scratch);
 /// Stage 5's right-hand side (3D Euler).
-pub static K5_E3: DatDecl = DatDecl::f64("k5_e3", &CELLS, LEN_E3, Role::Scratch);
+pub static K5_E3: DatDecl = DatDecl::f64_array("k5_e3", &CELLS, LEN_E3, Role::Scratch);
 /// Stage 6's right-hand side (3D Euler).
-pub static K6_E3: DatDecl = DatDecl::f64("k6_e3", &CELLS, LEN_E3, Role::Scratch);
+pub static K6_E3: DatDecl = DatDecl::f64_array("k6_e3", &CELLS, LEN_E3, Role::Scratch);
 /// Stage 7's right-hand side (3D Euler).
-pub static K7_E3: DatDecl = DatDecl::f64("k7_e3", &CELLS, LEN_E3, Role::Scratch);
+pub static K7_E3: DatDecl = DatDecl::f64_array("k7_e3", &CELLS, LEN_E3, Role::Scratch);
 
 par_loop! {
     /// The right-hand side (3D Euler).

@@ -76,6 +76,9 @@ pub struct Dg {
     dt: f64,
     /// The simulated time after the last step.
     time: f64,
+    /// Advection: the L2 norm of the initial state (with the upwind flux
+    /// the norm cannot grow; twice it means the run diverges).
+    norm0: f64,
 }
 
 impl Dg {
@@ -98,6 +101,7 @@ impl Dg {
             stepper,
             dt,
             time: 0.0,
+            norm0: f64::INFINITY,
         })
     }
 
@@ -297,6 +301,11 @@ impl Method for Dg {
         ex.set_const(self.family.params, &self.params());
         ex.set_const(&COEF, &[0.0]);
         ex.set_const(&STAGE, &[0.0; 3]);
+        if self.settings.equation == Equation::Advection {
+            // (Before a resume puts its state back: the initial state's
+            // norm bounds the resumed one's.)
+            self.norm0 = self.diagnostics(ex, false)?.0[0];
+        }
         Ok(())
     }
 
@@ -310,11 +319,17 @@ impl Method for Dg {
             false
         };
         let (diag, sound) = self.diagnostics(ex, reduced)?;
-        if !sound {
+        let grown = self.settings.equation == Equation::Advection && diag[0] > 2.0 * self.norm0;
+        if !sound || grown {
             if dt > 0.0 {
                 ex.run(self.family.restore)?;
             }
             let what = match self.settings.equation {
+                Equation::Advection if sound => format!(
+                    "the L2 norm grew to {:.6e}, more than twice the initial state's {:.6e} \
+                     (with the upwind flux it cannot grow): the run diverges",
+                    diag[0], self.norm0
+                ),
                 Equation::Advection => format!("the solution is no longer finite (L2 norm {})", diag[0]),
                 Equation::IsothermalEuler => format!(
                     "the solution is no longer finite or its density no longer positive (mass {}, kinetic energy {}, smallest density {})",

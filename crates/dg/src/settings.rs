@@ -7,6 +7,10 @@ use serde::{Deserialize, Serialize};
 use crate::gll::MAX_NODES;
 use crate::rk::Scheme;
 
+/// The most cells a grid may have in all (2^31: element numbers fit the
+/// layer's 32-bit maps; memory runs out well before on most machines).
+pub const MAX_CELLS: u64 = 1 << 31;
+
 /// The initial state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -285,6 +289,16 @@ impl Settings {
                 self.cells
             ));
         }
+        let total = self
+            .cells
+            .iter()
+            .try_fold(1u64, |n, &c| n.checked_mul(c as u64));
+        if total.is_none_or(|n| n > MAX_CELLS) {
+            return Err(format!(
+                "[dg] cells = {:?}: at most {MAX_CELLS} cells in all",
+                self.cells
+            ));
+        }
         if self.velocity.iter().any(|v| !v.is_finite()) {
             return Err(format!(
                 "[dg] velocity = {:?}: give finite components",
@@ -292,17 +306,18 @@ impl Settings {
             ));
         }
         self.scheme()?;
-        if !(self.final_time.is_finite() && self.final_time >= 0.0) {
+        if !(self.final_time.is_finite() && self.final_time > 0.0) {
             return Err(format!(
-                "[dg] final_time = {}: give a finite time >= 0",
+                "[dg] final_time = {}: give a finite time > 0",
                 self.final_time
             ));
         }
         if !(1..=1000).contains(&self.modes) {
             return Err(format!("[dg] modes = {}: give 1 to 1000", self.modes));
         }
-        // Stable up to 1 with every scheme and order here; far above, a
-        // run can grow to huge but finite values and end "successfully".
+        // Stable up to 1 with every scheme and order here; above, a run may
+        // diverge (stopped by the method: a norm that grows, or a state
+        // that is not finite or physical).
         if !(self.cfl.is_finite() && self.cfl > 0.0 && self.cfl <= 10.0) {
             return Err(format!(
                 "[dg] cfl = {}: give a number > 0 and at most 10 (every scheme here is stable \

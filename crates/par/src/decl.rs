@@ -86,10 +86,14 @@ pub struct DatDecl {
     pub ty: ElemType,
     /// What the dat is for.
     pub role: Role,
+    /// Kernels take an element as an array even where `dim` is 1 (`[f64;
+    /// 1]`, not `f64`): a dat sized by a parameter that may be 1.
+    pub array: bool,
 }
 
 impl DatDecl {
-    /// A dat of `dim` `f64` values per element.
+    /// A dat of `dim` `f64` values per element (kernels take one value as
+    /// `f64`, more as `[f64; dim]`).
     pub const fn f64(name: &'static str, set: &'static SetDecl, dim: usize, role: Role) -> Self {
         DatDecl {
             name,
@@ -97,7 +101,27 @@ impl DatDecl {
             dim,
             ty: ElemType::F64,
             role,
+            array: false,
         }
+    }
+
+    /// A dat of `dim` `f64` values per element that kernels take as
+    /// `[f64; dim]` for every `dim`, 1 included.
+    pub const fn f64_array(
+        name: &'static str,
+        set: &'static SetDecl,
+        dim: usize,
+        role: Role,
+    ) -> Self {
+        DatDecl {
+            array: true,
+            ..DatDecl::f64(name, set, dim, role)
+        }
+    }
+
+    /// Whether kernels take an element as one value (not an array).
+    pub const fn is_scalar(&self) -> bool {
+        self.dim == 1 && !self.array
     }
 
     /// A dat of `dim` `i32` values per element.
@@ -108,6 +132,7 @@ impl DatDecl {
             dim,
             ty: ElemType::I32,
             role,
+            array: false,
         }
     }
 }

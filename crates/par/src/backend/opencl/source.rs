@@ -11,7 +11,9 @@ use std::fmt::Write as _;
 
 use qflow_par_codegen::names::{self, DeviceType};
 
-use crate::decl::{Access, ArgKind, Arity, ElemType, GlobalKind, LoopDecl, Reduction, Via};
+use crate::decl::{
+    Access, ArgKind, Arity, DatDecl, ElemType, GlobalKind, LoopDecl, Reduction, Via,
+};
 
 /// The prelude: everything hand-written on the device side.
 pub const PRELUDE: &str = r#"/* qflow device prelude: the spellings that differ between OpenCL C and
@@ -126,6 +128,16 @@ KERNEL qf_scatter(uint n, uint dim, GLOBAL double* dst, GLOBAL const uint* list,
     if (k < n * dim) dst[QF_AT(list[k / dim], k % dim, dim, stride)] = values[k];
 }
 "#;
+
+/// The device type of an element of `dat` as its kernels take it.
+pub fn dat_type(dat: &DatDecl) -> DeviceType {
+    if dat.is_scalar() {
+        elem_type(dat.ty, 1)
+    } else {
+        let s = elem_type(dat.ty, 1);
+        DeviceType::Array(Box::new(s), dat.dim)
+    }
+}
 
 /// The device type of `dim` values of `ty` (a scalar for `dim == 1`).
 pub fn elem_type(ty: ElemType, dim: usize) -> DeviceType {
@@ -258,7 +270,7 @@ pub fn slots(l: &LoopDecl) -> Vec<Slot> {
         match a.kind {
             ArgKind::Dat { via, dat, .. } => {
                 s.push(Slot::Dat(k));
-                if dat.dim > 1 && matches!(via, Via::Direct | Via::Map(..)) {
+                if !dat.is_scalar() && matches!(via, Via::Direct | Via::Map(..)) {
                     s.push(Slot::DatStride(k));
                 }
                 match via {
@@ -381,7 +393,7 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
         let name = format!("v{k}");
         match a.kind {
             ArgKind::Dat { dat, via, access } => {
-                let t = names::c_type(&elem_type(dat.ty, dat.dim));
+                let t = names::c_type(&dat_type(dat));
                 let c = if access.writes() { "" } else { "const " };
                 let base = format!("((GLOBAL {c}{t}*)a{k})");
                 match via {
@@ -409,13 +421,13 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
                             let _ = writeln!(setup, "        {t} {name};");
                             let (sc, dim) = (scalar(dat.ty), dat.dim);
                             for c in 0..dim {
-                                let v = if dim == 1 {
+                                let v = if dat.is_scalar() {
                                     name.clone()
                                 } else {
                                     format!("{name}.v[{c}]")
                                 };
                                 let _ = writeln!(setup, "        {v} = 0;");
-                                let at = if dim == 1 {
+                                let at = if dat.is_scalar() {
                                     format!("e{k}")
                                 } else {
                                     format!("QF_AT(e{k}, {c}u, {dim}u, s{k})")
@@ -449,7 +461,7 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
                         let dim = dat.dim;
                         if access == Access::Write {
                             let _ = writeln!(setup, "        {t} {name};");
-                        } else if dim == 1 {
+                        } else if dat.is_scalar() {
                             let _ = writeln!(setup, "        {t} {name} = {base}[e{k}];");
                         } else {
                             // Either layout, chosen per run (`s{k}`).
@@ -468,7 +480,7 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
                         }
                         call.push(format!("&{name}"));
                         if access.writes() {
-                            if dim == 1 {
+                            if dat.is_scalar() {
                                 let _ = writeln!(after, "        {base}[e{k}] = {name};");
                             } else {
                                 let _ = writeln!(
@@ -486,8 +498,7 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
                         }
                     }
                     Via::Star(_) => {
-                        let st =
-                            names::c_type(&DeviceType::Star(Box::new(elem_type(dat.ty, dat.dim))));
+                        let st = names::c_type(&DeviceType::Star(Box::new(dat_type(dat))));
                         let _ = writeln!(
                             setup,
                             "        {st} {name};\n        {name}.base = {base};\n        {name}.idx = m{k} + s{k}[i];\n        \
@@ -496,9 +507,7 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
                         call.push(name);
                     }
                     Via::Offsets(_) => {
-                        let ot = names::c_type(&DeviceType::Offsets(Box::new(elem_type(
-                            dat.ty, dat.dim,
-                        ))));
+                        let ot = names::c_type(&DeviceType::Offsets(Box::new(dat_type(dat))));
                         let _ = writeln!(
                             setup,
                             "        {ot} {name};\n        {name}.base = {base};\n        {name}.at = (long)i;\n        \
@@ -589,7 +598,11 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
                 unreachable!()
             };
             let (dim, k) = (dat.dim, args[0]);
-            let stride = if dim > 1 { format!("s{k}") } else { "0".into() };
+            let stride = if !dat.is_scalar() {
+                format!("s{k}")
+            } else {
+                "0".into()
+            };
             let target = format!("((GLOBAL double*)a{k})[QF_AT(qf_e, qf_c, {dim}u, {stride})]");
             let value = format!("qf_st{g}[qf_t * {dim}u + qf_c]");
             let add = if entry == Some(Entry::StagedAtomic) {
