@@ -52,7 +52,8 @@ enum Command {
         /// More ranks than devices share them (said once in the log).
         #[arg(long, verbatim_doc_comment)]
         device: Option<String>,
-        /// Work-group size of a device backend, a power of two (default: 64).
+        /// Work-group size of a device backend, a power of two (default: 64;
+        /// at most 256 on a CPU device such as PoCL).
         #[arg(long)]
         work_group: Option<usize>,
         /// Output folder (overrides the case's).
@@ -133,7 +134,8 @@ enum Command {
         /// Device of a device backend: index or part of its name.
         #[arg(long)]
         device: Option<String>,
-        /// Work-group size of a device backend, a power of two (default: 64).
+        /// Work-group size of a device backend, a power of two (default: 64;
+        /// at most 256 on a CPU device such as PoCL).
         #[arg(long)]
         work_group: Option<usize>,
         /// Iterations per timed run.
@@ -285,6 +287,37 @@ use qflow::run::MAX_THREADS_PER_CPU;
 /// threads are asked for than this process may run on (its CPU affinity,
 /// e.g. one core per rank under OpenMPI's default binding): the threads
 /// would share cores and run slower, not faster.
+/// Refuses the options of another backend than `kind` (they would be
+/// ignored) and a thread count the machine cannot give.
+fn check_backend_options(
+    kind: BackendKind,
+    threads: usize,
+    device: Option<&str>,
+    work_group: Option<usize>,
+) -> Result<()> {
+    if kind != BackendKind::OpenCl {
+        if let Some(d) = device {
+            anyhow::bail!(
+                "--device {d}: only the opencl backend runs on a device (this run: {})",
+                kind.name()
+            );
+        }
+        if let Some(w) = work_group {
+            anyhow::bail!(
+                "--work-group {w}: only the opencl backend has work groups (this run: {})",
+                kind.name()
+            );
+        }
+    }
+    if kind != BackendKind::Threads && threads > 1 {
+        anyhow::bail!(
+            "--threads {threads}: only the threads backend runs more than one thread (this run: {})",
+            kind.name()
+        );
+    }
+    check_threads(kind, threads)
+}
+
 fn check_threads(kind: BackendKind, threads: usize) -> Result<()> {
     if kind != BackendKind::Threads || threads == 0 {
         return Ok(());
@@ -327,7 +360,7 @@ fn run(cli: Cli) -> Result<u8> {
             exchange,
             vtk_pieces,
         } => {
-            check_threads(backend, threads)?;
+            check_backend_options(backend, threads, device.as_deref(), work_group)?;
             let backend = BackendSpec {
                 kind: backend,
                 threads,
@@ -406,7 +439,7 @@ fn run(cli: Cli) -> Result<u8> {
             json,
             renumber,
         } => {
-            check_threads(backend, threads)?;
+            check_backend_options(backend, threads, device.as_deref(), work_group)?;
             let (cloud, name, settings) = match case {
                 Some(path) => {
                     let c = qflow::case::CaseFile::load(&path, &sets)?;

@@ -154,6 +154,56 @@ fn impossible_thread_counts_are_refused_before_any_work() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// Another backend's options were ignored without a word; work-group sizes
+/// were clamped into range (0 became 1), and on PoCL a group of 1024 or
+/// more crashed DG's kernels (a segmentation fault, no message).
+#[test]
+fn options_of_another_backend_and_bad_work_groups_are_refused() {
+    let d = scratch("backend-options");
+    for (extra, reason) in [
+        (
+            &["--backend", "serial", "--threads", "2"][..],
+            "--threads 2",
+        ),
+        (
+            &["--backend", "threads", "--work-group", "64"][..],
+            "--work-group 64",
+        ),
+        (&["--backend", "serial", "--device", "0"][..], "--device 0"),
+        (
+            &["--backend", "opencl", "--work-group", "0"][..],
+            "--work-group 0",
+        ),
+        (
+            &["--backend", "opencl", "--work-group", "48"][..],
+            "give a power of two",
+        ),
+    ] {
+        let o = run(&d.join("out"), extra);
+        assert_clean_failure(&o, reason);
+        assert!(!d.join("out/history.csv").exists(), "{extra:?}: ran");
+    }
+    #[cfg(feature = "opencl")]
+    if qflow_par::backend::opencl::device_for_tests() {
+        let cpu_only = qflow_par::backend::opencl::devices()
+            .unwrap()
+            .iter()
+            .filter(|d| d.fp64)
+            .all(|d| d.device_type == "CPU");
+        // Beyond any device's limit; on a CPU device (PoCL) beyond 256.
+        let sizes: &[&str] = if cpu_only {
+            &["1048576", "1024"]
+        } else {
+            &["1048576"]
+        };
+        for w in sizes {
+            let o = run(&d.join("out"), &["--backend", "opencl", "--work-group", w]);
+            assert_clean_failure(&o, &format!("--work-group {w}: at most"));
+        }
+    }
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 #[test]
 fn an_output_folder_in_use_is_refused_and_a_dead_runs_lock_taken_over() {
     let d = scratch("lock");

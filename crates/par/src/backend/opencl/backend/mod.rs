@@ -136,6 +136,9 @@ fn bytes_of(v: &Values) -> &[u8] {
     }
 }
 
+/// The largest work group on a CPU device (see [`OpenClBackend::new`]).
+const CPU_WORK_GROUP_MAX: usize = 256;
+
 impl OpenClBackend {
     /// The backend on the device `device` asks for (`None`: the first
     /// suitable one), with work groups of `work_group` elements (`None`:
@@ -157,14 +160,36 @@ impl OpenClBackend {
         super::device::check_fp64(&info)?;
         let needs = memory_needs(&part);
         check_memory(&needs, &info)?;
-        let wg = work_group
-            .unwrap_or(64)
-            .clamp(1, info.max_work_group.max(1));
-        if !wg.is_power_of_two() {
-            return Err(format!(
-                "--work-group {wg}: a power of two is needed (the reductions halve it)"
-            ));
-        }
+        // The largest group the device takes; on a CPU device (PoCL) each
+        // work item's values live across barriers on a worker thread's
+        // stack, and groups of 1024 overflowed it (DG, 2D isothermal Euler
+        // at order 8: a segmentation fault), while every kernel reports
+        // 4096 as its limit.
+        let device_limit = if info.device_type == "CPU" {
+            info.max_work_group.clamp(1, CPU_WORK_GROUP_MAX)
+        } else {
+            info.max_work_group.max(1)
+        };
+        let wg = match work_group {
+            Some(w) if w == 0 || !w.is_power_of_two() => {
+                return Err(format!(
+                    "--work-group {w}: give a power of two (the reductions halve it)"
+                ))
+            }
+            Some(w) if w > device_limit => {
+                return Err(format!(
+                    "--work-group {w}: at most {device_limit} on {}{}",
+                    info.label(),
+                    if info.device_type == "CPU" {
+                        " (a CPU device keeps a group's private values on one thread's stack)"
+                    } else {
+                        ""
+                    }
+                ))
+            }
+            Some(w) => w,
+            None => 64.min(1 << (usize::BITS - 1 - device_limit.leading_zeros())),
+        };
         let context = Context::from_device(&Device::new(id))
             .map_err(|e| cl_error(&format!("creating a context on {}", info.label()), e))?;
         // An in-order queue on our context and device that profiles its
