@@ -642,7 +642,7 @@ fn check_mesh(
             .iter()
             .map(|n| (n.as_str(), Boundary::FarField))
             .collect();
-        Ok(c.to_quad_mesh(&map)?)
+        Ok(c.to_quad_mesh(&map).map_err(|e| e.in_file(path))?)
     };
     let mesh = match format {
         FileFormat::Native => native::from_bytes(bytes, path)?,

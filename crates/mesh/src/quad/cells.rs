@@ -38,7 +38,14 @@ impl CellMesh {
                 ));
             }
         }
-        for (name, _) in boundaries {
+        for (i, (name, kind)) in boundaries.iter().enumerate() {
+            if let Some((_, other)) = boundaries[..i].iter().find(|(b, _)| b == name) {
+                return err(format!(
+                    "boundary marker `{name}` is given twice ({} and {}): give it once",
+                    other.name(),
+                    kind.name()
+                ));
+            }
             if !self.markers.iter().any(|(m, _)| m == name) {
                 return err(format!(
                     "boundary marker `{name}` is not in the mesh (it has: {})",
@@ -63,8 +70,9 @@ impl CellMesh {
             }
         }
         let key = |a: u32, b: u32| (a.min(b), a.max(b));
-        let mut flags: HashMap<(u32, u32), i32> = HashMap::new();
-        for (name, segs) in &self.markers {
+        // Per segment, its flag and marker.
+        let mut flags: HashMap<(u32, u32), (i32, usize)> = HashMap::new();
+        for (i, (name, segs)) in self.markers.iter().enumerate() {
             let flag = boundaries
                 .iter()
                 .find(|(b, _)| b == name)
@@ -78,7 +86,12 @@ impl CellMesh {
                         s[0], s[1]
                     ));
                 }
-                flags.insert(key(s[0], s[1]), flag);
+                if let Some((_, j)) = flags.insert(key(s[0], s[1]), (flag, i)) {
+                    return err(format!(
+                        "marker `{name}`: segment {}-{} is given twice (also in marker `{}`)",
+                        s[0], s[1], self.markers[j].0
+                    ));
+                }
             }
         }
         // Each side's first cell (the side as that cell runs it, cell on
@@ -104,6 +117,22 @@ impl CellMesh {
                 }
             }
         }
+        // Every segment is a boundary side: one that is no side, or lies
+        // between two cells, was dropped without a word.
+        for (i, (name, segs)) in self.markers.iter().enumerate() {
+            for s in segs {
+                let at = sides.get(&key(s[0], s[1])).map(|&k| &list[k]);
+                let what = match at {
+                    None => "is no side of any cell".to_string(),
+                    Some((_, c1, Some(c2))) => {
+                        format!("lies between cells {c1} and {c2}, inside the mesh")
+                    }
+                    Some(_) => continue,
+                };
+                debug_assert_eq!(flags[&key(s[0], s[1])].1, i);
+                return err(format!("marker `{name}`: segment {}-{} {what}", s[0], s[1]));
+            }
+        }
         for ([a, b], c1, c2) in list {
             match c2 {
                 // The first cell runs a -> b with itself on the left: the
@@ -113,7 +142,7 @@ impl CellMesh {
                     m.edge_cells.push([c1, c2]);
                 }
                 None => {
-                    let Some(&flag) = flags.get(&key(a, b)) else {
+                    let Some(&(flag, _)) = flags.get(&key(a, b)) else {
                         return err(format!(
                             "boundary side {a}-{b} of cell {c1} is on no boundary marker"
                         ));
@@ -189,6 +218,49 @@ mod tests {
         );
         assert!(
             s.contains("boundary side 3-0 of cell 0 is on no boundary marker"),
+            "{s}"
+        );
+    }
+
+    /// Segments that are no boundary side, segments given twice and a
+    /// marker mapped twice passed `qflow check` and were dropped or
+    /// resolved silently.
+    #[test]
+    fn stray_or_repeated_segments_and_markers_mapped_twice_are_named() {
+        let both = [("wall", Boundary::Wall), ("far", Boundary::FarField)];
+        let e =
+            |b: &[(&str, Boundary)], mesh: CellMesh| mesh.to_quad_mesh(b).unwrap_err().to_string();
+        let mut interior = two();
+        interior.markers[0].1.push([1, 4]);
+        let s = e(&both, interior);
+        assert!(
+            s.contains("marker `wall`: segment 1-4 lies between cells 0 and 1"),
+            "{s}"
+        );
+        let mut diagonal = two();
+        diagonal.markers[1].1.push([0, 4]);
+        let s = e(&both, diagonal);
+        assert!(
+            s.contains("marker `far`: segment 0-4 is no side of any cell"),
+            "{s}"
+        );
+        let mut twice = two();
+        twice.markers[1].1.push([1, 0]);
+        let s = e(&both, twice);
+        assert!(
+            s.contains("segment 1-0 is given twice (also in marker `wall`)"),
+            "{s}"
+        );
+        let s = e(
+            &[
+                ("wall", Boundary::Wall),
+                ("far", Boundary::FarField),
+                ("wall", Boundary::FarField),
+            ],
+            two(),
+        );
+        assert!(
+            s.contains("`wall` is given twice (wall and far_field)"),
             "{s}"
         );
     }

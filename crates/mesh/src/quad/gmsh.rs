@@ -21,6 +21,25 @@ pub fn read(path: &Path) -> Result<CellMesh, MeshError> {
     parse(&bytes, path)
 }
 
+/// A parser's message without the hex dump of the file that `mshio`
+/// appends (the rest of the file, however long), on one line, at most 400
+/// characters.
+fn brief(e: &dyn std::fmt::Display) -> String {
+    let text = e.to_string();
+    let kept: Vec<&str> = text
+        .lines()
+        .take_while(|l| !l.starts_with("Hex dump"))
+        .map(|l| l.trim().trim_end_matches(','))
+        .filter(|l| !l.is_empty())
+        .collect();
+    let line = kept.join("; ");
+    let mut out: String = line.chars().take(400).collect();
+    if out.len() < line.len() {
+        out.push_str(" ...");
+    }
+    out
+}
+
 /// Whether `bytes` start like an MSH file.
 pub fn is_msh(bytes: &[u8]) -> bool {
     bytes.starts_with(b"$MeshFormat")
@@ -34,8 +53,12 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<CellMesh, MeshError> {
         field: "gmsh".into(),
         message,
     };
-    let msh = mshio::parse_msh_bytes(bytes)
-        .map_err(|e| bad(format!("not a Gmsh MSH 4.1 file, or damaged: {e}")))?;
+    let msh = mshio::parse_msh_bytes(bytes).map_err(|e| {
+        bad(format!(
+            "not a Gmsh MSH 4.1 file, or damaged: {}",
+            brief(&e)
+        ))
+    })?;
     let nodes = msh
         .data
         .nodes
@@ -46,9 +69,18 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<CellMesh, MeshError> {
         .elements
         .as_ref()
         .ok_or_else(|| bad("no $Elements section".into()))?;
+    // The header's count, checked against the blocks (not trusted for an
+    // allocation: a damaged header asked for terabytes).
+    let held: usize = nodes.node_blocks.iter().map(|b| b.nodes.len()).sum();
+    if nodes.num_nodes != held as u64 {
+        return Err(bad(format!(
+            "the $Nodes header declares {} nodes, its blocks hold {held}",
+            nodes.num_nodes
+        )));
+    }
     // Node tags to indices, in the file's order.
     let mut index: HashMap<u64, u32> = HashMap::new();
-    let mut x = Vec::with_capacity(nodes.num_nodes as usize);
+    let mut x = Vec::with_capacity(held);
     for block in &nodes.node_blocks {
         let base = x.len();
         match &block.node_tags {
@@ -197,5 +229,20 @@ mod tests {
         );
         let m = parse(unnamed.as_bytes(), Path::new("t.msh")).unwrap();
         assert_eq!(m.marker_names(), ["physical 1", "physical 2"]);
+        // A header asking for 1e11 nodes was an allocation of 1.6 TB (an
+        // abort), not an error.
+        let huge = TWO.replace("$Nodes\n1 6 1 6\n", "$Nodes\n1 99999999999 1 6\n");
+        assert!(
+            e(&huge).contains("declares 99999999999 nodes, its blocks hold 6"),
+            "{}",
+            e(&huge)
+        );
+        // mshio's messages end in a hex dump of the rest of the file.
+        let v22 = TWO.replace("4.1 0 8", "2.2 0 8");
+        assert!(
+            e(&v22).contains("revision 4.1") && !e(&v22).contains("Hex dump"),
+            "{}",
+            e(&v22)
+        );
     }
 }

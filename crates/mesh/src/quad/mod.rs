@@ -39,6 +39,14 @@ impl Boundary {
         }
     }
 
+    /// The name in a case file's `[mesh]` section (`wall`, `far_field`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Boundary::Wall => "wall",
+            Boundary::FarField => "far_field",
+        }
+    }
+
     /// The boundary a flag stands for, if any.
     pub fn from_flag(flag: i32) -> Option<Boundary> {
         match flag {
@@ -275,8 +283,12 @@ pub fn read_with_markers(
     match FileFormat::of(path, &bytes) {
         FileFormat::Native => native::from_bytes(&bytes, path),
         FileFormat::Op2 => op2::parse(&bytes, path),
-        FileFormat::Gmsh => gmsh::parse(&bytes, path)?.to_quad_mesh(boundaries),
-        FileFormat::Su2 => su2::parse(text()?, path)?.to_quad_mesh(boundaries),
+        FileFormat::Gmsh => gmsh::parse(&bytes, path)?
+            .to_quad_mesh(boundaries)
+            .map_err(|e| e.in_file(path)),
+        FileFormat::Su2 => su2::parse(text()?, path)?
+            .to_quad_mesh(boundaries)
+            .map_err(|e| e.in_file(path)),
     }
 }
 
@@ -335,6 +347,17 @@ pub enum MeshError {
     /// A generator was asked for something it cannot make.
     #[error("cannot generate: {0}")]
     Generate(String),
+}
+
+impl MeshError {
+    /// The error with the file it came from named (an invalid mesh found
+    /// after reading names none).
+    pub fn in_file(self, path: &std::path::Path) -> Self {
+        match self {
+            MeshError::Structure(m) => MeshError::Structure(format!("{}: {m}", path.display())),
+            e => e,
+        }
+    }
 }
 
 impl From<crate::fsutil::FileError> for MeshError {
