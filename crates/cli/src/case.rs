@@ -204,14 +204,23 @@ impl Default for Output {
 impl Output {
     /// The output folder: the command line's, else the case's (relative to
     /// the case file), else `out/<case name>`.
-    pub fn folder(&self, case: &CaseFile, command_line: Option<&Path>) -> PathBuf {
+    /// An empty name is refused (it put the outputs among the inputs, in
+    /// the case file's folder).
+    pub fn folder(&self, case: &CaseFile, command_line: Option<&Path>) -> Result<PathBuf> {
         if let Some(o) = command_line {
-            return o.to_path_buf();
+            if o.as_os_str().is_empty() {
+                bail!("--output \"\": give a folder name");
+            }
+            return Ok(o.to_path_buf());
         }
-        match &self.dir {
+        Ok(match &self.dir {
+            Some(d) if d.as_os_str().is_empty() => bail!(
+                "[output] dir = \"\": give a folder name (or leave the key out for out/{})",
+                case.name()
+            ),
             Some(d) => case.dir.join(d),
             None => PathBuf::from("out").join(case.name()),
-        }
+        })
     }
 }
 

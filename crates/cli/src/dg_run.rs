@@ -43,7 +43,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
         anyhow::bail!("--partitioner: the dg method's cells are cut into boxes by the layer");
     }
     let settings = dc.dg.clone();
-    let out_dir = dc.output.folder(case, opts.output.as_deref());
+    let out_dir = dc.output.folder(case, opts.output.as_deref())?;
     let t = std::time::Instant::now();
     let rank0 = comm.rank() == 0;
     let mut lock = None;
@@ -366,8 +366,10 @@ fn write_outputs(settings: &Settings, u: &[f64], dir: &Path, vtk: bool, plots: b
                 log_x: false,
                 log_y: false,
             };
-            qflow_io::plot::plot_lines(&dir.join("solution.png"), &plot, (1200, 700))
-                .context("plotting the solution")?;
+            crate::run::picture(
+                qflow_io::plot::plot_lines(&dir.join("solution.png"), &plot, (1200, 700)),
+                "the solution",
+            )?;
         }
         return Ok(());
     }
@@ -447,7 +449,10 @@ fn plot_field(
         values: &samples,
         name: &label,
     };
-    qflow_io::plot::plot_grid_field(path, &field, 20, (900, 800)).context("plotting the field")
+    crate::run::picture(
+        qflow_io::plot::plot_grid_field(path, &field, 20, (900, 800)),
+        "the field",
+    )
 }
 
 /// The first variable of `u` sampled on a uniform grid over the unit

@@ -176,26 +176,32 @@ pub fn write_outputs(
         }
         if plots {
             if !wall.is_empty() {
-                qflow_io::plot::plot_cp_rows(&dir.join("cp.png"), &wall, settings.mach, 0.0)
-                    .context("plotting the surface pressure")?;
+                crate::run::picture(
+                    qflow_io::plot::plot_cp_rows(&dir.join("cp.png"), &wall, settings.mach, 0.0),
+                    "the surface pressure",
+                )?;
             }
             let mach = &fields.iter().find(|f| f.0 == "Mach").expect("listed").1;
-            qflow_io::plot::plot_mach_points(
-                &dir.join("mach.png"),
-                &mach_points(mesh, mach),
-                window_round(&wall),
-                MACH_SIZE,
-            )
-            .context("plotting the Mach field")?;
+            crate::run::picture(
+                qflow_io::plot::plot_mach_points(
+                    &dir.join("mach.png"),
+                    &mach_points(mesh, mach),
+                    window_round(&wall),
+                    MACH_SIZE,
+                ),
+                "the Mach field",
+            )?;
         }
     }
     if plots && !rows.is_empty() {
-        qflow_io::plot::plot_history(
-            &dir.join("history.png"),
-            &COLUMNS,
-            &crate::run::plot_rows(rows),
-        )
-        .context("plotting the history")?;
+        crate::run::picture(
+            qflow_io::plot::plot_history(
+                &dir.join("history.png"),
+                &COLUMNS,
+                &crate::run::plot_rows(rows),
+            ),
+            "the history",
+        )?;
     }
     Ok(())
 }

@@ -42,7 +42,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     fc.validate()
         .with_context(|| format!("case file {}", case.path.display()))?;
     let settings = fc.fv.clone();
-    let out_dir = fc.output.folder(case, opts.output.as_deref());
+    let out_dir = fc.output.folder(case, opts.output.as_deref())?;
     let t = std::time::Instant::now();
     let rank0 = comm.rank() == 0;
     // Rank 0 reads the mesh, builds the problem and cuts the cells by

@@ -76,7 +76,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     lc.validate()
         .with_context(|| format!("case file {}", case.path.display()))?;
     let settings = lc.settings();
-    let out_dir = lc.output.folder(case, opts.output.as_deref());
+    let out_dir = lc.output.folder(case, opts.output.as_deref())?;
     let rank0 = comm.rank() == 0;
     let ranks = comm.size();
     let t = Instant::now();
@@ -301,18 +301,30 @@ fn write_files(
     }
     if plots {
         if !rows.is_empty() {
-            qflow_io::plot::plot_history(
-                &d.join("history.png"),
-                &qflow_lskum::method::COLUMNS,
-                &crate::run::plot_rows(rows),
-            )
-            .context("plotting the history")?;
+            crate::run::picture(
+                qflow_io::plot::plot_history(
+                    &d.join("history.png"),
+                    &qflow_lskum::method::COLUMNS,
+                    &crate::run::plot_rows(rows),
+                ),
+                "the history",
+            )?;
         }
         if shapes {
-            qflow_io::plot::plot_surface_cp(&d.join("cp.png"), cloud, prim, &fs)
-                .context("plotting the surface Cp")?;
-            qflow_io::plot::plot_mach_field(&d.join("mach.png"), cloud, prim, None, (1200, 900))
-                .context("plotting the Mach field")?;
+            crate::run::picture(
+                qflow_io::plot::plot_surface_cp(&d.join("cp.png"), cloud, prim, &fs),
+                "the surface Cp",
+            )?;
+            crate::run::picture(
+                qflow_io::plot::plot_mach_field(
+                    &d.join("mach.png"),
+                    cloud,
+                    prim,
+                    None,
+                    (1200, 900),
+                ),
+                "the Mach field",
+            )?;
         }
     }
     Ok(())

@@ -202,8 +202,10 @@ fn plot_centreline(path: &Path, grid: &Grid, settings: &Settings, f: &[Vec<f64>;
         log_x: false,
         log_y: false,
     };
-    qflow_io::plot::plot_lines(path, &plot, LINE_SIZE).context("plotting the centre line")?;
-    Ok(())
+    crate::run::picture(
+        qflow_io::plot::plot_lines(path, &plot, LINE_SIZE),
+        "the centre line",
+    )
 }
 
 /// Writes the outputs of the final state `q` (interior cells, grid
@@ -241,8 +243,10 @@ pub fn write_outputs(
                 values: &f[k],
                 name,
             };
-            qflow_io::plot::plot_grid_field(&dir.join(file), &field, LEVELS, FIELD_SIZE)
-                .with_context(|| format!("plotting the {name}"))?;
+            crate::run::picture(
+                qflow_io::plot::plot_grid_field(&dir.join(file), &field, LEVELS, FIELD_SIZE),
+                &format!("the {name}"),
+            )?;
         }
         plot_centreline(&dir.join("centreline.png"), grid, settings, &f)?;
         if !rows.is_empty() {
@@ -262,8 +266,10 @@ pub fn write_outputs(
                 log_x: false,
                 log_y: true,
             };
-            qflow_io::plot::plot_lines(&dir.join("history.png"), &plot, LINE_SIZE)
-                .context("plotting the history")?;
+            crate::run::picture(
+                qflow_io::plot::plot_lines(&dir.join("history.png"), &plot, LINE_SIZE),
+                "the history",
+            )?;
         }
     }
     Ok(())

@@ -35,7 +35,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
         );
     }
     let (grid, settings) = (lc.grid.clone(), lc.lw.clone());
-    let out_dir = lc.output.folder(case, opts.output.as_deref());
+    let out_dir = lc.output.folder(case, opts.output.as_deref())?;
     let t = std::time::Instant::now();
     let rank0 = comm.rank() == 0;
     let mut lock = None;

@@ -59,8 +59,8 @@ enum Command {
         /// Output folder (overrides the case's).
         #[arg(short, long)]
         output: Option<PathBuf>,
-        /// Iteration limit (overrides the case's).
-        #[arg(long)]
+        /// Iteration limit (overrides the case's), at least 1.
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
         max_iters: Option<u64>,
         /// Print only the summary.
         #[arg(short, long)]

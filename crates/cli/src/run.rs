@@ -371,6 +371,21 @@ pub fn add_rank_reports(
     ));
 }
 
+/// A picture of a run's outputs: one its data cannot make (a run too
+/// short for a history, an empty field) is said in a warning, and the
+/// run's other outputs (history, fields, summary) are still written; a
+/// picture that cannot be written is an error.
+pub fn picture(drawn: Result<(), qflow_io::plot::PlotError>, what: &str) -> Result<()> {
+    match drawn {
+        Ok(()) => Ok(()),
+        Err(e @ qflow_io::plot::PlotError::Invalid { .. }) => {
+            tracing::warn!("{what} not drawn: {e}");
+            Ok(())
+        }
+        Err(e) => Err(anyhow!("plotting {what}: {e}")),
+    }
+}
+
 /// A run's history as the plot takes it.
 pub fn plot_rows(rows: &[qflow_par::driver::history::Row]) -> Vec<qflow_io::plot::HistoryRow> {
     rows.iter()

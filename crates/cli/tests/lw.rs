@@ -136,6 +136,13 @@ fn bad_settings_are_refused_before_any_work() {
         ("lw.wall=sticky", "sticky"),
         // A step count that overflowed into a one-step run with exit 0.
         ("lw.final_time=1e300", "more than 1e12"),
+        // Never reflected inside the domain; the summary compared region 3
+        // with a patch of region 1.
+        ("lw.shock_angle=10.0", "beyond the domain's end at x = 4"),
+        (
+            "lw.inflow=[1.0, 1e300, 0.0, 0.71429]",
+            "give at most Mach 50",
+        ),
     ] {
         let out = d.join("o");
         let o = run(&out, &["--set", set]);
@@ -143,6 +150,35 @@ fn bad_settings_are_refused_before_any_work() {
         assert!(!o.status.success() && e.contains(needle), "{set}: {e}");
         assert!(!out.join("summary.toml").exists(), "{set}: ran anyway");
     }
+    // Ran with region 2 of the paper's flow against this one's region 1.
+    let o = run(
+        &d.join("o"),
+        &[
+            "--set",
+            "lw.setup=paper-code",
+            "--set",
+            "lw.shock_angle=35.0",
+        ],
+    );
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && e.contains("fixes region 2"), "{e}");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A run too short for a history picture (one step of 1e-20) failed after
+/// its work and lost its history and summary; the picture is now a
+/// warning.
+#[test]
+fn a_picture_the_data_cannot_make_is_a_warning() {
+    let d = temp("short");
+    let out = d.join("o");
+    let o = run(&out, &["--set", "lw.final_time=1e-20"]);
+    ok(&o);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("the history not drawn"));
+    for f in ["history.csv", "summary.toml", "solution.csv", "density.png"] {
+        assert!(out.join(f).exists(), "no {f}");
+    }
+    assert!(!out.join("history.png").exists());
     let _ = std::fs::remove_dir_all(&d);
 }
 

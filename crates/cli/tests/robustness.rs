@@ -183,6 +183,19 @@ fn options_of_another_backend_and_bad_work_groups_are_refused() {
         assert_clean_failure(&o, reason);
         assert!(!d.join("out/history.csv").exists(), "{extra:?}: ran");
     }
+    // `--max-iters 0` ran no step, exit 0, over the folder's last history
+    // and summary.
+    let o = Command::new(QFLOW)
+        .args(["run", small_case().to_str().unwrap(), "-o"])
+        .arg(d.join("out"))
+        .args(["--max-iters", "0", "-q"])
+        .output()
+        .unwrap();
+    assert!(
+        !o.status.success() && stderr(&o).contains("invalid value '0' for '--max-iters"),
+        "{}",
+        stderr(&o)
+    );
     #[cfg(feature = "opencl")]
     if qflow_par::backend::opencl::device_for_tests() {
         let cpu_only = qflow_par::backend::opencl::devices()

@@ -238,11 +238,48 @@ impl Settings {
                 self.inflow
             ));
         }
+        if mach > 50.0 {
+            return Err(format!(
+                "[lw] inflow = {:?}: Mach {mach:.4e}: give at most Mach 50",
+                self.inflow
+            ));
+        }
         if !(self.shock_angle.is_finite() && self.shock_angle > 0.0 && self.shock_angle < 90.0) {
             return Err(format!(
                 "[lw] shock_angle = {}: must lie in (0, 90) degrees",
                 self.shock_angle
             ));
+        }
+        // From the top-left corner the incident shock reaches the wall at
+        // x = height / tan(angle); past the domain's end nothing reflects
+        // (and the summary's region 3 would compare with nothing).
+        let meets = DOMAIN[1] / self.shock_angle.to_radians().tan();
+        if meets >= DOMAIN[0] {
+            return Err(format!(
+                "[lw] shock_angle = {}: the incident shock would meet the wall at x = {meets:.4}, \
+                 beyond the domain's end at x = {}: give an angle above {:.4} degrees",
+                self.shock_angle,
+                DOMAIN[0],
+                (DOMAIN[1] / DOMAIN[0]).atan().to_degrees()
+            ));
+        }
+        if self.setup == Setup::PaperCode {
+            let d = Settings::default();
+            if self.inflow != d.inflow || self.shock_angle != d.shock_angle || self.gamma != d.gamma
+            {
+                return Err(format!(
+                    "[lw] setup = \"paper-code\": the paper's code fixes region 2 to its constants \
+                     for its own flow only (inflow = {:?}, shock_angle = {}, gamma = {}); give \
+                     those, or setup = \"exact\" (this case: inflow = {:?}, shock_angle = {}, \
+                     gamma = {})",
+                    d.inflow,
+                    d.shock_angle,
+                    d.gamma,
+                    self.inflow,
+                    self.shock_angle,
+                    self.gamma
+                ));
+            }
         }
         Ok(())
     }
