@@ -83,6 +83,8 @@ pub static GAS: GlobalDecl = GlobalDecl::f64("gas", 4);
 pub static QINF: GlobalDecl = GlobalDecl::f64("qinf", 4);
 /// Sum of the squared state changes of a stage.
 pub static RMS: GlobalDecl = GlobalDecl::reduce("rms", 1, Reduction::Sum);
+/// 1 where an update left a state that is not physical, else 0.
+pub static BAD: GlobalDecl = GlobalDecl::reduce("bad", 1, Reduction::Max);
 
 par_loop! {
     /// Saves the state at the start of the iteration.
@@ -142,6 +144,7 @@ par_loop! {
         res: rw(RES),
         adt: read(ADT),
         rms: sum(RMS),
+        bad: max(BAD),
     }
 }
 
@@ -150,4 +153,4 @@ pub static LOOPS: [&LoopDecl; 5] = [&SAVE_SOLN, &ADT_CALC, &RES_CALC, &BRES_CALC
 /// Every dat of the method.
 pub static DATS: [&DatDecl; 6] = [&X, &BOUND, &Q, &QOLD, &ADT, &RES];
 /// Every global of the method.
-pub static GLOBALS: [&GlobalDecl; 3] = [&GAS, &QINF, &RMS];
+pub static GLOBALS: [&GlobalDecl; 4] = [&GAS, &QINF, &RMS, &BAD];

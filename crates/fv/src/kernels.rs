@@ -147,15 +147,29 @@ pub fn bres_calc(
 }
 
 /// The explicit update `q = qold - res / adt`; clears the residual and adds
-/// the squared changes to `rms`.
+/// the squared changes to `rms`; `bad` becomes 1 where the new state is not
+/// physical (density or pressure not above 0, or not finite).
 #[device]
 #[inline(always)]
-pub fn update(qold: &[f64; 4], q: &mut [f64; 4], res: &mut [f64; 4], adt: &f64, rms: &mut f64) {
+pub fn update(
+    qold: &[f64; 4],
+    q: &mut [f64; 4],
+    res: &mut [f64; 4],
+    adt: &f64,
+    rms: &mut f64,
+    bad: &mut f64,
+) {
     let adti = 1.0 / *adt;
     for n in 0..4 {
         let del = adti * res[n];
         q[n] = qold[n] - del;
         res[n] = 0.0;
         *rms += del * del;
+    }
+    // p > 0 is 2 rho E > |rho v|^2 (rho > 0): no division. A NaN fails
+    // every comparison.
+    let fine = q[0] > 0.0 && 2.0 * q[0] * q[3] > q[1] * q[1] + q[2] * q[2] && q[3].is_finite();
+    if !fine {
+        *bad = 1.0;
     }
 }

@@ -74,6 +74,7 @@ impl Method for Fv {
 
     fn step(&mut self, ex: &mut Exec, iteration: u64, row: &mut [f64]) -> Result<(), StepError> {
         ex.run(&SAVE_SOLN)?;
+        ex.reset(&BAD);
         for _stage in 0..2 {
             ex.run(&ADT_CALC)?;
             ex.run(&RES_CALC)?;
@@ -81,15 +82,16 @@ impl Method for Fv {
             ex.reset(&RMS);
             ex.run(&UPDATE)?;
         }
-        let mut sum = [0.0];
-        ex.reduce(&[&RMS], &mut sum)?;
+        let mut sum = [0.0; 2];
+        ex.reduce(&[&RMS, &BAD], &mut sum)?;
         let rms = (sum[0] / self.cells as f64).sqrt();
-        if !rms.is_finite() {
+        if !rms.is_finite() || sum[1] > 0.0 {
             // save_soln left the start of the step in qold: put it back.
             ex.swap(&Q, &QOLD);
             return Err(StepError::NonPhysical(format!(
-                "iteration {iteration}: the state is no longer finite (rms = {rms}); \
-                 stopped with the state after iteration {} kept",
+                "iteration {iteration}: a state that is not physical (density or pressure not \
+                 above 0, or not finite; rms = {rms}); stopped with the state after iteration {} \
+                 kept (a smaller [fv] cfl may help)",
                 iteration - 1
             )));
         }

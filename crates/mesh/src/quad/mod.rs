@@ -172,6 +172,16 @@ impl QuadMesh {
     /// A file reader calls it; so does anyone building a mesh in memory.
     pub fn validate(&self) -> Result<(), MeshError> {
         let bad = |what: String| Err(MeshError::Structure(what));
+        if self.cell_nodes.is_empty() || self.bedge_nodes.is_empty() {
+            // (A file of counts 0 0 0 0 ran to its end and failed on its
+            // pictures.)
+            return bad(format!(
+                "no cells or no boundary ({} nodes, {} cells, {} boundary edges): nothing to solve",
+                self.nodes(),
+                self.cells(),
+                self.bedges()
+            ));
+        }
         if self.edge_cells.len() != self.edge_nodes.len() {
             return bad(format!(
                 "{} edges have nodes but {} have cells",

@@ -347,6 +347,12 @@ mod tests {
             err(&with(0, "6 2 x 6")),
             "g.dat:1: edge count: `x` is not a count"
         );
+        // Counts of nothing ran to the end and failed on the pictures.
+        assert!(
+            err("0 0 0 0\n").contains("no cells or no boundary"),
+            "{}",
+            err("0 0 0 0\n")
+        );
         assert_eq!(
             err(&with(3, "1.0")),
             "g.dat:4: node 2 y: missing (the line has 1 fields)"
