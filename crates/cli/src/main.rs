@@ -171,12 +171,14 @@ enum Command {
         /// The section, e.g. naca0012 or naca2412; or op2-naca0012 for
         /// OP2's mesh.
         section: String,
-        /// op2-naca0012: cells along the section (each side of the cut too).
-        #[arg(long, default_value_t = 400)]
-        i: usize,
-        /// op2-naca0012: cells from the section to the far field.
-        #[arg(long, default_value_t = 600)]
-        j: usize,
+        /// op2-naca0012: cells along the section (each side of the cut too)
+        /// [default: 400].
+        #[arg(long)]
+        i: Option<usize>,
+        /// op2-naca0012: cells from the section to the far field [default:
+        /// 600].
+        #[arg(long)]
+        j: Option<usize>,
         /// O-grid: points on the body [default: 160].
         #[arg(long)]
         wall_points: Option<usize>,
@@ -536,6 +538,24 @@ fn run(cli: Cli) -> Result<u8> {
             output,
         } => {
             if section == "op2-naca0012" {
+                // The clouds' options are mistakes here, not something to
+                // ignore.
+                for (flag, given) in [
+                    ("--wall-points", wall_points.is_some()),
+                    ("--rings", rings.is_some()),
+                    ("--layout quadtree", layout == "quadtree"),
+                    ("--wall-spacing", wall_spacing.is_some()),
+                    ("--grading", grading.is_some()),
+                    ("--first-spacing", first_spacing.is_some()),
+                    ("--growth", growth.is_some()),
+                ] {
+                    if given {
+                        anyhow::bail!(
+                            "{flag}: an option of the point clouds; op2-naca0012 takes --i, --j and -o"
+                        );
+                    }
+                }
+                let (i, j) = (i.unwrap_or(400), j.unwrap_or(600));
                 let t = std::time::Instant::now();
                 let mesh = qflow_mesh::quad::naca0012::Op2Naca0012 { i, j }.generate()?;
                 let secs = t.elapsed().as_secs_f64();
@@ -549,6 +569,12 @@ fn run(cli: Cli) -> Result<u8> {
                     mesh.bedges()
                 );
                 return Ok(0);
+            }
+            if let Some(flag) = [("--i", i), ("--j", j)]
+                .iter()
+                .find_map(|(f, v)| v.is_some().then_some(f))
+            {
+                anyhow::bail!("{flag}: an option of op2-naca0012 (OP2's quadrilateral mesh), not of {section}'s point cloud");
             }
             let section: Naca4 = section.parse()?;
             let quadtree = layout == "quadtree";

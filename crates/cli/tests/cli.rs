@@ -249,6 +249,26 @@ fn bad_generate_arguments_are_errors() {
         &qflow(&["generate", "naca0012", "--far-field", "0.3", "-o", o]),
         &["far"],
     );
+    // Options of the other generator were ignored without a word (`--i 5`
+    // made the default 9,600-point cloud), and a mesh named .su2 was
+    // written in OP2's text format, which `qflow check` then refused.
+    assert_fails_with(
+        &qflow(&["generate", "naca0012", "--i", "5", "-o", o]),
+        &["--i", "op2-naca0012"],
+    );
+    let m = d.join("m.dat");
+    let m = m.to_str().unwrap();
+    let op2 = ["generate", "op2-naca0012", "--i", "5", "--j", "5", "-o"];
+    assert_fails_with(
+        &qflow(&[&op2[..], &[m, "--wall-points", "40"]].concat()),
+        &["--wall-points"],
+    );
+    let su2 = d.join("m.su2");
+    assert_fails_with(
+        &qflow(&[&op2[..], &[su2.to_str().unwrap()]].concat()),
+        &["reads .su2 meshes but writes only"],
+    );
+    assert!(!su2.exists());
 }
 
 /// `qflow generate --layout quadtree` writes a cloud `qflow check` passes;

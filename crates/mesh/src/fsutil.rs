@@ -40,10 +40,25 @@ pub fn temporary_path(path: &Path) -> PathBuf {
 /// crash at any moment leaves either the old file or the complete new one
 /// under the final name, never a partial file. On error the temporary file is
 /// removed.
+///
+/// A symbolic link is followed (the file it names is replaced, not the
+/// link); a target that exists and is no regular file (a device such as
+/// `/dev/null`, a FIFO) is written in place: a rename would put a regular
+/// file where the device was.
 pub fn write_atomically(
     path: &Path,
     fill: impl FnOnce(&mut BufWriter<std::fs::File>) -> std::io::Result<()>,
 ) -> Result<(), FileError> {
+    let path = &resolve_links(path).map_err(|e| FileError::new(path, e))?;
+    if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+        let result = (|| {
+            let f = std::fs::OpenOptions::new().write(true).open(path)?;
+            let mut w = BufWriter::with_capacity(1 << 20, f);
+            fill(&mut w)?;
+            w.flush()
+        })();
+        return result.map_err(|e| FileError::new(path, e));
+    }
     let tmp = temporary_path(path);
     let result = (|| {
         let f = std::fs::File::create(&tmp)?;
@@ -61,8 +76,73 @@ pub fn write_atomically(
     })
 }
 
+/// `path` with symbolic links in its last component followed (a link's
+/// target relative to the link's folder), at most 40 deep.
+fn resolve_links(path: &Path) -> std::io::Result<PathBuf> {
+    let mut p = path.to_path_buf();
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&p) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let target = std::fs::read_link(&p)?;
+                p = match p.parent() {
+                    Some(dir) if target.is_relative() => dir.join(target),
+                    _ => target,
+                };
+            }
+            _ => return Ok(p),
+        }
+    }
+    Err(std::io::Error::other("too many levels of symbolic links"))
+}
+
 /// CRC-32 (the zlib/PNG polynomial) of `bytes`: the checksum of qflow's
 /// binary files.
 pub fn crc32(bytes: &[u8]) -> u32 {
     crc32fast::hash(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(tag: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("qflow-fsutil-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    /// A link, a FIFO or a device given as an output was replaced by a
+    /// regular file (as root, `-o /dev/null` would have been).
+    #[cfg(unix)]
+    #[test]
+    fn links_are_followed_and_special_files_written_in_place() {
+        use std::os::unix::fs::FileTypeExt;
+        let d = scratch("special");
+        let target = d.join("target.txt");
+        std::os::unix::fs::symlink("target.txt", d.join("link")).unwrap();
+        write_atomically(&d.join("link"), |w| w.write_all(b"through")).unwrap();
+        assert!(std::fs::symlink_metadata(d.join("link"))
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read(&target).unwrap(), b"through");
+        // A FIFO stays a FIFO, its reader gets the bytes (as a device
+        // such as /dev/null would: every special file is written in place).
+        let fifo = d.join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            let f = fifo.clone();
+            let reader = std::thread::spawn(move || std::fs::read(f).unwrap());
+            write_atomically(&fifo, |w| w.write_all(b"piped")).unwrap();
+            assert_eq!(reader.join().unwrap(), b"piped");
+            assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
+            std::fs::remove_file(&fifo).unwrap();
+        }
+        // A regular file is replaced whole, no temporary left.
+        write_atomically(&target, |w| w.write_all(b"new")).unwrap();
+        assert_eq!(std::fs::read(&target).unwrap(), b"new");
+        assert_eq!(std::fs::read_dir(&d).unwrap().count(), 2);
+        let _ = std::fs::remove_dir_all(&d);
+    }
 }

@@ -304,7 +304,20 @@ pub fn read_with_markers(
 
 /// Writes a mesh file: native binary if `path` ends in `.qfm`, else OP2's
 /// text format as OP2's generator writes it (six decimals).
+/// A name ending in `.su2` or `.msh` is refused (those formats are read,
+/// not written: OP2's text under that name was unreadable as one).
 pub fn write_any(mesh: &QuadMesh, path: &std::path::Path) -> Result<(), MeshError> {
+    if let Some(e) = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .filter(|e| ["su2", "msh"].contains(&e.to_ascii_lowercase().as_str()))
+    {
+        return Err(MeshError::Generate(format!(
+            "{}: qflow reads .{e} meshes but writes only OP2's text format (.dat) and its \
+             native binary format (.qfm)",
+            path.display()
+        )));
+    }
     if path.extension().is_some_and(|e| e == "qfm") {
         native::write(mesh, path)
     } else {
