@@ -70,7 +70,26 @@ impl CaseFile {
             apply_set(&mut table, s).with_context(|| format!("--set {s}"))?;
         }
         let method = match table.get("method") {
-            None => MethodName::Lskum,
+            // q-LSKUM's cases came first and name no method; a case with
+            // another method's section but no `method` key is a mistake
+            // (it read as q-LSKUM's: "unknown field `grid`").
+            None => match [
+                ("grid", "lw"),
+                ("lw", "lw"),
+                ("dg", "dg"),
+                ("mesh", "fv"),
+                ("fv", "fv"),
+            ]
+            .iter()
+            .find(|(k, _)| table.contains_key(*k))
+            {
+                Some((k, m)) => bail!(
+                    "case file {}: no `method` key, and a [{k}] section, which q-LSKUM (the \
+                     default) has not: add `method = \"{m}\"` at the top",
+                    path.display()
+                ),
+                None => MethodName::Lskum,
+            },
             Some(v) => MethodName::deserialize(v.clone()).map_err(|_| {
                 anyhow::anyhow!(
                     "case file {}: method = {v}: expected one of {}",
@@ -123,6 +142,14 @@ pub fn apply_set(table: &mut toml::Table, spec: &str) -> Result<()> {
     let value = value.trim();
     let parsed: toml::Value = match toml::from_str::<toml::Table>(&format!("v = {value}")) {
         Ok(mut t) => t.remove("v").expect("the key just parsed"),
+        // Digits TOML cannot hold are a number out of range, not text
+        // (it said `invalid type: string "...", expected usize`).
+        Err(_) if looks_integral(value) => {
+            bail!(
+                "`{value}` is out of range (integers in case files run to {})",
+                i64::MAX
+            )
+        }
         Err(_) => toml::Value::String(value.to_string()),
     };
     let mut t = table;
@@ -137,6 +164,12 @@ pub fn apply_set(table: &mut toml::Table, spec: &str) -> Result<()> {
     }
     t.insert(keys[keys.len() - 1].to_string(), parsed);
     Ok(())
+}
+
+/// Whether `v` is an optionally signed run of decimal digits.
+fn looks_integral(v: &str) -> bool {
+    let d = v.strip_prefix(['+', '-']).unwrap_or(v);
+    !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// The `[stop]` section.
@@ -351,12 +384,16 @@ mod tests {
         assert!(apply_set(&mut c.table.clone(), "flow.mach.x=1").is_err());
         assert!(apply_set(&mut c.table.clone(), "nokey").is_err());
         assert!(apply_set(&mut c.table.clone(), ".a=1").is_err());
+        let e = apply_set(&mut c.table.clone(), "grid.nx=99999999999999999999").unwrap_err();
+        assert!(e.to_string().contains("out of range"), "{e}");
     }
 
     #[test]
     fn the_method_defaults_to_lskum_and_unknown_methods_are_named() {
         let c = CaseFile::parse("", Path::new("a.toml"), &[]).unwrap();
         assert_eq!(c.method, MethodName::Lskum);
+        let e = CaseFile::parse("[grid]\nnx = 8\n", Path::new("a.toml"), &[]).unwrap_err();
+        assert!(format!("{e:#}").contains("add `method = \"lw\"`"), "{e:#}");
         let e = CaseFile::parse("method = \"spectral\"\n", Path::new("a.toml"), &[]).unwrap_err();
         assert!(format!("{e:#}").contains("spectral"), "{e:#}");
     }

@@ -163,6 +163,29 @@ impl Lw {
     }
 }
 
+impl Lw {
+    /// Where the state just computed is first not physical, in grid order
+    /// (`", first at cell (i, j), x = .., y = .."`; on rank 0, which
+    /// gathers the state: every rank takes part; empty elsewhere).
+    fn first_non_physical(&self, ex: &mut Exec) -> String {
+        let Some(qflow_par::Values::F64(block)) = ex.gather(&U) else {
+            return String::new();
+        };
+        let q = crate::problem::interior(&self.grid, &block);
+        let bad = |q: &[f64; 4]| {
+            !(q[0] > 0.0 && 2.0 * q[0] * q[3] > q[1] * q[1] + q[2] * q[2] && q[3].is_finite())
+        };
+        match q.iter().position(bad) {
+            Some(k) => {
+                let (i, j) = (k % self.grid.nx, k / self.grid.nx);
+                let [x, y] = self.grid.point(i, j, self.settings.setup);
+                format!(", first at cell ({i}, {j}), x = {x:.4}, y = {y:.4}")
+            }
+            None => String::new(),
+        }
+    }
+}
+
 impl Method for Lw {
     fn name(&self) -> &'static str {
         "lw"
@@ -240,10 +263,12 @@ impl Method for Lw {
         // A step at the final time (dt = 0) changes nothing.
         let rate = if dt > 0.0 { sums[0] / dt } else { 0.0 };
         if sums[1] > 0.0 || !rate.is_finite() {
+            let at = self.first_non_physical(ex);
             ex.swap(&U, &U0);
             return Err(StepError::NonPhysical(format!(
                 "step {iteration} (t = {:.6}): a non-physical state (density or pressure \
-                 not above 0, or not finite); stopped with the state after step {} kept",
+                 not above 0, or not finite){at}; stopped with the state after step {} kept \
+                 (a smaller [lw] cfl may help)",
                 self.time + dt,
                 iteration - 1
             )));

@@ -268,7 +268,7 @@ fn vector_and_portable_sweeps_give_the_same_bits() {
 }
 
 /// A step whose state turns non-physical stops with a message naming the
-/// step and puts back the state of the step's start.
+/// step and the first cell, and puts back the state of the step's start.
 #[test]
 fn a_non_physical_step_keeps_the_last_good_state() {
     let mut s = Solver::new(
@@ -283,7 +283,9 @@ fn a_non_physical_step_keeps_the_last_good_state() {
     s.ex.set_const(&qflow_lw::decl::SWEEP, &[5.0, 5.0, 0.0, 0.0]);
     match s.step() {
         Err(StepError::NonPhysical(m)) => {
-            assert!(m.contains("step 2") && m.contains("after step 1"), "{m}")
+            assert!(m.contains("step 2") && m.contains("after step 1"), "{m}");
+            // Where: the first bad cell in grid order and its centre.
+            assert!(m.contains("first at cell (") && m.contains(", x = "), "{m}");
         }
         other => panic!("expected a non-physical stop, got {other:?}"),
     }
