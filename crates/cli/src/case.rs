@@ -271,6 +271,12 @@ pub fn available_memory() -> Option<u64> {
 /// temporary files of runs that were killed. Keep the lock until the run
 /// has written its last output.
 pub fn prepare_output_dir(dir: &Path) -> Result<OutputLock> {
+    if dir.is_file() {
+        bail!(
+            "output folder {}: a file is there; give a folder",
+            dir.display()
+        );
+    }
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create output folder {}", dir.display()))?;
     let probe = dir.join(format!(".qflow-write-test-{}", std::process::id()));

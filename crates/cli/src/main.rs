@@ -102,8 +102,8 @@ enum Command {
     Partition {
         /// The cloud file.
         cloud: PathBuf,
-        /// Number of parts.
-        #[arg(long)]
+        /// Number of parts (at least 1).
+        #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
         parts: usize,
         /// metis (k-way on the stencil graph) or rcb (recursive coordinate
         /// bisection).

@@ -101,6 +101,9 @@ fn a_full_disk_and_an_unwritable_output_folder_are_one_line_errors() {
     std::fs::write(&file, "not a folder").unwrap();
     let o = run(&file.join("out"), &[]);
     assert_clean_failure(&o, "cannot create output folder");
+    // The folder itself a file (it said "File exists").
+    let o = run(&file, &[]);
+    assert_clean_failure(&o, "a file is there; give a folder");
     let _ = std::fs::remove_dir_all(&d);
 }
 

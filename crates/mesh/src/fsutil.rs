@@ -50,6 +50,13 @@ pub fn write_atomically(
     fill: impl FnOnce(&mut BufWriter<std::fs::File>) -> std::io::Result<()>,
 ) -> Result<(), FileError> {
     let path = &resolve_links(path).map_err(|e| FileError::new(path, e))?;
+    if path.is_dir() {
+        // (A rename over `.` said "Device or resource busy".)
+        return Err(FileError::new(
+            path,
+            std::io::Error::other("a folder is there; give a file name"),
+        ));
+    }
     if std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
         let result = (|| {
             let f = std::fs::OpenOptions::new().write(true).open(path)?;

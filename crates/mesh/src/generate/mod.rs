@@ -303,7 +303,7 @@ impl NacaOGrid {
                 let largest = uniform * per_step;
                 if !(h > 0.0 && h <= largest) {
                     return Err(CloudError::Generate(format!(
-                        "first spacing FirstSpacing({h}): must be positive and at most \
+                        "first_spacing = {h}: must be positive and at most \
                          {largest:.4e}, the spacing that makes all {steps} steps equal (a \
                          larger one would need steps shrinking outwards)"
                     )));
@@ -314,7 +314,7 @@ impl NacaOGrid {
             Some(Stretching::GrowthRatio(g)) => {
                 if !(g >= 1.0 && g.is_finite()) {
                     return Err(CloudError::Generate(format!(
-                        "growth ratio GrowthRatio({g}): must be finite and at least 1"
+                        "growth = {g}: must be finite and at least 1"
                     )));
                 }
                 // series_sum overflows to infinity, not to a panic: the
@@ -327,7 +327,7 @@ impl NacaOGrid {
         if !(lo..=hi).contains(&aspect) {
             let what = match self.stretching {
                 Some(Stretching::GrowthRatio(g)) => format!(
-                    "growth ratio GrowthRatio({g}) is {} for rings = {}",
+                    "growth = {g} is {} for rings = {}",
                     if aspect < lo {
                         "too large"
                     } else {
@@ -336,7 +336,7 @@ impl NacaOGrid {
                     self.rings
                 ),
                 Some(Stretching::FirstSpacing(h)) => format!(
-                    "first spacing FirstSpacing({h}) is too {}",
+                    "first_spacing = {h} is too {}",
                     if aspect < lo { "small" } else { "large" }
                 ),
                 None => format!(

@@ -430,19 +430,19 @@ fn bad_arguments_are_errors_naming_them() {
         (with(&|g| g.far_field = 2e6), "far_field = 2000000"),
         (
             with(&|g| g.stretching = Some(Stretching::FirstSpacing(0.0))),
-            "FirstSpacing(0)",
+            "first_spacing = 0",
         ),
         (
             with(&|g| g.stretching = Some(Stretching::FirstSpacing(-0.01))),
-            "FirstSpacing(-0.01)",
+            "first_spacing = -0.01",
         ),
         (
             with(&|g| g.stretching = Some(Stretching::FirstSpacing(f64::NAN))),
-            "FirstSpacing(NaN)",
+            "first_spacing = NaN",
         ),
         (
             with(&|g| g.stretching = Some(Stretching::FirstSpacing(f64::INFINITY))),
-            "FirstSpacing(inf)",
+            "first_spacing = inf",
         ),
         (
             with(&|g| g.stretching = Some(Stretching::FirstSpacing(5.0))),
@@ -458,19 +458,19 @@ fn bad_arguments_are_errors_naming_them() {
         ),
         (
             with(&|g| g.stretching = Some(Stretching::GrowthRatio(0.9))),
-            "GrowthRatio(0.9)",
+            "growth = 0.9",
         ),
         (
             with(&|g| g.stretching = Some(Stretching::GrowthRatio(0.0))),
-            "GrowthRatio(0)",
+            "growth = 0",
         ),
         (
             with(&|g| g.stretching = Some(Stretching::GrowthRatio(f64::NAN))),
-            "GrowthRatio(NaN)",
+            "growth = NaN",
         ),
         (
             with(&|g| g.stretching = Some(Stretching::GrowthRatio(f64::INFINITY))),
-            "GrowthRatio(inf)",
+            "growth = inf",
         ),
         // Too large to reach the circle with a usable first ring; too
         // small (equal steps) for this many wall points.
