@@ -397,6 +397,7 @@ fn run(cli: Cli) -> Result<u8> {
                 Some(o) => anyhow::bail!("--to {o}: expected native, legacy or quadtree"),
             };
             let t = std::time::Instant::now();
+            refuse_mesh(&input, "convert")?;
             let cloud = read_any(&input)?;
             let read = t.elapsed().as_secs_f64();
             write_any(&cloud, &output, format)?;
@@ -421,6 +422,7 @@ fn run(cli: Cli) -> Result<u8> {
             method,
             output,
         } => {
+            refuse_mesh(&cloud, "partition")?;
             out!(
                 "{}",
                 qflow::partition_cmd::run(&cloud, parts, &method, output.as_deref())?
@@ -643,6 +645,30 @@ fn run(cli: Cli) -> Result<u8> {
 }
 
 /// Whether a file's first line is OP2's mesh header: four counts.
+/// A quadrilateral mesh given to a command of point clouds (`what`) is
+/// refused by name (it was parsed as a cloud: "point count: 'QFLOWQM...'").
+fn refuse_mesh(path: &std::path::Path, what: &str) -> Result<()> {
+    use qflow_mesh::quad::FileFormat;
+    use std::io::Read;
+    // The start tells (magic bytes, the first line).
+    let mut bytes = Vec::new();
+    let Ok(file) = std::fs::File::open(path) else {
+        return Ok(()); // The reader names the problem.
+    };
+    if file.take(1 << 16).read_to_end(&mut bytes).is_err() {
+        return Ok(());
+    }
+    let format = FileFormat::of(path, &bytes);
+    if format != FileFormat::Op2 || is_op2_mesh(&bytes) {
+        anyhow::bail!(
+            "{}: a quadrilateral mesh (for the fv method), not a point cloud: `qflow {what}` \
+             takes q-LSKUM's clouds (`qflow check` reads both)",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
 fn is_op2_mesh(bytes: &[u8]) -> bool {
     let first = bytes.split(|&b| b == b'\n').next().unwrap_or(&[]);
     let fields: Vec<&[u8]> = first

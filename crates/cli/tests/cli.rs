@@ -269,6 +269,19 @@ fn bad_generate_arguments_are_errors() {
         &["reads .su2 meshes but writes only"],
     );
     assert!(!su2.exists());
+    // A mesh given to the clouds' commands was parsed as a cloud ("point
+    // count: ...").
+    let o = qflow(&[&op2[..], &[m]].concat());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let c = d.join("c.qfc");
+    assert_fails_with(
+        &qflow(&["convert", m, c.to_str().unwrap()]),
+        &["a quadrilateral mesh", "qflow convert"],
+    );
+    assert_fails_with(
+        &qflow(&["partition", "--parts", "2", m]),
+        &["a quadrilateral mesh", "qflow partition"],
+    );
 }
 
 /// `qflow generate --layout quadtree` writes a cloud `qflow check` passes;
