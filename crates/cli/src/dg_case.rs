@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use qflow_dg::Settings;
 
-use crate::case::{MethodName, Output, Stop};
+use crate::case::{CaseFile, MethodName, Output, Stop};
 
 /// A nodal DG case.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -88,12 +88,38 @@ impl DgCase {
     }
 }
 
+/// Keys of `[dg]` that the case's equation or initial state does not use
+/// (they were accepted and ignored), refused by name.
+pub fn refuse_unused_keys(case: &CaseFile, dg: &qflow_dg::Settings) -> Result<()> {
+    use qflow_dg::settings::{Equation, Initial};
+    let Some(toml::Value::Table(t)) = case.table.get("dg") else {
+        return Ok(());
+    };
+    let euler = dg.equation == Equation::IsothermalEuler;
+    let multimode = dg.initial == Initial::Multimode;
+    for (key, used, what) in [
+        ("sound_speed", euler, "isothermal-euler's"),
+        ("amplitude", euler, "isothermal-euler's"),
+        ("modes", multimode, "the multimode signal's"),
+        ("seed", multimode, "the multimode signal's"),
+    ] {
+        if t.contains_key(key) && !used {
+            bail!(
+                "[dg] {key}: {what}, unused by this case (equation = \"{}\", initial = \"{}\"); \
+                 leave it out",
+                dg.equation.name(),
+                dg.initial.name()
+            );
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::case::CaseFile;
 
     fn case(text: &str) -> Result<DgCase> {
         let c = CaseFile::parse(text, Path::new("c.toml"), &[])?;

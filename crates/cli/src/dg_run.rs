@@ -39,6 +39,8 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     let dc: DgCase = case.get()?;
     dc.validate()
         .with_context(|| format!("case file {}", case.path.display()))?;
+    crate::dg_case::refuse_unused_keys(case, &dc.dg)
+        .with_context(|| format!("case file {}", case.path.display()))?;
     if opts.partitioner.is_some() {
         anyhow::bail!("--partitioner: the dg method's cells are cut into boxes by the layer");
     }

@@ -119,6 +119,12 @@ fn bad_settings_are_refused_before_any_work() {
         ("dg.velocity=[0.0, 0.0]", "the time step is inf"),
         // Ran 4 steps to l2_error 4e39 and exit 0.
         ("dg.cfl=1000", "[dg] cfl = 1000"),
+        // Keys the case does not use were accepted and ignored.
+        (
+            "dg.sound_speed=2.0",
+            "[dg] sound_speed: isothermal-euler's, unused",
+        ),
+        ("dg.seed=7", "[dg] seed: the multimode signal's, unused"),
     ] {
         let out = d.join("o");
         let o = run(&case("dg-advection-2d"), &out, &["--set", set]);
