@@ -127,7 +127,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
             n - 1,
             settings.rk,
             ex.describe(),
-            settings.final_time
+            qflow_par::driver::Num(settings.final_time)
         );
     }
     let (vtk, plots) = (dc.output.vtk, dc.output.plots);

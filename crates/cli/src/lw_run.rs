@@ -86,7 +86,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
             settings.viscosity.name(),
             settings.wall.name(),
             settings.setup.name(),
-            settings.final_time,
+            qflow_par::driver::Num(settings.final_time),
         );
     }
     let (vtk, plots) = (lc.output.vtk, lc.output.plots);

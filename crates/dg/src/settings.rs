@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::gll::MAX_NODES;
 use crate::rk::Scheme;
+use qflow_par::driver::Num;
 
 /// The most cells a grid may have in all (2^31: element numbers fit the
 /// layer's 32-bit maps; memory runs out well before on most machines).
@@ -222,7 +223,7 @@ impl Settings {
                 if !(self.sound_speed.is_finite() && self.sound_speed > 0.0) {
                     return Err(format!(
                         "[dg] sound_speed = {}: give a finite speed > 0",
-                        self.sound_speed
+                        Num(self.sound_speed)
                     ));
                 }
                 if !self.amplitude.is_finite() {
@@ -232,14 +233,14 @@ impl Settings {
                     if self.amplitude.abs() >= 1.0 {
                         return Err(format!(
                             "[dg] amplitude = {}: the simple wave's density 1 + A sin(..) must stay positive (give |A| < 1)",
-                            self.amplitude
+                            Num(self.amplitude)
                         ));
                     }
                     let tb = self.breaking_time();
                     if self.final_time >= tb {
                         return Err(format!(
-                            "[dg] final_time = {}: the simple wave breaks into a shock at t = {tb:.6} (amplitude {}, sound speed {}); give an earlier time or a smaller amplitude",
-                            self.final_time, self.amplitude, self.sound_speed
+                            "[dg] final_time = {}: the simple wave breaks into a shock at t = {} (amplitude {}, sound speed {}); give an earlier time or a smaller amplitude",
+                            Num(self.final_time), Num(tb), Num(self.amplitude), Num(self.sound_speed)
                         ));
                     }
                 }
@@ -309,7 +310,7 @@ impl Settings {
         if !(self.final_time.is_finite() && self.final_time > 0.0) {
             return Err(format!(
                 "[dg] final_time = {}: give a finite time > 0",
-                self.final_time
+                Num(self.final_time)
             ));
         }
         if !(1..=1000).contains(&self.modes) {
@@ -322,7 +323,7 @@ impl Settings {
             return Err(format!(
                 "[dg] cfl = {}: give a number > 0 and at most 10 (every scheme here is stable \
                  up to 1)",
-                self.cfl
+                Num(self.cfl)
             ));
         }
         self.validate_initial()

@@ -1,6 +1,7 @@
 //! The `[grid]` and `[lw]` sections of a case: the grid, the scheme's
 //! choices and the problem's physics, with the paper's values as defaults.
 
+use qflow_par::driver::Num;
 use serde::{Deserialize, Serialize};
 
 /// The artificial viscosity filter applied before each sweep's
@@ -204,7 +205,10 @@ impl Settings {
             if v.is_finite() && v > 0.0 {
                 Ok(())
             } else {
-                Err(format!("[lw] {key} = {v}: must be a finite number above 0"))
+                Err(format!(
+                    "[lw] {key} = {}: must be a finite number above 0",
+                    Num(v)
+                ))
             }
         };
         finite_positive("final_time", self.final_time)?;
@@ -212,11 +216,14 @@ impl Settings {
         if self.cfl > 1.0 {
             return Err(format!(
                 "[lw] cfl = {}: above 1 the Lax-Wendroff sweeps are unstable",
-                self.cfl
+                Num(self.cfl)
             ));
         }
         if !(self.gamma.is_finite() && self.gamma > 1.0 && self.gamma <= 3.0) {
-            return Err(format!("[lw] gamma = {}: must lie in (1, 3]", self.gamma));
+            return Err(format!(
+                "[lw] gamma = {}: must lie in (1, 3]",
+                Num(self.gamma)
+            ));
         }
         let [rho, u, v, p] = self.inflow;
         if !self.inflow.iter().all(|x| x.is_finite()) || rho <= 0.0 || p <= 0.0 {
@@ -247,7 +254,7 @@ impl Settings {
         if !(self.shock_angle.is_finite() && self.shock_angle > 0.0 && self.shock_angle < 90.0) {
             return Err(format!(
                 "[lw] shock_angle = {}: must lie in (0, 90) degrees",
-                self.shock_angle
+                Num(self.shock_angle)
             ));
         }
         // From the top-left corner the incident shock reaches the wall at
@@ -258,7 +265,7 @@ impl Settings {
             return Err(format!(
                 "[lw] shock_angle = {}: the incident shock would meet the wall at x = {meets:.4}, \
                  beyond the domain's end at x = {}: give an angle above {:.4} degrees",
-                self.shock_angle,
+                Num(self.shock_angle),
                 DOMAIN[0],
                 (DOMAIN[1] / DOMAIN[0]).atan().to_degrees()
             ));
@@ -276,8 +283,8 @@ impl Settings {
                     d.shock_angle,
                     d.gamma,
                     self.inflow,
-                    self.shock_angle,
-                    self.gamma
+                    Num(self.shock_angle),
+                    Num(self.gamma)
                 ));
             }
         }

@@ -17,6 +17,23 @@ pub mod progress;
 pub mod signals;
 pub mod summary;
 
+/// A number as a message shows it: plainly from 1e-4 to 1e7 (`0.5`,
+/// `1600`), in exponent form beyond (`1e-20`, `1e300`: Rust's `{}` writes
+/// every digit of them, 300 for 1e300).
+#[derive(Clone, Copy, Debug)]
+pub struct Num(pub f64);
+
+impl std::fmt::Display for Num {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let a = self.0.abs();
+        if a == 0.0 || !a.is_finite() || (1e-4..1e7).contains(&a) {
+            write!(f, "{}", self.0)
+        } else {
+            write!(f, "{:e}", self.0)
+        }
+    }
+}
+
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
