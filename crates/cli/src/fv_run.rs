@@ -175,6 +175,25 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
             );
             Some((line, passed))
         }
+        (Some(_), _, _) => {
+            // Said, not silent: a user may think the check passed.
+            s.push(
+                "check",
+                Value::Text(format!(
+                    "not made: the expected rms is of iteration {}, the run stopped at {} ({})",
+                    fc.stop.max_iters,
+                    outcome.iterations,
+                    outcome.stop.label()
+                )),
+            );
+            crate::errln!(
+                "[expect] rms not checked: it is of iteration {}, the run stopped at {} ({})",
+                fc.stop.max_iters,
+                outcome.iterations,
+                outcome.stop.label()
+            );
+            None
+        }
         _ => None,
     };
     s.add_speed(&outcome, cells);

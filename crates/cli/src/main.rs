@@ -311,6 +311,9 @@ fn check_backend_options(
             );
         }
     }
+    if let Some(w) = work_group.filter(|w| !w.is_power_of_two()) {
+        anyhow::bail!("--work-group {w}: give a power of two (the reductions halve it)");
+    }
     if kind != BackendKind::Threads && threads > 1 {
         anyhow::bail!(
             "--threads {threads}: only the threads backend runs more than one thread (this run: {})",

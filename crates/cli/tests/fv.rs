@@ -67,6 +67,17 @@ fn the_small_case_passes_its_check_against_op2() {
     let summary = std::fs::read_to_string(d.join("out/summary.toml")).unwrap();
     assert!(summary.contains("check = \"passed\""), "{summary}");
     assert!(d.join("out/field.vtu").exists());
+    // Stopped early by --max-iters: the check is not made, and said so
+    // (it was skipped without a word).
+    let o = run(
+        &cases_dir().join("op2-airfoil-small.toml"),
+        &d.join("short"),
+        &["--max-iters", "3"],
+    );
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("[expect] rms not checked"));
+    let summary = std::fs::read_to_string(d.join("short/summary.toml")).unwrap();
+    assert!(summary.contains("check = \"not made"), "{summary}");
     // The surface pressure: one row per wall edge (40 on this mesh), a
     // wall cell near the leading edge at the isentropic stagnation value
     // ((1 + 0.2 M^2)^3.5 - 1) / (0.7 M^2) = 1.0406 for M 0.4 (the two
