@@ -175,8 +175,9 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
             );
             Some((line, passed))
         }
-        (Some(_), _, _) => {
-            // Said, not silent: a user may think the check passed.
+        (Some(_), StopReason::MaxIterations, _) => {
+            // Said, not silent: a user may think the check passed. (Other
+            // stops say why themselves.)
             s.push(
                 "check",
                 Value::Text(format!(
