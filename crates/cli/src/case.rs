@@ -144,7 +144,7 @@ pub fn apply_set(table: &mut toml::Table, spec: &str) -> Result<()> {
         Ok(mut t) => t.remove("v").expect("the key just parsed"),
         // Digits TOML cannot hold are a number out of range, not text
         // (it said `invalid type: string "...", expected usize`).
-        Err(_) if looks_integral(value) => {
+        Err(_) if integer_out_of_range(value) => {
             bail!(
                 "`{value}` is out of range (integers in case files run to {})",
                 i64::MAX
@@ -166,10 +166,15 @@ pub fn apply_set(table: &mut toml::Table, spec: &str) -> Result<()> {
     Ok(())
 }
 
-/// Whether `v` is an optionally signed run of decimal digits.
-fn looks_integral(v: &str) -> bool {
+/// Whether `v` is an optionally signed run of decimal digits beyond what
+/// an `i64` holds (`0123`, which TOML refuses for its leading zero, stays
+/// text).
+fn integer_out_of_range(v: &str) -> bool {
     let d = v.strip_prefix(['+', '-']).unwrap_or(v);
-    !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())
+    !d.is_empty()
+        && d.bytes().all(|b| b.is_ascii_digit())
+        && v.parse::<i64>().is_err()
+        && d.trim_start_matches('0').len() >= 19
 }
 
 /// The `[stop]` section.
@@ -392,6 +397,7 @@ mod tests {
         assert!(apply_set(&mut c.table.clone(), ".a=1").is_err());
         let e = apply_set(&mut c.table.clone(), "grid.nx=99999999999999999999").unwrap_err();
         assert!(e.to_string().contains("out of range"), "{e}");
+        assert!(apply_set(&mut c.table.clone(), "output.dir=0123").is_ok());
     }
 
     #[test]

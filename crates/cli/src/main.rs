@@ -187,9 +187,9 @@ enum Command {
         #[arg(long)]
         rings: Option<usize>,
         /// Far-field radius in chords, about (0.5, 0) (quadtree: half the
-        /// square's side).
-        #[arg(long, default_value_t = 10.0)]
-        far_field: f64,
+        /// square's side) [default: 10].
+        #[arg(long)]
+        far_field: Option<f64>,
         /// The cloud's layout: `o-grid` (rings of points) or `quadtree`
         /// (the centres of a quadtree's cells, refined towards the body).
         #[arg(long, default_value = "o-grid", value_parser = ["o-grid", "quadtree"])]
@@ -285,12 +285,9 @@ fn restore_default_sigpipe() {
 
 use qflow::run::MAX_THREADS_PER_CPU;
 
-/// Refuses more threads than this machine can run, and says so when more
-/// threads are asked for than this process may run on (its CPU affinity,
-/// e.g. one core per rank under OpenMPI's default binding): the threads
-/// would share cores and run slower, not faster.
 /// Refuses the options of another backend than `kind` (they would be
-/// ignored) and a thread count the machine cannot give.
+/// ignored), a work group that is no power of two, and a thread count the
+/// machine cannot give.
 fn check_backend_options(
     kind: BackendKind,
     threads: usize,
@@ -323,6 +320,10 @@ fn check_backend_options(
     check_threads(kind, threads)
 }
 
+/// Refuses more threads than this machine can run, and says so when more
+/// threads are asked for than this process may run on (its CPU affinity,
+/// e.g. one core per rank under OpenMPI's default binding): the threads
+/// would share cores and run slower, not faster.
 fn check_threads(kind: BackendKind, threads: usize) -> Result<()> {
     if kind != BackendKind::Threads || threads == 0 {
         return Ok(());
@@ -500,8 +501,8 @@ fn run(cli: Cli) -> Result<u8> {
         Command::Check { cloud } => {
             let bytes = std::fs::read(&cloud)
                 .with_context(|| format!("cannot read cloud file {}", cloud.display()))?;
-            let format = qflow_mesh::quad::FileFormat::of(&cloud, &bytes);
-            if format != qflow_mesh::quad::FileFormat::Op2 || is_op2_mesh(&bytes) {
+            if is_quad_mesh(&cloud, &bytes) {
+                let format = qflow_mesh::quad::FileFormat::of(&cloud, &bytes);
                 return check_mesh(&bytes, &cloud, format);
             }
             // A native file is whole or refused (checksum, bounds); a legacy
@@ -548,6 +549,7 @@ fn run(cli: Cli) -> Result<u8> {
                 for (flag, given) in [
                     ("--wall-points", wall_points.is_some()),
                     ("--rings", rings.is_some()),
+                    ("--far-field", far_field.is_some()),
                     ("--layout quadtree", layout == "quadtree"),
                     ("--wall-spacing", wall_spacing.is_some()),
                     ("--grading", grading.is_some()),
@@ -603,6 +605,7 @@ fn run(cli: Cli) -> Result<u8> {
             if let Some((flag, _)) = foreign {
                 anyhow::bail!("{flag} belongs to {other}, not to --layout {layout}");
             }
+            let far_field = far_field.unwrap_or(10.0);
             let t = std::time::Instant::now();
             let cloud = if quadtree {
                 NacaQuadtree {
@@ -647,11 +650,9 @@ fn run(cli: Cli) -> Result<u8> {
     }
 }
 
-/// Whether a file's first line is OP2's mesh header: four counts.
 /// A quadrilateral mesh given to a command of point clouds (`what`) is
 /// refused by name (it was parsed as a cloud: "point count: 'QFLOWQM...'").
 fn refuse_mesh(path: &std::path::Path, what: &str) -> Result<()> {
-    use qflow_mesh::quad::FileFormat;
     use std::io::Read;
     // The start tells (magic bytes, the first line).
     let mut bytes = Vec::new();
@@ -661,8 +662,7 @@ fn refuse_mesh(path: &std::path::Path, what: &str) -> Result<()> {
     if file.take(1 << 16).read_to_end(&mut bytes).is_err() {
         return Ok(());
     }
-    let format = FileFormat::of(path, &bytes);
-    if format != FileFormat::Op2 || is_op2_mesh(&bytes) {
+    if is_quad_mesh(path, &bytes) {
         anyhow::bail!(
             "{}: a quadrilateral mesh (for the fv method), not a point cloud: `qflow {what}` \
              takes q-LSKUM's clouds (`qflow check` reads both)",
@@ -672,6 +672,15 @@ fn refuse_mesh(path: &std::path::Path, what: &str) -> Result<()> {
     Ok(())
 }
 
+/// Whether a file (its start, `bytes`) is a quadrilateral mesh rather than
+/// a point cloud: Gmsh, SU2, qflow's native mesh, or OP2's text (its first
+/// line four counts).
+fn is_quad_mesh(path: &std::path::Path, bytes: &[u8]) -> bool {
+    let format = qflow_mesh::quad::FileFormat::of(path, bytes);
+    format != qflow_mesh::quad::FileFormat::Op2 || is_op2_mesh(bytes)
+}
+
+/// Whether a file's first line is OP2's mesh header: four counts.
 fn is_op2_mesh(bytes: &[u8]) -> bool {
     let first = bytes.split(|&b| b == b'\n').next().unwrap_or(&[]);
     let fields: Vec<&[u8]> = first

@@ -263,6 +263,10 @@ fn bad_generate_arguments_are_errors() {
         &qflow(&[&op2[..], &[m, "--wall-points", "40"]].concat()),
         &["--wall-points"],
     );
+    assert_fails_with(
+        &qflow(&[&op2[..], &[m, "--far-field", "5"]].concat()),
+        &["--far-field"],
+    );
     let su2 = d.join("m.su2");
     assert_fails_with(
         &qflow(&[&op2[..], &[su2.to_str().unwrap()]].concat()),

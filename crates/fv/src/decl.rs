@@ -7,7 +7,7 @@
 //! | `adt_calc` | cells | `x` (4 nodes), `q` | `adt` |
 //! | `res_calc` | edges | `x` (2 nodes), `q`, `adt` (2 cells) | `res` += (2 cells) |
 //! | `bres_calc` | boundary edges | `x` (2 nodes), `q`, `adt` (cell), `bound` | `res` += (cell) |
-//! | `update` | cells | `qold`, `adt` | `q`, `res` (cleared); sum: `rms` |
+//! | `update` | cells | `qold`, `adt` | `q`, `res` (cleared); sum: `rms`; max: `bad` |
 //!
 //! This table is documentation; the layer reads the same facts from the
 //! declarations below.

@@ -172,8 +172,13 @@ impl Lw {
             return String::new();
         };
         let q = crate::problem::interior(&self.grid, &block);
+        // As `kernels::residue` (whose infinite density change is an
+        // infinite density here).
         let bad = |q: &[f64; 4]| {
-            !(q[0] > 0.0 && 2.0 * q[0] * q[3] > q[1] * q[1] + q[2] * q[2] && q[3].is_finite())
+            !(q[0] > 0.0
+                && 2.0 * q[0] * q[3] > q[1] * q[1] + q[2] * q[2]
+                && q[0].is_finite()
+                && q[3].is_finite())
         };
         match q.iter().position(bad) {
             Some(k) => {

@@ -44,7 +44,9 @@ pub fn temporary_path(path: &Path) -> PathBuf {
 /// A symbolic link is followed (the file it names is replaced, not the
 /// link); a target that exists and is no regular file (a device such as
 /// `/dev/null`, a FIFO) is written in place: a rename would put a regular
-/// file where the device was.
+/// file where the device was. (A link's temporary lies beside the file it
+/// names: a run killed while writing it leaves it there, where the output
+/// folder's clean-up does not look.)
 pub fn write_atomically(
     path: &Path,
     fill: impl FnOnce(&mut BufWriter<std::fs::File>) -> std::io::Result<()>,
@@ -141,7 +143,12 @@ mod tests {
         if made.is_ok_and(|s| s.success()) {
             let f = fifo.clone();
             let reader = std::thread::spawn(move || std::fs::read(f).unwrap());
-            write_atomically(&fifo, |w| w.write_all(b"piped")).unwrap();
+            let wrote = write_atomically(&fifo, |w| w.write_all(b"piped"));
+            if wrote.is_err() {
+                // Release the reader's open (else it waits for ever).
+                let _ = std::fs::OpenOptions::new().write(true).open(&fifo);
+            }
+            wrote.unwrap();
             assert_eq!(reader.join().unwrap(), b"piped");
             assert!(std::fs::metadata(&fifo).unwrap().file_type().is_fifo());
             std::fs::remove_file(&fifo).unwrap();
