@@ -87,6 +87,10 @@ pub enum Problem {
         /// Points of the loop.
         points: usize,
     },
+    /// The cloud has wall points but no point with a shape id above 0:
+    /// the force integrals (lift, drag, moment) sum over shape points, so
+    /// they would be 0 (a warning, at the first wall point).
+    NoShape,
 }
 
 /// A problem at a point.
@@ -102,9 +106,9 @@ impl Finding {
     /// How bad it is.
     pub fn severity(&self) -> Severity {
         match self.problem {
-            Problem::RepeatedNeighbour { .. } | Problem::IllConditionedLeastSquares { .. } => {
-                Severity::Warning
-            }
+            Problem::RepeatedNeighbour { .. }
+            | Problem::IllConditionedLeastSquares { .. }
+            | Problem::NoShape => Severity::Warning,
             _ => Severity::Error,
         }
     }
@@ -149,6 +153,11 @@ impl fmt::Display for Finding {
                  its right neighbours, so its normals point {}: a mirrored cloud, or left and \
                  right neighbours swapped",
                 if *kind == "wall" { "into the body" } else { "into the domain" }
+            ),
+            Problem::NoShape => write!(
+                f,
+                "the cloud has wall points but none with a shape id above 0: lift, drag and \
+                 moment sum over shape points and would be 0"
             ),
         }
     }
@@ -350,6 +359,13 @@ pub fn check(cloud: &Cloud, index_problems: &[IndexProblem]) -> Report {
         }
     }
     reversed_loops(cloud, &mut findings);
+    let first_wall = (0..n).find(|&i| cloud.kind[i] == PointKind::Wall);
+    if let Some(w) = first_wall.filter(|_| cloud.shape.iter().all(|&s| s == 0)) {
+        findings.push(Finding {
+            point: w,
+            problem: Problem::NoShape,
+        });
+    }
     findings.sort_by_key(|f| f.point);
     Report { findings }
 }
@@ -610,5 +626,27 @@ mod boundary_tests {
             "{at_i:?}"
         );
         assert!(!report.is_ok());
+    }
+
+    /// Wall points without a shape id (every shape 0) gave lift and drag 0
+    /// with no word from `qflow check`: a warning now, none with shapes.
+    #[test]
+    fn a_cloud_without_shapes_is_warned_of() {
+        let mut c = cloud();
+        assert!(check(&c, &[])
+            .findings
+            .iter()
+            .all(|f| f.problem != Problem::NoShape));
+        c.shape.iter_mut().for_each(|s| *s = 0);
+        let r = check(&c, &[]);
+        let w: Vec<&Finding> = r
+            .findings
+            .iter()
+            .filter(|f| f.problem == Problem::NoShape)
+            .collect();
+        assert_eq!(w.len(), 1);
+        assert_eq!(w[0].severity(), Severity::Warning);
+        assert_eq!(c.kind[w[0].point], PointKind::Wall);
+        assert!(r.is_ok());
     }
 }
