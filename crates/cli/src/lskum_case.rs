@@ -415,6 +415,15 @@ pub fn load_cloud(case: &LskumCase, case_dir: &Path) -> Result<(Cloud, String)> 
         }
         bail!("{msg}(run `qflow check` on the cloud for the full list)");
     }
+    // A cloud-wide warning (no shapes: forces of 0) is said by the run too;
+    // per-point ones are `qflow check`'s to list.
+    for f in report
+        .findings
+        .iter()
+        .filter(|f| f.problem == qflow_mesh::check::Problem::NoShape)
+    {
+        tracing::warn!("cloud {name}: {f}");
+    }
     Ok((cloud, name))
 }
 
