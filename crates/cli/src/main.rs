@@ -233,9 +233,13 @@ macro_rules! outln {
 }
 
 fn main() -> ExitCode {
+    // Messages for a person: no timestamp, colour only on a terminal (a
+    // log file or a test got escape codes).
     tracing_subscriber::fmt()
         .with_writer(|| LossyStderr)
         .with_target(false)
+        .without_time()
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("QFLOW_LOG")
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
