@@ -202,13 +202,12 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
         );
         s.push("iterations", Value::Int(outcome.iterations as i64));
         s.push("stop", Value::Text(outcome.stop.label().into()));
-        let last = outcome
-            .history
-            .last()
-            .map(|h| h.values.clone())
-            .unwrap_or_else(|| vec![0.0; 5]);
-        for (k, v) in qflow_lskum::method::COLUMNS.iter().zip(&last) {
-            s.push(k, Value::Real(*v));
+        // No iteration done (a run stopped in its first): no residue or
+        // forces to report, rather than zeros (as fv leaves out its rms).
+        if let Some(last) = outcome.history.last() {
+            for (k, v) in qflow_lskum::method::COLUMNS.iter().zip(&last.values) {
+                s.push(k, Value::Real(*v));
+            }
         }
         s.add_speed(&outcome, points);
         s.push(

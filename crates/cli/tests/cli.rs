@@ -224,6 +224,9 @@ fn a_diverging_run_stops_with_the_point_and_keeps_the_last_good_state() {
         .all(|l| !l.contains("NaN") && !l.contains("inf")));
     let e = stderr(&o);
     assert!(e.contains(&format!("after iteration {done} kept")), "{e}");
+    // No iteration done: no residue or forces in the summary (they read 0).
+    let summary = std::fs::read_to_string(out.join("summary.toml")).unwrap();
+    assert_eq!(summary.contains("\ncl = "), done > 0, "{summary}");
     // the checkpoint holds the last good state
     let cp = qflow_par::driver::checkpoint::Checkpoint::read(&out.join("checkpoint.qchk")).unwrap();
     assert_eq!(cp.iteration, done as u64);
