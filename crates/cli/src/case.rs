@@ -357,7 +357,7 @@ fn process_alive(pid: u32) -> bool {
 
 /// Removes the temporary files (`.NAME.tmp-PID`) that runs killed while
 /// writing left in `dir`; those of live processes stay.
-fn remove_stale_temporaries(dir: &Path) {
+pub fn remove_stale_temporaries(dir: &Path) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };

@@ -408,6 +408,7 @@ fn run(cli: Cli) -> Result<u8> {
             refuse_mesh(&input, "convert")?;
             let cloud = read_any(&input)?;
             let read = t.elapsed().as_secs_f64();
+            clear_stale_temporaries(&output);
             write_any(&cloud, &output, format)?;
             outln!(
                 "{} -> {} ({:?}): {} points, read in {:.3} s, written in {:.3} s",
@@ -570,6 +571,7 @@ fn run(cli: Cli) -> Result<u8> {
                 let t = std::time::Instant::now();
                 let mesh = qflow_mesh::quad::naca0012::Op2Naca0012 { i, j }.generate()?;
                 let secs = t.elapsed().as_secs_f64();
+                clear_stale_temporaries(&output);
                 qflow_mesh::quad::write_any(&mesh, &output)?;
                 outln!(
                     "{}: OP2 NACA 0012 mesh, {} nodes, {} cells, {} edges, {} boundary edges in {secs:.3} s",
@@ -641,6 +643,7 @@ fn run(cli: Cli) -> Result<u8> {
                 }
                 f => f,
             };
+            clear_stale_temporaries(&output);
             qflow_mesh::native::write_any(&cloud, &output, format)?;
             outln!(
                 "{}: {} points in {:.3} s ({:.3e} points per second)",
@@ -652,6 +655,16 @@ fn run(cli: Cli) -> Result<u8> {
             Ok(0)
         }
     }
+}
+
+/// Removes what killed commands left beside `output` (a Ctrl-C while
+/// `generate` wrote a 48 MB mesh left its `.NAME.tmp-PID`).
+fn clear_stale_temporaries(output: &std::path::Path) {
+    let dir = match output.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    qflow::case::remove_stale_temporaries(dir);
 }
 
 /// A quadrilateral mesh given to a command of point clouds (`what`) is

@@ -277,8 +277,12 @@ fn bad_generate_arguments_are_errors() {
     );
     assert!(!su2.exists());
     // A mesh given to the clouds' commands was parsed as a cloud ("point
-    // count: ...").
+    // count: ..."). (And a killed command's temporary beside the output,
+    // its process gone, is removed by the next: Ctrl-C left 48 MB ones.)
+    let stale = d.join(".m.dat.tmp-4000000000");
+    std::fs::write(&stale, "left by a killed generate").unwrap();
     let o = qflow(&[&op2[..], &[m]].concat());
+    assert!(!stale.exists(), "the stale temporary stayed");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let c = d.join("c.qfc");
     assert_fails_with(
