@@ -296,6 +296,25 @@ pub fn check(cloud: &Cloud, index_problems: &[IndexProblem]) -> Report {
                     "{} point's left and right neighbours give no normal (they coincide)",
                     kind.name()
                 ))
+            } else if (l as usize) < n
+                && (r as usize) < n
+                && cloud.kind[l as usize] != kind
+                && cloud.kind[r as usize] != kind
+            {
+                // Neither neighbour along the boundary is of this point's
+                // kind: a point whose kind was changed (an interior point
+                // made wall, a wall point made far field). (One such
+                // neighbour is a cloud's way round its trailing edge,
+                // which it often makes an interior point.)
+                Some(format!(
+                    "{} point between points of other kinds (left {} is {}, right {} is {}): \
+                     its kind or its links are wrong",
+                    kind.name(),
+                    l + 1,
+                    cloud.kind[l as usize].name(),
+                    r + 1,
+                    cloud.kind[r as usize].name()
+                ))
             } else {
                 None
             };
@@ -626,6 +645,30 @@ mod boundary_tests {
             "{at_i:?}"
         );
         assert!(!report.is_ok());
+    }
+
+    /// A boundary point whose kind was changed (a wall point made far
+    /// field, both its boundary neighbours wall points) passed `check`; an
+    /// error now, naming both neighbours' kinds.
+    #[test]
+    fn a_boundary_point_between_points_of_other_kinds_is_an_error() {
+        let mut c = cloud();
+        let i = (0..c.len())
+            .find(|&i| c.kind[i] == PointKind::Wall && i > 3)
+            .unwrap();
+        c.kind[i] = PointKind::Outer;
+        let r = check(&c, &[]);
+        let at_i: Vec<String> = r
+            .errors()
+            .filter(|f| f.point == i)
+            .map(|f| f.to_string())
+            .collect();
+        assert!(
+            at_i.iter()
+                .any(|m| m.contains("outer point between points of other kinds")
+                    && m.contains("is wall")),
+            "{at_i:?}"
+        );
     }
 
     /// Wall points without a shape id (every shape 0) gave lift and drag 0
