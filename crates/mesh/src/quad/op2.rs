@@ -45,6 +45,7 @@ pub fn parse(text: &[u8], path: &Path) -> Result<QuadMesh, MeshError> {
         inner: text.lines().enumerate(),
     };
     let (line, head) = lines.next_fields("header", 0)?;
+    no_extra(path, line, &head, 4, "header")?;
     let counts: Vec<usize> = [
         "node count",
         "cell count",
@@ -81,6 +82,7 @@ pub fn parse(text: &[u8], path: &Path) -> Result<QuadMesh, MeshError> {
         let (line, f) = lines
             .next_fields("nodes", i)
             .map_err(|e| truncated(e, nn))?;
+        no_extra(path, line, &f, 2, &format!("node {i}"))?;
         let coord = |k: usize, name: &str| -> Result<f64, MeshError> {
             let s = field(path, line, &f, k, &format!("node {i} {name}"))?;
             match s.parse::<f64>() {
@@ -117,6 +119,7 @@ pub fn parse(text: &[u8], path: &Path) -> Result<QuadMesh, MeshError> {
         let (line, f) = lines
             .next_fields("cells", i)
             .map_err(|e| truncated(e, nc))?;
+        no_extra(path, line, &f, 4, &format!("cell {i}"))?;
         let mut c = [0u32; 4];
         for (k, v) in c.iter_mut().enumerate() {
             *v = index(line, &f, k, format!("cell {i} node {}", k + 1), nn, "node")?;
@@ -127,6 +130,7 @@ pub fn parse(text: &[u8], path: &Path) -> Result<QuadMesh, MeshError> {
         let (line, f) = lines
             .next_fields("edges", i)
             .map_err(|e| truncated(e, ne))?;
+        no_extra(path, line, &f, 4, &format!("edge {i}"))?;
         let n = |k: usize| index(line, &f, k, format!("edge {i} node {}", k + 1), nn, "node");
         let c = |k: usize| {
             index(
@@ -145,6 +149,7 @@ pub fn parse(text: &[u8], path: &Path) -> Result<QuadMesh, MeshError> {
         let (line, f) = lines
             .next_fields("boundary edges", i)
             .map_err(|e| truncated(e, nb))?;
+        no_extra(path, line, &f, 4, &format!("boundary edge {i}"))?;
         let n = |k: usize| {
             let name = format!("boundary edge {i} node {}", k + 1);
             index(line, &f, k, name, nn, "node")
@@ -296,6 +301,24 @@ fn truncated(e: MeshError, n: usize) -> MeshError {
     }
 }
 
+/// An error if a line has more than its `n` fields (they were ignored; and
+/// `qflow check` took a header of five counts for a cloud's).
+fn no_extra(path: &Path, line: usize, f: &[&str], n: usize, name: &str) -> Result<(), MeshError> {
+    if f.len() > n {
+        return Err(MeshError::Parse {
+            path: path.into(),
+            line,
+            field: name.into(),
+            message: format!(
+                "{} fields where {n} belong (extra: `{}`)",
+                f.len(),
+                f[n..].join(" ")
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// Field `k` of a line, or an error naming it as missing.
 fn field<'a>(
     path: &Path,
@@ -346,6 +369,10 @@ mod tests {
         assert_eq!(
             err(&with(0, "6 2 x 6")),
             "g.dat:1: edge count: `x` is not a count"
+        );
+        assert_eq!(
+            err(&with(8, "1 2 5 4 9")),
+            "g.dat:9: cell 1: 5 fields where 4 belong (extra: `9`)"
         );
         // Counts of nothing ran to the end and failed on the pictures.
         assert!(
