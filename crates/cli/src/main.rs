@@ -697,14 +697,17 @@ fn is_quad_mesh(path: &std::path::Path, bytes: &[u8]) -> bool {
     format != qflow_mesh::quad::FileFormat::Op2 || is_op2_mesh(bytes)
 }
 
-/// Whether a file's first line is OP2's mesh header: four counts.
+/// Whether a file's first line looks like OP2's mesh header: counts (four
+/// in a valid file), not a cloud's one point count. Two or more are taken
+/// as a mesh so that a header with a count too many or too few gets OP2's
+/// reader's message, not a cloud reader's.
 fn is_op2_mesh(bytes: &[u8]) -> bool {
     let first = bytes.split(|&b| b == b'\n').next().unwrap_or(&[]);
     let fields: Vec<&[u8]> = first
         .split(|b| b.is_ascii_whitespace())
         .filter(|f| !f.is_empty())
         .collect();
-    fields.len() == 4 && fields.iter().all(|f| f.iter().all(u8::is_ascii_digit))
+    fields.len() >= 2 && fields.iter().all(|f| f.iter().all(u8::is_ascii_digit))
 }
 
 /// `qflow check` of a quadrilateral mesh (a Gmsh or SU2 file's markers

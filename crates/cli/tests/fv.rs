@@ -215,6 +215,22 @@ fn bad_input_is_refused_before_any_work() {
     let o = run(&case, &d.join("o2"), &[]);
     let e = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && e.contains("edge 0: cell"), "{e}");
+    // A header with a count too many or too few is OP2's header, named as
+    // such (it was read as a q-LSKUM cloud's point count).
+    for (head, says) in [
+        (format!("{} 7", lines[0]), "header: 5 fields where 4 belong"),
+        (
+            lines[0].trim().rsplit_once(' ').unwrap().0.to_string(),
+            "boundary edge count: missing",
+        ),
+    ] {
+        let mut l = lines.clone();
+        l[0] = head;
+        std::fs::write(&mesh, l.join("\n") + "\n").unwrap();
+        let c = qflow(&["check", mesh.to_str().unwrap()]);
+        let e = String::from_utf8_lossy(&c.stderr);
+        assert!(!c.status.success() && e.contains(says), "{e}");
+    }
     let _ = std::fs::remove_dir_all(&d);
 }
 
