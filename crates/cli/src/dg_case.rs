@@ -20,6 +20,10 @@
 //!
 //! [stop]                        # optional: a step limit before the final time
 //! max_iters = 100
+//!
+//! [picture]                     # 3D only: the plane field.png shows
+//! normal = "z"                  # the axis across it: "x", "y" or "z"
+//! at = 0.25                     # where it cuts that axis, in [0, 1]
 //! ```
 
 use anyhow::{bail, Result};
@@ -43,6 +47,51 @@ pub struct DgCase {
     /// Where results go.
     #[serde(default)]
     pub output: Output,
+    /// The plane of the 3D picture (default: z = 1/4, where the default
+    /// sine mode peaks).
+    pub picture: Option<Plane>,
+}
+
+/// A plane of the unit box: the coordinate `normal` at `at`.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Plane {
+    /// The axis across the plane.
+    pub normal: Axis,
+    /// Where the plane cuts that axis (0 to 1).
+    pub at: f64,
+}
+
+impl Default for Plane {
+    fn default() -> Self {
+        Plane {
+            normal: Axis::Z,
+            at: 0.25,
+        }
+    }
+}
+
+/// An axis of the box.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Axis {
+    /// x.
+    X,
+    /// y.
+    Y,
+    /// z.
+    Z,
+}
+
+impl Axis {
+    /// Its index among the coordinates (x 0, y 1, z 2).
+    pub fn index(self) -> usize {
+        match self {
+            Axis::X => 0,
+            Axis::Y => 1,
+            Axis::Z => 2,
+        }
+    }
 }
 
 impl DgCase {
@@ -55,6 +104,21 @@ impl DgCase {
             }
         }
         self.dg.validate().map_err(anyhow::Error::msg)?;
+        if let Some(p) = &self.picture {
+            if self.dg.dimensions != 3 {
+                bail!(
+                    "[picture]: only 3D cases have a plane to choose (this one has dimensions = {}; \
+                     its picture shows the whole box)",
+                    self.dg.dimensions
+                );
+            }
+            if !(0.0..=1.0).contains(&p.at) {
+                bail!(
+                    "[picture] at = {}: the plane must cut the box, 0 to 1",
+                    p.at
+                );
+            }
+        }
         let need = self.bytes_needed();
         if let Some(have) = crate::case::available_memory() {
             if need > have {
@@ -167,5 +231,27 @@ mod tests {
         assert!(e.contains("[dg] cells = [4, 4]"), "{e}");
         let e = err("ordre = 3\n");
         assert!(e.contains("ordre"), "{e}");
+        let three = "dimensions = 3\ncells = [4, 4, 4]\nvelocity = [1.0, 1.0, 1.0]\n";
+        let e = err(&format!("{three}[picture]\nnormal = \"x\"\nat = 1.5\n"));
+        assert!(e.contains("[picture] at = 1.5"), "{e}");
+        let e = err(&format!("{three}[picture]\nnormal = \"w\"\nat = 0.5\n"));
+        assert!(e.contains("`w`"), "{e}");
+        let e = err("[picture]\nnormal = \"x\"\nat = 0.5\n");
+        assert!(e.contains("[picture]: only 3D"), "{e}");
+    }
+
+    #[test]
+    fn the_3d_picture_plane_is_chosen() {
+        let three = "method = \"dg\"\n[dg]\ndimensions = 3\ncells = [4, 4, 4]\nvelocity = [1.0, 1.0, 1.0]\n";
+        let c = case(three).unwrap();
+        assert_eq!(c.picture, None);
+        let c = case(&format!("{three}[picture]\nnormal = \"y\"\nat = 0.5\n")).unwrap();
+        assert_eq!(
+            c.picture,
+            Some(Plane {
+                normal: Axis::Y,
+                at: 0.5
+            })
+        );
     }
 }

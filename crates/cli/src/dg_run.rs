@@ -12,7 +12,8 @@
 //! a cell of the picture per node, bounded half-way between nodes) and
 //! `field.png` (`u` or the density: the cells' polynomials sampled on a
 //! uniform grid), in 3D `field.vtr` (a rectilinear grid, a cell per node,
-//! every variable) and `field.png` (the plane z = 1/4).
+//! every variable) and `field.png` (the plane `[picture]`, z = 1/4 unless
+//! the case says another).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -31,7 +32,7 @@ use qflow_par::launch::{distribute, executor, Catalog};
 use qflow_par::{Exec, Values};
 
 use crate::case::{prepare_output_dir, CaseFile};
-use crate::dg_case::DgCase;
+use crate::dg_case::{Axis, DgCase, Plane};
 use crate::run::{Finished, RunOptions};
 
 /// Runs a nodal DG case.
@@ -131,6 +132,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
         );
     }
     let (vtk, plots) = (dc.output.vtk, dc.output.plots);
+    let plane = dc.picture.unwrap_or_default();
     let mut errors = None;
     let u_dat = method.solution();
     let outcome = {
@@ -145,7 +147,8 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
                 // At the final time (the summary keeps them only if the
                 // run got there).
                 errors = Some(problem::variable_errors(&settings, &u, settings.final_time));
-                write_outputs(&settings, &u, &out_dir, vtk, plots).map_err(|e| format!("{e:#}"))
+                write_outputs(&settings, &u, &out_dir, vtk, plots, plane)
+                    .map_err(|e| format!("{e:#}"))
             };
         driver::run(&mut method, &mut ex, &config, &mut outputs)?
     };
@@ -284,7 +287,14 @@ fn lagrange(xi: &[f64], x: f64) -> Vec<f64> {
 
 /// Writes `solution.csv` and the pictures of the final nodal values `u`
 /// (the block's elements as gathered).
-fn write_outputs(settings: &Settings, u: &[f64], dir: &Path, vtk: bool, plots: bool) -> Result<()> {
+fn write_outputs(
+    settings: &Settings,
+    u: &[f64],
+    dir: &Path,
+    vtk: bool,
+    plots: bool,
+    plane: Plane,
+) -> Result<()> {
     let len = problem::element_len(settings);
     let (stride, names) = (
         problem::variable_stride(settings),
@@ -327,12 +337,12 @@ fn write_outputs(settings: &Settings, u: &[f64], dir: &Path, vtk: bool, plots: b
     .with_context(|| format!("writing {}", path.display()))?;
     if dims == 3 {
         // 3D: field.vtr, a VTK cell per node, and the picture of the plane
-        // z = 1/4 (where the default sine mode peaks).
+        // `[picture]` (z = 1/4 by default, where the sine mode peaks).
         if vtk {
             write_field_3d(settings, u, &dir.join("field.vtr"))?;
         }
         if plots {
-            plot_field(settings, u, names[0], Some(0.25), &dir.join("field.png"))?;
+            plot_field(settings, u, names[0], Some(plane), &dir.join("field.png"))?;
         }
         return Ok(());
     }
@@ -435,14 +445,15 @@ fn plot_field(
     settings: &Settings,
     u: &[f64],
     name: &str,
-    slice: Option<f64>,
+    slice: Option<Plane>,
     path: &Path,
 ) -> Result<()> {
     let (samples, nx, ny) = field_samples(settings, u, slice)?;
     let label = match slice {
-        Some(z) => format!("{name} at z = {z}"),
+        Some(p) => format!("{name} at {} = {}", AXES[p.normal.index()], p.at),
         None => name.to_string(),
     };
+    let [h, v] = picture_axes(slice);
     let field = GridField {
         nx,
         ny,
@@ -450,6 +461,7 @@ fn plot_field(
         y: (0.0, 1.0),
         values: &samples,
         name: &label,
+        axes: [AXES[h], AXES[v]],
     };
     crate::run::picture(
         qflow_io::plot::plot_grid_field(path, &field, 20, (900, 800)),
@@ -457,52 +469,76 @@ fn plot_field(
     )
 }
 
+/// The coordinates' names.
+const AXES: [&str; 3] = ["x", "y", "z"];
+
+/// The coordinates along a picture's width and height: of the plane
+/// `slice` in 3D (the other two, in order), x and y in 2D.
+fn picture_axes(slice: Option<Plane>) -> [usize; 2] {
+    match slice.map(|p| p.normal) {
+        Some(Axis::X) => [1, 2],
+        Some(Axis::Y) => [0, 2],
+        Some(Axis::Z) | None => [0, 1],
+    }
+}
+
 /// The first variable of `u` sampled on a uniform grid over the unit
 /// square, 8 samples per cell and direction at the samples' centres (the
 /// nodes cluster at the faces): the cells' polynomials; in 3D on the plane
-/// `z = slice` (the layer of cells it cuts, their polynomials at its
-/// height). Returns the samples (x fastest) and their counts in x and y.
+/// `slice` (the layer of cells it cuts, their polynomials there), its
+/// width and height the other two coordinates in order ([`picture_axes`]).
+/// Returns the samples (across fastest) and their counts across and up.
 fn field_samples(
     settings: &Settings,
     u: &[f64],
-    slice: Option<f64>,
+    slice: Option<Plane>,
 ) -> Result<(Vec<f64>, usize, usize)> {
     let n = settings.order;
     let len = problem::element_len(settings);
-    let [cx, cy, cz] = settings.grid();
+    let cells = settings.grid();
     let gll = Gll::new(n).map_err(|e| anyhow!("{e}"))?;
     let m = 8;
     let basis: Vec<Vec<f64>> = (0..m)
         .map(|s| lagrange(&gll.nodes, -1.0 + (2 * s + 1) as f64 / m as f64))
         .collect();
-    // The layer of cells the plane cuts and the basis in z at its height
-    // (2D: one layer, one node).
-    let (layer, lz) = match slice {
-        Some(z) => {
-            let at = (z * cz as f64).min(cz as f64 - 1e-9);
+    let [h, v] = picture_axes(slice);
+    // The axis across the picture, the layer of cells the plane cuts and
+    // the basis along that axis at its place (2D: z, one layer, one node).
+    let (a, layer, la) = match slice {
+        Some(p) => {
+            let a = p.normal.index();
+            let at = (p.at * cells[a] as f64).min(cells[a] as f64 - 1e-9);
             let layer = at.floor() as usize;
-            (layer, lagrange(&gll.nodes, 2.0 * (at - layer as f64) - 1.0))
+            (
+                a,
+                layer,
+                lagrange(&gll.nodes, 2.0 * (at - layer as f64) - 1.0),
+            )
         }
-        None => (0, vec![1.0]),
+        None => (2, 0, vec![1.0]),
     };
-    let (sx, sy) = (cx * m, cy * m);
+    // A node's offset in its cell, per coordinate (x fastest).
+    let stride = [1, n, n * n];
+    let (sx, sy) = (cells[h] * m, cells[v] * m);
     let mut samples = vec![0.0; sx * sy];
-    let plane = n * n;
-    for ey in 0..cy {
-        for ex in 0..cx {
-            let e = (layer * cy + ey) * cx + ex;
+    for ev in 0..cells[v] {
+        for eh in 0..cells[h] {
+            let mut c = [0; 3];
+            (c[a], c[h], c[v]) = (layer, eh, ev);
+            let e = (c[2] * cells[1] + c[1]) * cells[0] + c[0];
             let chunk = &u[e * len..(e + 1) * len];
             for (b, lb) in basis.iter().enumerate() {
-                for (a, la) in basis.iter().enumerate() {
-                    let mut v = 0.0;
-                    for (k, lk) in lz.iter().enumerate() {
-                        for j in 0..n {
-                            for i in 0..n {
-                                v += la[i] * lb[j] * lk * chunk[k * plane + n * j + i];
+                for (s, ls) in basis.iter().enumerate() {
+                    let mut value = 0.0;
+                    for (k, lk) in la.iter().enumerate() {
+                        for (j, lj) in lb.iter().enumerate() {
+                            for (i, li) in ls.iter().enumerate() {
+                                let at = k * stride[a] + j * stride[v] + i * stride[h];
+                                value += li * lj * lk * chunk[at];
                             }
                         }
                     }
-                    samples[(ey * m + b) * sx + ex * m + a] = v;
+                    samples[(ev * m + b) * sx + eh * m + s] = value;
                 }
             }
         }
@@ -531,7 +567,13 @@ mod tests {
         let mut u = vec![0.0; len * cx * cy * cz];
         let exact = problem::ExactSolution::new(&settings);
         problem::for_each_node(&settings, |e, k, p| u[e * len + k] = exact.at(p, 0.0));
-        let (s, nx, ny) = field_samples(&settings, &u, Some(0.25)).unwrap();
+        let z = |at| {
+            Some(Plane {
+                normal: Axis::Z,
+                at,
+            })
+        };
+        let (s, nx, ny) = field_samples(&settings, &u, z(0.25)).unwrap();
         let mut worst: f64 = 0.0;
         for j in 0..ny {
             for i in 0..nx {
@@ -542,7 +584,49 @@ mod tests {
             }
         }
         assert!(worst < 1e-3, "{worst:e}");
-        let (s, _, _) = field_samples(&settings, &u, Some(0.5)).unwrap();
+        let (s, _, _) = field_samples(&settings, &u, z(0.5)).unwrap();
         assert!(s.iter().all(|v| v.abs() < 1e-3), "z = 1/2 is a node plane");
+    }
+
+    /// Planes across each axis: a polynomial of degree 3 in each
+    /// coordinate, different in each (order 6 holds it exactly), sampled
+    /// on the plane `normal = at` with the other two coordinates across
+    /// and up in order, equals its values there to round-off.
+    #[test]
+    fn the_3d_picture_shows_the_plane_asked_for() {
+        let settings = Settings {
+            dimensions: 3,
+            order: 6,
+            cells: vec![3, 4, 5],
+            velocity: vec![1.0, 1.0, 1.0],
+            ..Settings::default()
+        };
+        let f = |p: [f64; 3]| p[0] + 10.0 * p[1] * p[1] + 100.0 * p[2].powi(3);
+        let len = problem::element_len(&settings);
+        let cells = settings.grid();
+        let mut u = vec![0.0; len * cells.iter().product::<usize>()];
+        problem::for_each_node(&settings, |e, k, p| u[e * len + k] = f(p));
+        for (normal, at, axes) in [
+            (Axis::X, 0.3, [1, 2]),
+            (Axis::Y, 0.6, [0, 2]),
+            (Axis::Z, 0.9, [0, 1]),
+        ] {
+            let plane = Plane { normal, at };
+            let (s, nx, ny) = field_samples(&settings, &u, Some(plane)).unwrap();
+            let [h, v] = picture_axes(Some(plane));
+            assert_eq!([h, v], axes);
+            assert_eq!((nx, ny), (8 * cells[h], 8 * cells[v]));
+            let mut worst: f64 = 0.0;
+            for j in 0..ny {
+                for i in 0..nx {
+                    let mut p = [0.0; 3];
+                    p[normal.index()] = at;
+                    p[h] = (i as f64 + 0.5) / nx as f64;
+                    p[v] = (j as f64 + 0.5) / ny as f64;
+                    worst = worst.max((s[j * nx + i] - f(p)).abs());
+                }
+            }
+            assert!(worst < 1e-10, "{normal:?} = {at}: {worst:e}");
+        }
     }
 }

@@ -242,6 +242,7 @@ pub fn write_outputs(
                 y: (0.0, DOMAIN[1]),
                 values: &f[k],
                 name,
+                axes: ["x", "y"],
             };
             crate::run::picture(
                 qflow_io::plot::plot_grid_field(&dir.join(file), &field, LEVELS, FIELD_SIZE),

@@ -32,6 +32,8 @@ pub struct GridField<'a> {
     /// What the values are (`"density"`): the title and the colour bar's
     /// label.
     pub name: &'a str,
+    /// The names of the coordinates across and up (`["x", "y"]`).
+    pub axes: [&'a str; 2],
 }
 
 /// The most bands [`plot_grid_field`] draws.
@@ -155,8 +157,8 @@ fn render_grid_field(
             .disable_mesh()
             .x_labels(ticks(frame.cols.len(), 5))
             .y_labels(ticks(frame.rows.len(), 2))
-            .x_desc("x")
-            .y_desc("y")
+            .x_desc(field.axes[0])
+            .y_desc(field.axes[1])
             .label_style((FONT, layout.label_font))
             .axis_desc_style((FONT, layout.desc_font))
             .x_label_formatter(&|v| tick_label(*v))
@@ -217,6 +219,7 @@ mod tests {
             y: (0.0, 1.0),
             values,
             name: "density",
+            axes: ["x", "y"],
         }
     }
 
