@@ -357,13 +357,8 @@ impl Method for Dg {
     }
 
     fn restore_books(&mut self, books: &[(String, f64)]) -> Result<(), String> {
-        match books.iter().find(|(k, _)| k == "time") {
-            Some((_, t)) if t.is_finite() && *t >= 0.0 => {
-                self.time = *t;
-                Ok(())
-            }
-            _ => Err("the checkpoint holds no valid time".into()),
-        }
+        self.time = qflow_par::driver::checkpoint::book_time(books)?;
+        Ok(())
     }
 
     fn progress_label(&self, row: &[f64]) -> String {

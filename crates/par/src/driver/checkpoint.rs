@@ -297,8 +297,31 @@ impl Reader<'_> {
     }
 }
 
+/// The simulated time among a checkpoint's books (the `time` that an
+/// unsteady method's [`super::Method::books`] keeps): finite and not negative, or
+/// an error for [`super::Method::restore_books`].
+pub fn book_time(books: &[(String, f64)]) -> Result<f64, String> {
+    match books.iter().find(|(k, _)| k == "time") {
+        Some(&(_, t)) if t.is_finite() && t >= 0.0 => Ok(t),
+        _ => Err("the checkpoint holds no valid time".into()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    /// A checkpoint's time is read when finite and not negative; a
+    /// missing, negative or non-finite one is an error.
+    #[test]
+    fn the_time_book_is_read_and_checked() {
+        let books = |t: f64| vec![("other".to_string(), 1.0), ("time".to_string(), t)];
+        assert_eq!(super::book_time(&books(0.5)), Ok(0.5));
+        assert_eq!(super::book_time(&books(0.0)), Ok(0.0));
+        for bad in [-1.0, f64::NAN, f64::INFINITY] {
+            assert!(super::book_time(&books(bad)).is_err(), "{bad}");
+        }
+        assert!(super::book_time(&[("other".to_string(), 1.0)]).is_err());
+    }
+
     use super::*;
 
     fn sample() -> Checkpoint {
