@@ -658,8 +658,10 @@ fn run(cli: Cli) -> Result<u8> {
 }
 
 /// Removes what killed commands left beside `output` (a Ctrl-C while
-/// `generate` wrote a 48 MB mesh left its `.NAME.tmp-PID`).
+/// `generate` wrote a 48 MB mesh left its `.NAME.tmp-PID`), or beside the
+/// file it links to (where the temporary of a linked output is written).
 fn clear_stale_temporaries(output: &std::path::Path) {
+    let output = qflow_mesh::fsutil::resolve_links(output).unwrap_or_else(|_| output.to_path_buf());
     let dir = match output.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => std::path::Path::new("."),

@@ -284,6 +284,22 @@ fn bad_generate_arguments_are_errors() {
     let o = qflow(&[&op2[..], &[m]].concat());
     assert!(!stale.exists(), "the stale temporary stayed");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // An output that links elsewhere: the temporary lies beside the file
+    // it names, and is removed there.
+    let there = d.join("there");
+    std::fs::create_dir_all(&there).unwrap();
+    let link = d.join("linked.dat");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink("there/real.dat", &link).unwrap();
+    let stale = there.join(".real.dat.tmp-4000000000");
+    std::fs::write(&stale, "left by a killed generate").unwrap();
+    let o = qflow(&[&op2[..], &[link.to_str().unwrap()]].concat());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        !stale.exists(),
+        "the stale temporary beside the link's target stayed"
+    );
+    assert!(there.join("real.dat").exists() && link.is_symlink());
     let c = d.join("c.qfc");
     assert_fails_with(
         &qflow(&["convert", m, c.to_str().unwrap()]),

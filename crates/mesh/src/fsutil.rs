@@ -86,8 +86,9 @@ pub fn write_atomically(
 }
 
 /// `path` with symbolic links in its last component followed (a link's
-/// target relative to the link's folder), at most 40 deep.
-fn resolve_links(path: &Path) -> std::io::Result<PathBuf> {
+/// target relative to the link's folder), at most 40 deep: the file
+/// [`write_atomically`] replaces, beside which its temporary lies.
+pub fn resolve_links(path: &Path) -> std::io::Result<PathBuf> {
     let mut p = path.to_path_buf();
     for _ in 0..40 {
         match std::fs::symlink_metadata(&p) {
