@@ -109,7 +109,7 @@ par_loop! {
 
 par_loop! {
     /// The interior edges' fluxes, into both cells' residuals.
-    pub static RES_CALC = res_calc over EDGES {
+    pub static RES_CALC = res_calc over EDGES with cpu(crate::lanes::res_calc_lanes) {
         gas: global(GAS),
         x1: read(X via PEDGE[0]),
         x2: read(X via PEDGE[1]),

@@ -57,6 +57,15 @@
 /// compiled as a function of its own. For kernels whose inlined AVX2 code
 /// is the slower (node loops the compiler splits badly into 4 lanes: the
 /// DG kernels of 3, 5 and 6 nodes). Every build gives the same bits.
+///
+/// `with cpu(PATH)` last, before the arguments, gives the loop a CPU runner
+/// of the method's own: `PATH(args, spans, each)`, a function of the
+/// [`LoopArgs`](crate::kernel::LoopArgs), the spans and the generated
+/// runner `each` (a [`CpuRunner`](crate::kernel::CpuRunner)), for a kernel
+/// written by hand for the processor's vector units (several elements at
+/// once) where the arguments allow it, calling `each` where they do not.
+/// It must give the generated runner's bits; the device code is still the
+/// kernel's.
 #[macro_export]
 macro_rules! par_loop {
     (
@@ -124,7 +133,8 @@ macro_rules! par_loop {
     (
         $(#[$meta:meta])*
         $vis:vis static $loop_name:ident = $kernel:ident over $set:ident
-            $(in $order:ident ($colour:ident))? $(where avx2($avx2:expr))? {
+            $(in $order:ident ($colour:ident))? $(where avx2($avx2:expr))?
+            $(with cpu($cpu:path))? {
             $($arg:ident : $mode:ident ( $($spec:tt)* )),* $(,)?
         }
     ) => {
@@ -183,12 +193,21 @@ macro_rules! par_loop {
                         body::<false>(args, spans)
                     }
                 }
-                run
+                $crate::par_loop!(@cpu run $($cpu)?)
             },
             sweep: $crate::par_loop!(@sweep $($order $colour)?),
             line: None,
         };
     };
+    // The CPU runner: the generated one, or the method's, which gets the
+    // generated one to fall back on.
+    (@cpu $run:ident) => { $run };
+    (@cpu $run:ident $cpu:path) => {{
+        fn custom(args: &$crate::kernel::LoopArgs<'_>, spans: &[::std::ops::Range<usize>]) {
+            $cpu(args, spans, $run)
+        }
+        custom
+    }};
     // A line loop's axis.
     (@avx2) => { true };
     (@avx2 $e:expr) => { $e };
