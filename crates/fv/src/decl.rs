@@ -96,7 +96,7 @@ par_loop! {
 
 par_loop! {
     /// Each cell's time-step factor.
-    pub static ADT_CALC = adt_calc over CELLS {
+    pub static ADT_CALC = adt_calc over CELLS with cpu(crate::lanes::adt_calc_lanes) {
         gas: global(GAS),
         x1: read(X via PCELL[0]),
         x2: read(X via PCELL[1]),

@@ -1,18 +1,20 @@
-//! `res_calc` four edges at a time in AVX2 registers: the CPU runner of
-//! [`crate::decl::RES_CALC`] (`with cpu(...)` of `par_loop!`).
+//! `res_calc` four edges and `adt_calc` four cells at a time in AVX2
+//! registers: the CPU runners of [`crate::decl::RES_CALC`] and
+//! [`crate::decl::ADT_CALC`] (`with cpu(...)` of `par_loop!`).
 //!
-//! The edge loop is the method's most expensive loop (about half an
-//! iteration), and element by element it is bound by instructions, not
-//! by memory (docs/performance.md 11). Here each group of 4 consecutive
-//! edges of a span loads its two cells' states as 4 rows, turns them into
-//! 4 columns (one register per component, one lane per edge), computes the
-//! 4 fluxes lane by lane with [`crate::kernels::res_calc`]'s operations in
-//! its order (no fused multiply-add: the same bits), turns the fluxes back
-//! into rows and adds them to the cells' residuals edge after edge, as the
-//! layer's generated runner does: each increment first into a zeroed local
-//! value (`0 + f`, `0 - f`), then into the target. A span's last edges
-//! (fewer than 4) go through the kernel itself. The device code, and the
-//! CPU where the arguments do not allow this (a structure-of-arrays dat,
+//! Element by element both loops are bound by instructions, not by memory
+//! (docs/performance.md 11, 11d): `res_calc`'s 40-odd operations and
+//! increments per edge, `adt_calc`'s five square roots per cell. Here each
+//! group of 4 consecutive elements of a span loads its cells' states as 4
+//! rows, turns them into 4 columns (one register per component, one lane
+//! per element), and computes lane by lane with the kernel's operations in
+//! its order (no fused multiply-add: the same bits). `res_calc` turns its
+//! fluxes back into rows and adds them to the cells' residuals edge after
+//! edge, as the layer's generated runner does: each increment first into
+//! a zeroed local value (`0 + f`, `0 - f`), then into the target;
+//! `adt_calc` stores its 4 factors at once. A span's last elements (fewer
+//! than 4) go through the kernel itself. The device code, and the CPU
+//! where the arguments do not allow this (a structure-of-arrays dat,
 //! atomic increments, a processor without AVX2), run the kernel element by
 //! element (the generated runner).
 
@@ -22,12 +24,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use qflow_par::kernel::{CpuRunner, LoopArgs, RawArg};
 use qflow_par::{Access, ElemType};
 
-/// Calls of the runner that ran the edges four at a time (for tests: that
+/// Calls of the runners that ran four elements at a time (for tests: that
 /// a run took this path).
 static VECTOR_CALLS: AtomicU64 = AtomicU64::new(0);
 
-/// How many calls of [`res_calc_lanes`] so far ran the edges four at a
-/// time (the others went through the generated runner).
+/// How many calls of [`res_calc_lanes`] and [`adt_calc_lanes`] so far ran
+/// four elements at a time (the others went through the generated runner).
 pub fn vector_calls() -> u64 {
     VECTOR_CALLS.load(Ordering::Relaxed)
 }
@@ -52,6 +54,129 @@ pub fn res_calc_lanes(args: &LoopArgs<'_>, spans: &[Range<usize>], each: CpuRunn
         }
     }
     each(args, spans)
+}
+
+/// Runs `adt_calc` over `spans` four cells at a time where the processor
+/// and the arguments allow it, else through the generated runner `each`.
+pub fn adt_calc_lanes(args: &LoopArgs<'_>, spans: &[Range<usize>], each: CpuRunner) {
+    #[cfg(target_arch = "x86_64")]
+    if qflow_par::kernel::use_avx2() {
+        if let Some(b) = AdtBound::of(args) {
+            for span in spans {
+                assert!(span.end <= b.rows, "a span beyond the loop's cells");
+            }
+            // SAFETY: the processor has AVX2; `AdtBound::of` checked the
+            // arguments' kinds, types and layouts, the spans lie within the
+            // cells, the map's values within the nodes (the layer checked
+            // them); each cell's factor is written by its own element only.
+            unsafe { avx2::run_adt(&b, spans) };
+            VECTOR_CALLS.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+    }
+    each(args, spans)
+}
+
+/// The loop's arguments as `adt_calc` takes them, when every dat is an
+/// array of structures.
+struct AdtBound {
+    gas: [f64; 4],
+    x: *const [f64; 2],
+    /// A cell's four nodes.
+    pcell: *const [u32; 4],
+    q: *const [f64; 4],
+    adt: *mut f64,
+    /// Cells.
+    rows: usize,
+}
+
+impl AdtBound {
+    fn of(args: &LoopArgs<'_>) -> Option<AdtBound> {
+        let a = args.args;
+        if a.len() != 7 {
+            return None;
+        }
+        let gas = constant4(&a[0])?;
+        let mut node: Option<Mapped> = None;
+        for (k, arg) in a[1..5].iter().enumerate() {
+            let m = match *arg {
+                RawArg::Map {
+                    dat,
+                    access: Access::Read,
+                    map,
+                    arity: 4,
+                    slot,
+                    rows,
+                    ..
+                } if dat.ty == ElemType::F64 && dat.dim == 2 && dat.stride == 0 && slot == k => {
+                    (dat.ptr, map, rows)
+                }
+                _ => return None,
+            };
+            if node.is_some_and(|n| n != m) {
+                return None;
+            }
+            node = Some(m);
+        }
+        let (x, pcell, rows) = node?;
+        let direct = |arg: &RawArg, dim: usize, access: Access| match *arg {
+            RawArg::Direct { dat, access: acc }
+                if dat.ty == ElemType::F64
+                    && dat.dim == dim
+                    && dat.stride == 0
+                    && acc == access =>
+            {
+                Some((dat.ptr, dat.len))
+            }
+            _ => None,
+        };
+        let (q, nq) = direct(&a[5], 4, Access::Read)?;
+        let (adt, na) = direct(&a[6], 1, Access::Write)?;
+        Some(AdtBound {
+            gas,
+            x: x as *const [f64; 2],
+            pcell: pcell as *const [u32; 4],
+            q: q as *const [f64; 4],
+            adt: adt as *mut f64,
+            rows: rows.min(nq).min(na),
+        })
+    }
+
+    /// Cell `i` through the kernel.
+    ///
+    /// # Safety
+    ///
+    /// As [`avx2::run_adt`].
+    #[inline(always)]
+    unsafe fn one(&self, i: usize) {
+        // SAFETY: the caller's contract.
+        unsafe {
+            let n = *self.pcell.add(i);
+            let x = |k: usize| &*self.x.add(n[k] as usize);
+            crate::kernels::adt_calc(
+                self.gas,
+                x(0),
+                x(1),
+                x(2),
+                x(3),
+                &*self.q.add(i),
+                &mut *self.adt.add(i),
+            );
+        }
+    }
+}
+
+/// A constant of 4 doubles.
+fn constant4(arg: &RawArg) -> Option<[f64; 4]> {
+    match *arg {
+        RawArg::Const {
+            ty: ElemType::F64,
+            f,
+            dim: 4,
+            ..
+        } => Some([f[0], f[1], f[2], f[3]]),
+        _ => None,
+    }
 }
 
 /// The loop's arguments as `res_calc` takes them, when every dat is an
@@ -79,15 +204,7 @@ impl Bound {
         if a.len() != 9 {
             return None;
         }
-        let gas = match a[0] {
-            RawArg::Const {
-                ty: ElemType::F64,
-                f,
-                dim: 4,
-                ..
-            } => [f[0], f[1], f[2], f[3]],
-            _ => return None,
-        };
+        let gas = constant4(&a[0])?;
         // The two slots of one map into one dat, as `res_calc` reads them.
         let pair = |k: usize, dim: usize, access: Access| -> Option<Mapped> {
             let one = |arg: &RawArg, want: usize| match *arg {
@@ -175,7 +292,7 @@ mod avx2 {
     use std::arch::x86_64::*;
     use std::ops::Range;
 
-    use super::Bound;
+    use super::{AdtBound, Bound};
 
     /// Rows `a`, `b`, `c`, `d` of 4 values as 4 columns.
     #[target_feature(enable = "avx2")]
@@ -294,6 +411,82 @@ mod avx2 {
             for e in e..span.end {
                 // SAFETY: the function's contract.
                 unsafe { b.one(e) };
+            }
+        }
+    }
+
+    /// The cells of `spans`, four at a time (the body inline, as in
+    /// [`run`]).
+    ///
+    /// # Safety
+    ///
+    /// The processor has AVX2; `b`'s pointers are a bound loop's (its dats
+    /// and map alive, the map values within the nodes); the spans lie
+    /// within the cells; no other thread writes these cells' factors.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn run_adt(b: &AdtBound, spans: &[Range<usize>]) {
+        let (m, ad, sb) = (_mm256_mul_pd, _mm256_add_pd, _mm256_sub_pd);
+        let [gam, gm1, cfl, _] = b.gas;
+        // `gam * gm1 * (...)` is `(gam * gm1) * (...)`, the same in every lane.
+        let gg = _mm256_set1_pd(gam * gm1);
+        let cfl = _mm256_set1_pd(cfl);
+        let (half, one) = (_mm256_set1_pd(0.5), _mm256_set1_pd(1.0));
+        // `f64::abs`: the sign bit cleared.
+        let sign = _mm256_set1_pd(-0.0);
+        for span in spans {
+            let mut i = span.start;
+            while i + 4 <= span.end {
+                // Each side's `dx`, `dy` (side s from node s to node s + 1),
+                // one lane per cell.
+                let mut dx = [[0.0; 4]; 4];
+                let mut dy = [[0.0; 4]; 4];
+                let mut l = [_mm256_setzero_pd(); 4];
+                for k in 0..4 {
+                    // SAFETY (loads): the function's contract.
+                    unsafe {
+                        let n = *b.pcell.add(i + k);
+                        let p = [
+                            *b.x.add(n[0] as usize),
+                            *b.x.add(n[1] as usize),
+                            *b.x.add(n[2] as usize),
+                            *b.x.add(n[3] as usize),
+                        ];
+                        for s in 0..4 {
+                            let (a, c) = (p[s], p[(s + 1) % 4]);
+                            dx[s][k] = c[0] - a[0];
+                            dy[s][k] = c[1] - a[1];
+                        }
+                        l[k] = _mm256_loadu_pd((*b.q.add(i + k)).as_ptr());
+                    }
+                }
+                let q = transpose(l[0], l[1], l[2], l[3]);
+                // The kernel's expressions, operand for operand.
+                let ri = _mm256_div_pd(one, q[0]);
+                let u = m(ri, q[1]);
+                let v = m(ri, q[2]);
+                let c = _mm256_sqrt_pd(m(gg, sb(m(ri, q[3]), m(half, ad(m(u, u), m(v, v))))));
+                let mut a = _mm256_setzero_pd();
+                for s in 0..4 {
+                    // SAFETY: 4 values of a local array of 4.
+                    let (dx, dy) = unsafe {
+                        (
+                            _mm256_loadu_pd(dx[s].as_ptr()),
+                            _mm256_loadu_pd(dy[s].as_ptr()),
+                        )
+                    };
+                    let side = ad(
+                        _mm256_andnot_pd(sign, sb(m(u, dy), m(v, dx))),
+                        m(c, _mm256_sqrt_pd(ad(m(dx, dx), m(dy, dy)))),
+                    );
+                    a = if s == 0 { side } else { ad(a, side) };
+                }
+                // SAFETY: cells `i .. i + 4` of the factors (the contract).
+                unsafe { _mm256_storeu_pd(b.adt.add(i), _mm256_div_pd(a, cfl)) };
+                i += 4;
+            }
+            for i in i..span.end {
+                // SAFETY: the function's contract.
+                unsafe { b.one(i) };
             }
         }
     }

@@ -7,8 +7,9 @@
 //! the Rust subset translated to OpenCL C at build time; [`decl`] declares
 //! the sets, maps, dats and loops; [`problem`] turns a mesh into the
 //! layer's problem; [`method`] runs an iteration for the run driver;
-//! [`settings`] holds OP2's constants; [`lanes`] runs `res_calc` four
-//! edges at a time on CPUs with AVX2 (the kernel's bits). Nothing here
+//! [`settings`] holds OP2's constants; [`lanes`] runs `res_calc` and
+//! `adt_calc` four elements at a time on CPUs with AVX2 (the kernels'
+//! bits). Nothing here
 //! knows of threads, ranks or devices.
 #![deny(missing_docs)]
 // Component loops `for n in 0..4` index several arrays at once and mirror

@@ -71,14 +71,15 @@ fn serial_run_reproduces_op2s_rms_history_and_state_bit_for_bit() {
     assert_eq!(md5, OP2_SMALL_STATE_MD5, "the state after 1000 iterations");
 }
 
-/// The edge loop four edges at a time in AVX2 registers
-/// (`qflow_fv::lanes`) gives the kernel's bits: the same rms history and
-/// state as the baseline build, which runs the kernel edge by edge, in
-/// edge order, with the two-level plan on 2 threads (spans whose lengths
-/// are no multiple of 4) and with the structure-of-arrays layout (which
-/// the vector runner leaves to the generated one).
+/// `res_calc` four edges and `adt_calc` four cells at a time in AVX2
+/// registers (`qflow_fv::lanes`) give the kernels' bits: the same rms
+/// history and state as the baseline build, which runs the kernels
+/// element by element, in edge order, with the two-level plan on 2
+/// threads (spans whose lengths are no multiple of 4) and with the
+/// structure-of-arrays layout (which the vector runners leave to the
+/// generated ones).
 #[test]
-fn the_vector_edge_loop_gives_the_kernels_bits() {
+fn the_vector_loops_give_the_kernels_bits() {
     if !qflow_par::kernel::use_avx2() {
         eprintln!("no AVX2 here: the vector edge loop is not used");
         return;
