@@ -65,7 +65,8 @@
 /// written by hand for the processor's vector units (several elements at
 /// once) where the arguments allow it, calling `each` where they do not.
 /// It must give the generated runner's bits; the device code is still the
-/// kernel's.
+/// kernel's. (Not for line loops; the method's runner decides for itself
+/// which instructions it uses, whatever `where avx2(...)` says.)
 #[macro_export]
 macro_rules! par_loop {
     (

@@ -24,14 +24,18 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use qflow_par::kernel::{CpuRunner, LoopArgs, RawArg};
 use qflow_par::{Access, ElemType};
 
-/// Calls of the runners that ran four elements at a time (for tests: that
-/// a run took this path).
-static VECTOR_CALLS: AtomicU64 = AtomicU64::new(0);
+/// Calls of each runner that ran four elements at a time: `res_calc`'s,
+/// `adt_calc`'s (for tests: that a run took this path).
+static VECTOR_CALLS: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
 
-/// How many calls of [`res_calc_lanes`] and [`adt_calc_lanes`] so far ran
-/// four elements at a time (the others went through the generated runner).
-pub fn vector_calls() -> u64 {
-    VECTOR_CALLS.load(Ordering::Relaxed)
+/// How many calls of [`res_calc_lanes`] and of [`adt_calc_lanes`] so far
+/// ran four elements at a time (the others went through the generated
+/// runner).
+pub fn vector_calls() -> [u64; 2] {
+    [
+        VECTOR_CALLS[0].load(Ordering::Relaxed),
+        VECTOR_CALLS[1].load(Ordering::Relaxed),
+    ]
 }
 
 /// Runs `res_calc` over `spans` four edges at a time where the processor
@@ -49,7 +53,7 @@ pub fn res_calc_lanes(args: &LoopArgs<'_>, spans: &[Range<usize>], each: CpuRunn
             // target sets; increments are not atomic, so no element
             // running at the same time shares a target (the layer's plan).
             unsafe { avx2::run(&b, spans) };
-            VECTOR_CALLS.fetch_add(1, Ordering::Relaxed);
+            VECTOR_CALLS[0].fetch_add(1, Ordering::Relaxed);
             return;
         }
     }
@@ -70,7 +74,7 @@ pub fn adt_calc_lanes(args: &LoopArgs<'_>, spans: &[Range<usize>], each: CpuRunn
             // cells, the map's values within the nodes (the layer checked
             // them); each cell's factor is written by its own element only.
             unsafe { avx2::run_adt(&b, spans) };
-            VECTOR_CALLS.fetch_add(1, Ordering::Relaxed);
+            VECTOR_CALLS[1].fetch_add(1, Ordering::Relaxed);
             return;
         }
     }
@@ -79,6 +83,7 @@ pub fn adt_calc_lanes(args: &LoopArgs<'_>, spans: &[Range<usize>], each: CpuRunn
 
 /// The loop's arguments as `adt_calc` takes them, when every dat is an
 /// array of structures.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 struct AdtBound {
     gas: [f64; 4],
     x: *const [f64; 2],
@@ -90,6 +95,7 @@ struct AdtBound {
     rows: usize,
 }
 
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 impl AdtBound {
     fn of(args: &LoopArgs<'_>) -> Option<AdtBound> {
         let a = args.args;
@@ -167,6 +173,7 @@ impl AdtBound {
 }
 
 /// A constant of 4 doubles.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 fn constant4(arg: &RawArg) -> Option<[f64; 4]> {
     match *arg {
         RawArg::Const {
@@ -181,6 +188,7 @@ fn constant4(arg: &RawArg) -> Option<[f64; 4]> {
 
 /// The loop's arguments as `res_calc` takes them, when every dat is an
 /// array of structures and the increments are not atomic.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 struct Bound {
     gas: [f64; 4],
     x: *const [f64; 2],
@@ -196,8 +204,10 @@ struct Bound {
 }
 
 /// A map argument: its dat's first value, the map's values, its rows.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 type Mapped = (*mut u8, *const u32, usize);
 
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 impl Bound {
     fn of(args: &LoopArgs<'_>) -> Option<Bound> {
         let a = args.args;
@@ -295,20 +305,24 @@ mod avx2 {
     use super::{AdtBound, Bound};
 
     /// Rows `a`, `b`, `c`, `d` of 4 values as 4 columns.
+    ///
+    /// # Safety
+    ///
+    /// The processor has AVX2 (an `unsafe fn`, as Rust 1.85 needs for a
+    /// function with target features).
     #[target_feature(enable = "avx2")]
-    fn transpose(a: __m256d, b: __m256d, c: __m256d, d: __m256d) -> [__m256d; 4] {
-        {
-            let t0 = _mm256_unpacklo_pd(a, b);
-            let t1 = _mm256_unpackhi_pd(a, b);
-            let t2 = _mm256_unpacklo_pd(c, d);
-            let t3 = _mm256_unpackhi_pd(c, d);
-            [
-                _mm256_permute2f128_pd(t0, t2, 0x20),
-                _mm256_permute2f128_pd(t1, t3, 0x20),
-                _mm256_permute2f128_pd(t0, t2, 0x31),
-                _mm256_permute2f128_pd(t1, t3, 0x31),
-            ]
-        }
+    #[inline]
+    unsafe fn transpose(a: __m256d, b: __m256d, c: __m256d, d: __m256d) -> [__m256d; 4] {
+        let t0 = _mm256_unpacklo_pd(a, b);
+        let t1 = _mm256_unpackhi_pd(a, b);
+        let t2 = _mm256_unpacklo_pd(c, d);
+        let t3 = _mm256_unpackhi_pd(c, d);
+        [
+            _mm256_permute2f128_pd(t0, t2, 0x20),
+            _mm256_permute2f128_pd(t1, t3, 0x20),
+            _mm256_permute2f128_pd(t0, t2, 0x31),
+            _mm256_permute2f128_pd(t1, t3, 0x31),
+        ]
     }
 
     /// The edges of `spans`, four at a time (the loop's body inline here,
@@ -358,8 +372,9 @@ mod avx2 {
                     unsafe { (_mm256_loadu_pd(dx.as_ptr()), _mm256_loadu_pd(dy.as_ptr())) };
                 let (adt1, adt2) =
                     unsafe { (_mm256_loadu_pd(a1.as_ptr()), _mm256_loadu_pd(a2.as_ptr())) };
-                let q1 = transpose(l1[0], l1[1], l1[2], l1[3]);
-                let q2 = transpose(l2[0], l2[1], l2[2], l2[3]);
+                // SAFETY (transposes): AVX2 is present (the contract).
+                let q1 = unsafe { transpose(l1[0], l1[1], l1[2], l1[3]) };
+                let q2 = unsafe { transpose(l2[0], l2[1], l2[2], l2[3]) };
                 // The kernel's expressions, operand for operand.
                 let ri1 = _mm256_div_pd(one, q1[0]);
                 let p1 = m(
@@ -396,7 +411,7 @@ mod avx2 {
                     m(half, ad(m(vol1, ad(q1[3], p1)), m(vol2, ad(q2[3], p2)))),
                     m(mu, sb(q1[3], q2[3])),
                 );
-                let f = transpose(f0, f1, f2, f3);
+                let f = unsafe { transpose(f0, f1, f2, f3) };
                 for k in 0..4 {
                     let [c1, c2] = cells[k];
                     unsafe {
@@ -459,7 +474,8 @@ mod avx2 {
                         l[k] = _mm256_loadu_pd((*b.q.add(i + k)).as_ptr());
                     }
                 }
-                let q = transpose(l[0], l[1], l[2], l[3]);
+                // SAFETY: AVX2 is present (the contract).
+                let q = unsafe { transpose(l[0], l[1], l[2], l[3]) };
                 // The kernel's expressions, operand for operand.
                 let ri = _mm256_div_pd(one, q[0]);
                 let u = m(ri, q[1]);
@@ -491,3 +507,6 @@ mod avx2 {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
