@@ -39,7 +39,7 @@ impl<T: Elem> Mapped<'_, T> {
     ///
     /// None beyond [`Self::arg`]'s protocol.
     #[inline(always)]
-    pub unsafe fn arg_row(&mut self, i: usize, _row: &StarRow<'_>) -> &mut T {
+    pub unsafe fn arg_row(&mut self, i: usize, _row: &StarRow<'_>) -> &T {
         self.arg(i)
     }
 }

@@ -177,9 +177,10 @@ pub struct MappedSoa<'a, T> {
 }
 
 impl<T: Elem> MappedSoa<'_, T> {
-    /// The target of element `i`, to read.
+    /// The target of element `i`, to read (a shared reference, as
+    /// [`crate::kernel::Mapped::arg`]).
     #[inline(always)]
-    pub fn arg(&mut self, i: usize) -> &mut T {
+    pub fn arg(&mut self, i: usize) -> &T {
         debug_assert!(i < self.rows);
         if self.stride != 0 {
             // SAFETY: the map's values were checked against the target
@@ -188,12 +189,12 @@ impl<T: Elem> MappedSoa<'_, T> {
                 let t = *self.map.add(i * self.arity + self.slot) as usize;
                 self.local = T::load_soa(self.ptr as *const u8, t, self.stride);
             }
-            return &mut self.local;
+            return &self.local;
         }
         // SAFETY: the map's values were checked against the target set;
-        // loops that increment through maps run on one thread.
+        // the loop only reads the dat.
         unsafe {
-            &mut *self
+            &*self
                 .ptr
                 .add(*self.map.add(i * self.arity + self.slot) as usize)
         }
@@ -242,7 +243,7 @@ impl<T: Elem> MappedSoa<'_, T> {
     ///
     /// None beyond [`Self::arg`]'s protocol.
     #[inline(always)]
-    pub unsafe fn arg_row(&mut self, i: usize, _row: &StarRow<'_>) -> &mut T {
+    pub unsafe fn arg_row(&mut self, i: usize, _row: &StarRow<'_>) -> &T {
         self.arg(i)
     }
 }

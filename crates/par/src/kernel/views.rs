@@ -378,14 +378,15 @@ pub struct Mapped<'a, T> {
 }
 
 impl<T: Elem> Mapped<'_, T> {
-    /// The target of element `i`, to read or add to.
+    /// The target of element `i`, to read (a shared reference: threads
+    /// reading one target at once each hold one; a `&mut` here would alias).
     #[inline(always)]
-    pub fn arg(&mut self, i: usize) -> &mut T {
+    pub fn arg(&mut self, i: usize) -> &T {
         debug_assert!(i < self.rows);
         // SAFETY: the map's values were checked against the target set;
-        // loops that increment through maps run on one thread.
+        // the loop only reads the dat (increments go through `MappedInc`).
         unsafe {
-            &mut *self
+            &*self
                 .ptr
                 .add(*self.map.add(i * self.arity + self.slot) as usize)
         }
