@@ -2,24 +2,11 @@
 //! test binary of their own: no other test runs at the same time, so the
 //! runners' call counters say which path this test's runs took.
 
-use qflow_fv::{Settings, Solver};
-use qflow_mesh::quad::naca0012::Op2Naca0012;
-use qflow_par::backend::{BackendKind, BackendSpec};
+mod common;
 
-fn spec(kind: BackendKind, threads: usize) -> BackendSpec {
-    BackendSpec {
-        kind,
-        threads,
-        ..BackendSpec::default()
-    }
-}
-
-fn run_with(spec: &BackendSpec, settings: &Settings, iters: u64) -> (Vec<f64>, Vec<[f64; 4]>) {
-    let mesh = Op2Naca0012 { i: 40, j: 60 }.generate().unwrap();
-    let mut s = Solver::new(&mesh, settings, spec).unwrap();
-    let rms = (0..iters).map(|_| s.step().unwrap()).collect();
-    (rms, s.state())
-}
+use common::{run_with, spec};
+use qflow_fv::Settings;
+use qflow_par::backend::BackendKind;
 
 /// `res_calc` four edges and `adt_calc` four cells at a time in AVX2
 /// registers (`qflow_fv::lanes`) give the kernels' bits: the same rms

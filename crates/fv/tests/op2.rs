@@ -8,6 +8,9 @@
 // OP2's numbers are quoted as OP2 printed them, to 17 digits.
 #![allow(clippy::excessive_precision)]
 
+mod common;
+
+use common::{run_with, spec};
 use qflow_fv::{Settings, Solver};
 use qflow_mesh::quad::naca0012::Op2Naca0012;
 use qflow_par::backend::{BackendKind, BackendSpec};
@@ -21,23 +24,8 @@ const OP2_SMALL: [(u64, f64); 5] = [
     (1000, 1.87631006256107464e-06),
 ];
 
-fn spec(kind: BackendKind, threads: usize) -> BackendSpec {
-    BackendSpec {
-        kind,
-        threads,
-        ..BackendSpec::default()
-    }
-}
-
 fn run(spec: &BackendSpec, iters: u64) -> (Vec<f64>, Vec<[f64; 4]>) {
     run_with(spec, &Settings::default(), iters)
-}
-
-fn run_with(spec: &BackendSpec, settings: &Settings, iters: u64) -> (Vec<f64>, Vec<[f64; 4]>) {
-    let mesh = Op2Naca0012 { i: 40, j: 60 }.generate().unwrap();
-    let mut s = Solver::new(&mesh, settings, spec).unwrap();
-    let rms = (0..iters).map(|_| s.step().unwrap()).collect();
-    (rms, s.state())
 }
 
 /// md5 of OP2's `out_grid_seq.bin` after those 1000 iterations: the
