@@ -15,8 +15,8 @@
 //! cfl = 0.9
 //! eps = 0.05
 //! mach = 0.4
-//! strategy = "sequential"        # or "global-colouring", "two-level", "atomics",
-//!                                 # "staged-atomics" (devices only)
+//! strategy = "owner-compute"     # or "sequential", "global-colouring", "two-level",
+//!                                 # "atomics", "staged-atomics" (devices only)
 //! block_size = 2048              # edges per block of "two-level" on CPUs
 //! reorder = "none"               # or "rcm", "partition": renumber the mesh first
 //! layout = "aos"                 # or "soa", "mixed" (soa for res only): how the backend stores q, res, ...

@@ -34,7 +34,12 @@ pub struct Settings {
     pub eps: f64,
     /// Free-stream Mach number (the flow is along +x, as in OP2).
     pub mach: f64,
-    /// How the edge loops' increments run: `"sequential"` (one thread,
+    /// How the edge loops' increments run: `"owner-compute"` (the
+    /// default: the cells cut into one range per part, two parts per
+    /// thread, each part running the edges of its cells in edge order and
+    /// adding only to its own cells: OP2's sequential answer, bit for bit,
+    /// on any number of threads; on a device one work item, as
+    /// `"sequential"`), `"sequential"` (one thread,
     /// edge order: OP2's sequential answer), `"global-colouring"` (colour
     /// by colour in parallel), `"two-level"` (blocks of `block_size`
     /// edges coloured, the blocks of a colour in parallel; on a device,
@@ -42,8 +47,8 @@ pub struct Settings {
     /// `"atomics"` (every edge at once, increments atomic), or on a device
     /// `"staged-atomics"` (the two-level blocks all at once, a block's
     /// increments summed in local memory, then added atomically). The colourings
-    /// are bit-identical for any thread count; all are round-off from the
-    /// sequential answer.
+    /// are bit-identical for any thread count; they and the atomics are
+    /// round-off from the sequential answer.
     pub strategy: Increments,
     /// Edges per block of the `two-level` strategy on CPUs (2048: the
     /// fastest of 128-8192 on 2 threads on the 720k mesh, docs/fv.md), and
@@ -70,7 +75,7 @@ impl Default for Settings {
             cfl: OP2_CFL,
             eps: OP2_EPS,
             mach: OP2_MACH,
-            strategy: Increments::Sequential,
+            strategy: Increments::OwnerCompute,
             block_size: 2048,
             reorder: Reorder::None,
             layout: Layout::Aos,

@@ -12,9 +12,10 @@ use qflow_par::backend::BackendKind;
 /// registers (`qflow_fv::lanes`) give the kernels' bits: the same rms
 /// history and state as the baseline build, which runs the kernels
 /// element by element, in edge order, with the two-level plan on 2
-/// threads (spans whose lengths are no multiple of 4) and with the
-/// structure-of-arrays layout (which the vector runners leave to the
-/// generated ones).
+/// threads (spans whose lengths are no multiple of 4), with the
+/// owner-compute plan on 3 threads (increments kept to a part's own
+/// cells) and with the structure-of-arrays layout (which the vector
+/// runners leave to the generated ones).
 #[test]
 fn the_vector_loops_give_the_kernels_bits() {
     if !qflow_par::kernel::use_avx2() {
@@ -30,7 +31,12 @@ fn the_vector_loops_give_the_kernels_bits() {
         layout: qflow_par::layout::Layout::Soa,
         ..Settings::default()
     };
-    for (settings, threads) in [(Settings::default(), 1), (two_level, 2), (soa, 1)] {
+    for (settings, threads) in [
+        (Settings::default(), 1),
+        (two_level, 2),
+        (Settings::default(), 3),
+        (soa, 1),
+    ] {
         let kind = if threads > 1 {
             BackendKind::Threads
         } else {

@@ -46,17 +46,43 @@ fn serial_run_reproduces_op2s_rms_history_and_state_bit_for_bit() {
             "iteration {it}: rms {got:e}, OP2 {want:e} (relative {rel:.1e})"
         );
     }
+    assert_eq!(
+        state_md5(&q),
+        OP2_SMALL_STATE_MD5,
+        "the state after 1000 iterations"
+    );
+}
+
+/// The md5 of a state as OP2 writes it to `out_grid_seq.bin`.
+fn state_md5(q: &[[f64; 4]]) -> String {
     let mut bytes = Vec::with_capacity(8 + 32 * q.len());
     bytes.extend((q.len() as i32).to_le_bytes());
     bytes.extend(4i32.to_le_bytes());
-    for c in &q {
+    for c in q {
         for v in c {
             bytes.extend(v.to_le_bytes());
         }
     }
     use md5::Digest;
-    let md5 = format!("{:x}", md5::Md5::digest(&bytes));
-    assert_eq!(md5, OP2_SMALL_STATE_MD5, "the state after 1000 iterations");
+    format!("{:x}", md5::Md5::digest(&bytes))
+}
+
+/// Owner compute (the default strategy): the cells cut into ranges, each
+/// part running the edges of its cells in edge order and adding only to
+/// its own cells. OP2's sequential state after 1000 iterations, md5 for
+/// md5, on 2 and 3 threads; the rms history the serial backend's.
+#[test]
+fn owner_compute_gives_op2s_sequential_state_on_threads() {
+    let owner = Settings {
+        strategy: qflow_par::plan::Increments::OwnerCompute,
+        ..Settings::default()
+    };
+    let (rms1, _) = run_with(&spec(BackendKind::Serial, 1), &owner, 1000);
+    for t in [2, 3] {
+        let (rms, q) = run_with(&spec(BackendKind::Threads, t), &owner, 1000);
+        assert_eq!(rms, rms1, "{t} threads: rms history");
+        assert_eq!(state_md5(&q), OP2_SMALL_STATE_MD5, "{t} threads: state");
+    }
 }
 
 #[test]

@@ -104,6 +104,57 @@ fn colourings_give_the_same_bits_for_any_thread_count() {
     }
 }
 
+/// Owner compute: the cells cut into ranges, one per part, each part
+/// running the faces of its cells in face order and adding only to its own
+/// cells. With the faces numbered in a scattered order (each part's faces
+/// many runs, many faces on seams), the sequential plan's bits on one to
+/// four threads; each face in exactly the parts owning its cells; a loop
+/// without increments gets no plan.
+#[test]
+fn owner_compute_gives_the_sequential_bits_on_any_thread_count() {
+    use qflow_par::part::Part;
+    use qflow_par::plan::{owner_parts, Increments};
+    let mut p = line_problem();
+    let scattered: Vec<u32> = (0..N_LINE).map(|f| (f * 17 % N_LINE) as u32).collect();
+    p.permute_set(&FACES, &scattered);
+    let run = |kind, threads, increments| {
+        let mut s = spec(kind, threads);
+        s.increments = increments;
+        let mut ex = exec(&p, &LINE_LOOPS, &LINE_GLOBALS, &s);
+        let (v, peaks) = line_run(&mut ex).unwrap();
+        (v.unwrap(), peaks)
+    };
+    let sequential = run(BackendKind::Serial, 1, Increments::Sequential);
+    assert!(max_diff(&sequential.0, &line_exact()) < 1e-12);
+    for threads in 1..=4 {
+        let r = run(BackendKind::Threads, threads, Increments::OwnerCompute);
+        assert_eq!(r.0, sequential.0, "{threads} threads: field");
+        assert_eq!(r.1, sequential.1, "{threads} threads: peaks");
+    }
+    let part = Part::whole(&p, &LINE_LOOPS);
+    let plan = owner_parts(&part, &FACE_FLUX, 4).unwrap().expect("a plan");
+    let starts: Vec<u32> = plan.owned.iter().map(|r| r.start).collect();
+    assert_eq!(starts[0], 0);
+    assert_eq!(plan.owned.last().unwrap().end as usize, N_LINE);
+    assert!(plan.owned.windows(2).all(|w| w[0].end == w[1].start));
+    let faces = &p.maps[0].values;
+    let owner = |c: u32| plan.owned.iter().position(|r| r.contains(&c)).unwrap();
+    for f in 0..N_LINE {
+        let mut want = vec![owner(faces[2 * f]), owner(faces[2 * f + 1])];
+        want.sort();
+        want.dedup();
+        let got: Vec<usize> = (0..4)
+            .filter(|&k| plan.runs[k].iter().any(|r| r.contains(&f)))
+            .collect();
+        assert_eq!(got, want, "face {f}");
+    }
+    for runs in &plan.runs {
+        assert!(runs.windows(2).all(|w| w[0].end < w[1].start), "{runs:?}");
+    }
+    assert!(plan.redundancy(N_LINE) > 0.0);
+    assert_eq!(owner_parts(&part, &CELL_UPDATE, 4), Ok(None));
+}
+
 /// Gauss-Seidel sweeps (`over GRID in colours(C)`, a loop that writes the
 /// dat it reads through its stencil): the colouring is proper (no element
 /// shares a colour with one it reads or that reads it), the sweeps equal

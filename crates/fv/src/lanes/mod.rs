@@ -21,7 +21,7 @@
 use std::ops::Range;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use qflow_par::kernel::{CpuRunner, LoopArgs, RawArg};
+use qflow_par::kernel::{Adds, CpuRunner, LoopArgs, RawArg};
 use qflow_par::{Access, ElemType};
 
 /// Calls of each runner that ran four elements at a time: `res_calc`'s,
@@ -103,7 +103,7 @@ impl AdtBound {
             return None;
         }
         let gas = constant4(&a[0])?;
-        let mut node: Option<Mapped> = None;
+        let mut node: Option<(*mut u8, *const u32, usize)> = None;
         for (k, arg) in a[1..5].iter().enumerate() {
             let m = match *arg {
                 RawArg::Map {
@@ -187,7 +187,8 @@ fn constant4(arg: &RawArg) -> Option<[f64; 4]> {
 }
 
 /// The loop's arguments as `res_calc` takes them, when every dat is an
-/// array of structures and the increments are not atomic.
+/// array of structures and the increments are not atomic (they may be
+/// kept to a part's own cells: owner compute).
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 struct Bound {
     gas: [f64; 4],
@@ -201,11 +202,15 @@ struct Bound {
     pecell: *const [u32; 2],
     /// Edges.
     rows: usize,
+    /// The cells whose residuals this call adds to (all, but for a part
+    /// of an owner-compute plan: its own).
+    own: Range<usize>,
 }
 
-/// A map argument: its dat's first value, the map's values, its rows.
+/// A map argument: its dat's first value, the map's values, its rows, how
+/// it adds.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-type Mapped = (*mut u8, *const u32, usize);
+type Mapped = (*mut u8, *const u32, usize, Adds);
 
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 impl Bound {
@@ -225,14 +230,16 @@ impl Bound {
                     arity: 2,
                     slot,
                     rows,
-                    atomic: false,
+                    adds,
                 } if dat.ty == ElemType::F64
                     && dat.dim == dim
                     && dat.stride == 0
                     && acc == access
-                    && slot == want =>
+                    && slot == want
+                    && (adds == Adds::Plain
+                        || (access == Access::Inc && matches!(adds, Adds::Owned { .. }))) =>
                 {
-                    Some((dat.ptr, map, rows))
+                    Some((dat.ptr, map, rows, adds))
                 }
                 _ => None,
             };
@@ -257,6 +264,10 @@ impl Bound {
             pedge: x.1 as *const [u32; 2],
             pecell: q.1 as *const [u32; 2],
             rows: q.2,
+            own: match res.3 {
+                Adds::Owned { lo, hi } => lo as usize..hi as usize,
+                _ => 0..usize::MAX,
+            },
         })
     }
 
@@ -285,13 +296,17 @@ impl Bound {
                 &mut r1,
                 &mut r2,
             );
-            let t1 = &mut *self.res.add(c1);
-            for k in 0..4 {
-                t1[k] += r1[k];
+            if self.own.contains(&c1) {
+                let t1 = &mut *self.res.add(c1);
+                for k in 0..4 {
+                    t1[k] += r1[k];
+                }
             }
-            let t2 = &mut *self.res.add(c2);
-            for k in 0..4 {
-                t2[k] += r2[k];
+            if self.own.contains(&c2) {
+                let t2 = &mut *self.res.add(c2);
+                for k in 0..4 {
+                    t2[k] += r2[k];
+                }
             }
         }
     }
@@ -415,10 +430,14 @@ mod avx2 {
                 for k in 0..4 {
                     let [c1, c2] = cells[k];
                     unsafe {
-                        let r1 = (*b.res.add(c1)).as_mut_ptr();
-                        _mm256_storeu_pd(r1, ad(_mm256_loadu_pd(r1), ad(zero, f[k])));
-                        let r2 = (*b.res.add(c2)).as_mut_ptr();
-                        _mm256_storeu_pd(r2, ad(_mm256_loadu_pd(r2), sb(zero, f[k])));
+                        if b.own.contains(&c1) {
+                            let r1 = (*b.res.add(c1)).as_mut_ptr();
+                            _mm256_storeu_pd(r1, ad(_mm256_loadu_pd(r1), ad(zero, f[k])));
+                        }
+                        if b.own.contains(&c2) {
+                            let r2 = (*b.res.add(c2)).as_mut_ptr();
+                            _mm256_storeu_pd(r2, ad(_mm256_loadu_pd(r2), sb(zero, f[k])));
+                        }
                     }
                 }
                 e += 4;

@@ -56,7 +56,7 @@ fn mapped(dat: RawDat, access: Access, map: &[u32], arity: usize, slot: usize) -
         arity,
         slot,
         rows: map.len() / arity,
-        atomic: false,
+        adds: Adds::Plain,
     }
 }
 
@@ -158,16 +158,19 @@ fn same_residuals(
             );
         }
     }
-    // Atomic increments are left to the generated runner.
-    let mut atomic = args;
-    if let RawArg::Map { atomic: a, .. } = &mut atomic[7] {
-        *a = true;
+    // Atomic increments, and increments kept to a part's own targets
+    // (owner compute), are left to the generated runner.
+    for adds in [Adds::Atomic, Adds::Owned { lo: 0, hi: 3 }] {
+        let mut other = args;
+        if let RawArg::Map { adds: a, .. } = &mut other[7] {
+            *a = adds;
+        }
+        assert!(Bound::of(&LoopArgs {
+            args: &other,
+            sink: &sink
+        })
+        .is_none());
     }
-    assert!(Bound::of(&LoopArgs {
-        args: &atomic,
-        sink: &sink
-    })
-    .is_none());
 }
 
 #[test]

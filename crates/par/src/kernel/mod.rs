@@ -481,6 +481,26 @@ pub struct RawDat {
     pub stride: usize,
 }
 
+/// How an increment through a map reaches its target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Adds {
+    /// Added in place: no element running at the same time has the target.
+    Plain,
+    /// Each value one atomic read-modify-write (threads may reach one
+    /// target at once).
+    Atomic,
+    /// Added in place where the target lies in `lo..hi`, dropped elsewhere:
+    /// the owner-compute plan ([`crate::plan::Increments::OwnerCompute`]),
+    /// where another part, which runs the same element too, owns the other
+    /// targets.
+    Owned {
+        /// The first target owned.
+        lo: u32,
+        /// One past the last.
+        hi: u32,
+    },
+}
+
 /// One bound argument of a loop on the CPU.
 #[derive(Clone, Copy, Debug)]
 pub enum RawArg {
@@ -505,8 +525,8 @@ pub enum RawArg {
         slot: usize,
         /// Source elements (bound on the loop's element indices).
         rows: usize,
-        /// Increments add atomically (threads may reach one target).
-        atomic: bool,
+        /// How increments reach their targets.
+        adds: Adds,
     },
     /// A compressed-row map from the set to itself.
     Star {

@@ -179,13 +179,13 @@ impl<'a> ArgCursor<'a> {
                     arity,
                     slot,
                     rows,
-                    atomic,
+                    adds,
                     ..
                 },
             ) => {
                 check_elem::<T>(&dat, k);
                 MappedInc {
-                    atomic,
+                    adds,
                     stride: dat.stride,
                     ptr: dat.ptr as *mut T,
                     map,
@@ -415,7 +415,7 @@ pub struct MappedInc<'a, T, const SOA: bool> {
     rows: usize,
     local: T,
     target: usize,
-    atomic: bool,
+    adds: Adds,
     /// Structure of arrays (see [`RawDat::stride`]).
     stride: usize,
     _life: PhantomData<&'a mut T>,
@@ -433,24 +433,33 @@ impl<T: Elem, const SOA: bool> MappedInc<'_, T, SOA> {
     }
 
     /// Adds the kernel's increment to its target (atomically when the
-    /// loop's plan runs elements that share targets at once).
+    /// loop's plan runs elements that share targets at once; not at all
+    /// when the plan gives the target to another part).
     #[inline(always)]
     pub fn after(&mut self) {
+        let atomic = match self.adds {
+            Adds::Plain => false,
+            Adds::Atomic => true,
+            Adds::Owned { lo, hi } => {
+                if !(lo as usize..hi as usize).contains(&self.target) {
+                    return;
+                }
+                false
+            }
+        };
         // SAFETY: the map's values were checked against the target set;
         // loops that increment through maps run on one thread, or colour by
         // colour (no two elements running at once share a target), or with
-        // every increment atomic.
+        // every increment atomic, or each part adding only to targets it
+        // owns.
         unsafe {
             if SOA && self.stride != 0 {
-                return self.local.add_soa(
-                    self.ptr as *mut u8,
-                    self.target,
-                    self.stride,
-                    self.atomic,
-                );
+                return self
+                    .local
+                    .add_soa(self.ptr as *mut u8, self.target, self.stride, atomic);
             }
             let target = self.ptr.add(self.target);
-            if self.atomic {
+            if atomic {
                 self.local.add_atomic(target)
             } else {
                 self.local.add_to(&mut *target)

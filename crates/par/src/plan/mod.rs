@@ -28,6 +28,13 @@
 //!   but the order in which a target receives its increments depends on
 //!   the threads' timing: results differ between runs by round-off.
 //!
+//! - [`Increments::OwnerCompute`]: the targets cut into consecutive
+//!   ranges, one per part; each part runs, in element order, the elements
+//!   with a target in its range and adds only to its own targets, the
+//!   elements on a seam between two ranges running in both (`owner.rs`).
+//!   The sequential plan's bits for any thread count, without colour
+//!   passes.
+//!
 //! A method may also renumber a loop's set by colour
 //! ([`colour_order`]) so that each colour is one contiguous range.
 
@@ -36,8 +43,10 @@ use std::ops::Range;
 use serde::{Deserialize, Serialize};
 
 mod device;
+mod owner;
 
 pub use device::{device_blocks, staged_groups, thread_colours, DeviceBlocks, Staged};
+pub use owner::{owner_compute_refusal, owner_parts, OwnerParts};
 
 /// How a loop that increments through a map runs on the CPU.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -61,6 +70,12 @@ pub enum Increments {
     /// target and component per block.
     #[serde(rename = "staged-atomics")]
     StagedAtomics,
+    /// CPUs only: the targets cut into consecutive ranges, one per part;
+    /// each part runs every element with a target in its range, in
+    /// element order, and adds only to its own targets (elements on a
+    /// seam run in both parts). The sequential plan's bits for any thread
+    /// count ([`owner_parts`]).
+    OwnerCompute,
 }
 
 impl Increments {
@@ -72,6 +87,7 @@ impl Increments {
             Increments::TwoLevel => "two-level",
             Increments::Atomics => "atomics",
             Increments::StagedAtomics => "staged-atomics",
+            Increments::OwnerCompute => "owner-compute",
         }
     }
 }
@@ -297,7 +313,10 @@ pub fn loop_runs(
 ) -> Result<Option<Vec<Vec<Range<usize>>>>, String> {
     if matches!(
         increments,
-        Increments::Sequential | Increments::Atomics | Increments::StagedAtomics
+        Increments::Sequential
+            | Increments::Atomics
+            | Increments::StagedAtomics
+            | Increments::OwnerCompute
     ) {
         return Ok(None);
     }

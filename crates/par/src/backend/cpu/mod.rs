@@ -15,7 +15,7 @@ use std::ops::Range;
 use std::sync::{Arc, Mutex};
 
 use crate::decl::{Access, ArgKind, DatDecl, ElemType, GlobalDecl, GlobalKind, LoopDecl, Via};
-use crate::kernel::{Partials, RawArg, RawDat, MAX_CONST, MAX_REDUCED, MAX_REDUCE_DIM};
+use crate::kernel::{Adds, Partials, RawArg, RawDat, MAX_CONST, MAX_REDUCED, MAX_REDUCE_DIM};
 use crate::part::Part;
 use crate::plan::{self, Increments};
 use crate::problem::Values;
@@ -101,8 +101,25 @@ struct Bound {
     whole_runs: bool,
     /// Work space: the runs of one colour within the spans asked for.
     runs: Vec<Range<usize>>,
+    /// An owner-compute plan ([`Increments::OwnerCompute`] on threads).
+    owner: Option<Owner>,
     set: usize,
 }
+
+/// A loop's owner-compute plan and each part's arguments.
+struct Owner {
+    plan: plan::OwnerParts,
+    /// Per part, the arguments with its increments kept to its targets
+    /// (refilled with `Bound::raw`).
+    filtered: Vec<Vec<RawArg>>,
+    /// Per part, work space: runs within the spans asked for.
+    scratch: Vec<Mutex<Vec<Range<usize>>>>,
+}
+
+/// Parts per thread of an owner-compute plan: more parts let a thread
+/// done early take a late one's (the machine is shared), and each seam
+/// between two parts runs its elements twice.
+const OWNER_PARTS_PER_THREAD: usize = 2;
 
 struct Global {
     decl: &'static GlobalDecl,
@@ -234,6 +251,42 @@ impl CpuBackend {
         }
     }
 
+    /// The owner-compute plan of `l` on the threads (`None`: the loop runs
+    /// in element order on one thread, which gives the plan's bits: on one
+    /// thread, or a loop the plan cannot take).
+    fn owner_plan(&self, l: &LoopDecl) -> Option<Owner> {
+        let threads = self.par.threads();
+        if threads < 2 {
+            return None;
+        }
+        match plan::owner_parts(&self.part, l, threads * OWNER_PARTS_PER_THREAD) {
+            Ok(Some(plan)) => {
+                tracing::debug!(
+                    "loop `{}`: owner-compute plan, {} parts, {} runs, {:.2}% of the elements \
+                     run twice",
+                    l.name,
+                    plan.owned.len(),
+                    plan.runs.iter().map(Vec::len).sum::<usize>(),
+                    100.0 * plan.redundancy(self.part.sets[self.part.set_index(l.set)?].len)
+                );
+                let parts = plan.owned.len();
+                Some(Owner {
+                    plan,
+                    filtered: vec![Vec::new(); parts],
+                    scratch: (0..parts).map(|_| Mutex::new(Vec::new())).collect(),
+                })
+            }
+            Ok(None) => None,
+            Err(e) => {
+                tracing::warn!(
+                    "loop `{}`: no owner-compute plan ({e}); it runs in element order on one thread",
+                    l.name
+                );
+                None
+            }
+        }
+    }
+
     /// The serial backend.
     pub fn serial(part: Arc<Part>, globals: &[&'static GlobalDecl]) -> Self {
         Self::new(part, globals, Par::Seq)
@@ -330,10 +383,16 @@ impl CpuBackend {
             }
             _ => None,
         };
+        let owner = match self.increments {
+            Increments::OwnerCompute if l.has_indirect_increment() => self.owner_plan(l),
+            _ => None,
+        };
         Bound {
             serial: l.has_indirect_increment()
                 && colours.is_none()
+                && owner.is_none()
                 && self.increments != Increments::Atomics,
+            owner,
             colours,
             whole_runs: self.increments == Increments::TwoLevel,
             runs: Vec::new(),
@@ -393,7 +452,11 @@ impl CpuBackend {
                         arity,
                         slot,
                         rows: m.values.len() / arity.max(1),
-                        atomic: access == Access::Inc && self.increments == Increments::Atomics,
+                        adds: if access == Access::Inc && self.increments == Increments::Atomics {
+                            Adds::Atomic
+                        } else {
+                            Adds::Plain
+                        },
                     }
                 }
                 Plan::Star { dat: d, map } => {
@@ -443,6 +506,28 @@ impl CpuBackend {
                     }
                 }
             });
+        }
+        if let Some(o) = &mut b.owner {
+            for (p, f) in o.filtered.iter_mut().enumerate() {
+                let own = &o.plan.owned[p];
+                f.clear();
+                f.extend(b.raw.iter().map(|&a| match a {
+                    RawArg::Map {
+                        access: Access::Inc,
+                        ..
+                    } => {
+                        let mut a = a;
+                        if let RawArg::Map { adds, .. } = &mut a {
+                            *adds = Adds::Owned {
+                                lo: own.start,
+                                hi: own.end,
+                            };
+                        }
+                        a
+                    }
+                    a => a,
+                }));
+            }
         }
     }
 

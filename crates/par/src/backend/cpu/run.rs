@@ -3,9 +3,47 @@
 
 use std::ops::Range;
 
-use super::{run_chunks, run_whole, CpuBackend, Par};
+use super::{run_chunks, run_whole, CpuBackend, Owner, Par};
+use crate::backend::chunks::Claims;
 use crate::decl::LoopDecl;
 use crate::kernel::LoopArgs;
+
+/// Runs `spans` of loop `l` by its owner-compute plan `o` on `pool`: each
+/// part its runs within the spans, in element order, in one call with its
+/// arguments (which add only to its own targets); the parts of a thread
+/// first on that thread ([`Claims`]).
+fn run_owned(
+    l: &LoopDecl,
+    o: &Owner,
+    args: &LoopArgs<'_>,
+    spans: &[Range<usize>],
+    pool: &rayon::ThreadPool,
+    claims: &mut Claims,
+) {
+    let parts = o.plan.owned.len();
+    let per_thread = parts.div_ceil(claims.threads());
+    let work = |k: usize| {
+        let Some(runs) = o.plan.runs.get(k) else {
+            return;
+        };
+        let mut batch = o.scratch[k].lock().expect("a part's own work space");
+        batch.clear();
+        for r in runs {
+            for span in spans {
+                let (a, e) = (r.start.max(span.start), r.end.min(span.end));
+                if a < e {
+                    batch.push(a..e);
+                }
+            }
+        }
+        let own = LoopArgs {
+            args: &o.filtered[k],
+            sink: args.sink,
+        };
+        (l.cpu)(&own, &batch);
+    };
+    claims.run(pool, per_thread, &work);
+}
 
 impl CpuBackend {
     /// Binds `l`'s arguments the first time it runs.
@@ -47,6 +85,10 @@ impl CpuBackend {
             sink: &b.sink,
         };
         match (&b.colours, &self.par, b.serial) {
+            (None, Par::Rayon(pool), _) if b.owner.is_some() => {
+                let o = b.owner.as_ref().expect("matched");
+                run_owned(l, o, &args, spans, pool, &mut self.claims)
+            }
             (Some(colours), par, _) => {
                 for colour in colours {
                     runs.clear();

@@ -62,15 +62,21 @@ impl OpenClBackend {
     /// the backend's [`Increments`] says.
     pub(super) fn device_plan(&self, l: &'static LoopDecl) -> Result<Option<DevicePlan>, String> {
         Ok(match self.increments {
-            Increments::Sequential => {
+            inc @ (Increments::Sequential | Increments::OwnerCompute) => {
                 // One work item for the whole loop: right (the element
-                // order's answer) and, on a GPU, very slow.
+                // order's answer, which owner compute gives too; its parts
+                // are a CPU plan) and, on a GPU, very slow.
                 if self.info.device_type != "CPU" {
                     tracing::warn!(
-                        "loop `{}` adds through a map and the increments are sequential: it runs \
-                         on one work item of {} (slow on a GPU); a parallel increment \
+                        "loop `{}` adds through a map and the increments are {}: it runs \
+                         on one work item of {} (slow on a GPU); a device increment \
                          strategy (atomics, global-colouring, two-level) runs it on all",
                         l.name,
+                        if inc == Increments::Sequential {
+                            "sequential"
+                        } else {
+                            "owner-compute (a CPU plan)"
+                        },
                         self.info.label()
                     );
                 }
