@@ -356,7 +356,8 @@ fn rms_history(dir: &Path) -> Vec<f64> {
 /// reach its cells), so every cell receives all its fluxes on its own
 /// rank. The order of a cell's increments follows the local numbering,
 /// so the answer is round-off from the serial run: rms within 1e-12 at
-/// every iteration, in every exchange mode, with threads, a two-level
+/// every iteration, in every exchange mode, with threads (the owner-compute
+/// plan over a rank's cells, the default), a two-level
 /// plan, the structure-of-arrays and mixed layouts and (feature
 /// `opencl`) on the device, its staged atomics too.
 #[test]
