@@ -364,15 +364,22 @@ mod avx2 {
             while e + 4 <= span.end {
                 // SAFETY (loads, stores): the function's contract; 4 values
                 // of an element of 4 (unaligned allowed).
-                let (mut dx, mut dy, mut a1, mut a2) = ([0.0; 4], [0.0; 4], [0.0; 4], [0.0; 4]);
+                // Each edge's `x1 - x2` as one 128-bit pair `(dx, dy)`,
+                // and the factors: kept in registers (four scalars stored
+                // and read back as one vector wait for the stores).
+                let (mut d, mut a1, mut a2) = ([_mm_setzero_pd(); 4], [0.0; 4], [0.0; 4]);
                 let mut l1 = [zero; 4];
                 let mut l2 = [zero; 4];
                 let mut cells = [[0usize; 2]; 4];
                 for k in 0..4 {
                     let [n1, n2] = unsafe { *b.pedge.add(e + k) };
-                    let (x1, x2) = unsafe { (&*b.x.add(n1 as usize), &*b.x.add(n2 as usize)) };
-                    dx[k] = x1[0] - x2[0];
-                    dy[k] = x1[1] - x2[1];
+                    let (x1, x2) = unsafe {
+                        (
+                            _mm_loadu_pd((*b.x.add(n1 as usize)).as_ptr()),
+                            _mm_loadu_pd((*b.x.add(n2 as usize)).as_ptr()),
+                        )
+                    };
+                    d[k] = _mm_sub_pd(x1, x2);
                     let [c1, c2] = unsafe { *b.pecell.add(e + k) };
                     let (c1, c2) = (c1 as usize, c2 as usize);
                     cells[k] = [c1, c2];
@@ -383,10 +390,13 @@ mod avx2 {
                         l2[k] = _mm256_loadu_pd((*b.q.add(c2)).as_ptr());
                     }
                 }
-                let (dx, dy) =
-                    unsafe { (_mm256_loadu_pd(dx.as_ptr()), _mm256_loadu_pd(dy.as_ptr())) };
-                let (adt1, adt2) =
-                    unsafe { (_mm256_loadu_pd(a1.as_ptr()), _mm256_loadu_pd(a2.as_ptr())) };
+                // [dx0 dy0 dx1 dy1], [dx2 dy2 dx3 dy3] -> [dx0 dx2 dx1 dx3]
+                // and the same of dy -> lanes in edge order.
+                let (d01, d23) = (_mm256_set_m128d(d[1], d[0]), _mm256_set_m128d(d[3], d[2]));
+                let dx = _mm256_permute4x64_pd::<0b11_01_10_00>(_mm256_unpacklo_pd(d01, d23));
+                let dy = _mm256_permute4x64_pd::<0b11_01_10_00>(_mm256_unpackhi_pd(d01, d23));
+                let adt1 = _mm256_set_pd(a1[3], a1[2], a1[1], a1[0]);
+                let adt2 = _mm256_set_pd(a2[3], a2[2], a2[1], a2[0]);
                 // SAFETY (transposes): AVX2 is present (the contract).
                 let q1 = unsafe { transpose(l1[0], l1[1], l1[2], l1[3]) };
                 let q2 = unsafe { transpose(l2[0], l2[1], l2[2], l2[3]) };

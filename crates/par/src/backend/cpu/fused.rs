@@ -106,7 +106,7 @@ impl CpuBackend {
         let key = l as *const LoopDecl as usize;
         self.bind_once(l);
         let b = &self.bound[&key];
-        if !shared || b.colours.is_some() || b.serial || l.line.is_some() {
+        if !shared || b.colours.is_some() || b.owner.is_some() || b.serial || l.line.is_some() {
             return self.run(l, spans).map(|()| false);
         }
         for (t, dat) in targets.iter_mut().zip(dats) {
