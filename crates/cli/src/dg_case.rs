@@ -30,6 +30,7 @@ use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 
 use qflow_dg::Settings;
+pub use qflow_par::decl::Axis;
 
 use crate::case::{CaseFile, MethodName, Output, Stop};
 
@@ -67,29 +68,6 @@ impl Default for Plane {
         Plane {
             normal: Axis::Z,
             at: 0.25,
-        }
-    }
-}
-
-/// An axis of the box.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Axis {
-    /// x.
-    X,
-    /// y.
-    Y,
-    /// z.
-    Z,
-}
-
-impl Axis {
-    /// Its index among the coordinates (x 0, y 1, z 2).
-    pub fn index(self) -> usize {
-        match self {
-            Axis::X => 0,
-            Axis::Y => 1,
-            Axis::Z => 2,
         }
     }
 }

@@ -371,7 +371,9 @@ pub struct LoopDecl {
     pub line: Option<Axis>,
 }
 
-/// The direction of a line loop ([`LoopDecl::line`]).
+/// A direction of a block (x, y, z; in case files `"x"`, `"y"`, `"z"`):
+/// that of a line loop ([`LoopDecl::line`]), or of a method's own, such
+/// as the normal of a picture's plane.
 ///
 /// A line loop's kernel is called once per line of its block's elements
 /// along the axis (a row along x, a column along y; the layer hands it
@@ -385,7 +387,8 @@ pub struct LoopDecl {
 /// must be recomputed exactly at a line's start). Serial, threads and
 /// ranks then give the same bits. CPU backends only: OpenCL does not
 /// offer it ([`crate::backend::LocalBackend::lines`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Axis {
     /// Rows: consecutive elements.
     X,
