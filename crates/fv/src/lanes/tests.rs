@@ -94,9 +94,11 @@ fn never(_: &LoopArgs<'_>, _: &[Range<usize>]) {
 
 /// `res_calc` over `spans` by the vector runner against the kernel edge
 /// by edge, each increment into a zeroed local value and then into its
-/// cell (the generated runner), from residuals `res0`.
+/// cell (the generated runner), from residuals `res0`; with `own`, only
+/// into the cells `lo..hi` (an owner-compute part's).
 #[allow(clippy::too_many_arguments)]
 fn same_residuals(
+    own: Option<(u32, u32)>,
     mut x: Vec<[f64; 2]>,
     mut q: Vec<[f64; 4]>,
     mut adt: Vec<f64>,
@@ -114,11 +116,17 @@ fn same_residuals(
             res_calc(
                 GAS, &x[n1], &x[n2], &q[c1], &q[c2], &adt[c1], &adt[c2], &mut r1, &mut r2,
             );
-            for k in 0..4 {
-                want[c1][k] += r1[k];
+            let owned =
+                |c: usize| own.is_none_or(|(lo, hi)| (lo as usize..hi as usize).contains(&c));
+            if owned(c1) {
+                for k in 0..4 {
+                    want[c1][k] += r1[k];
+                }
             }
-            for k in 0..4 {
-                want[c2][k] += r2[k];
+            if owned(c2) {
+                for k in 0..4 {
+                    want[c2][k] += r2[k];
+                }
             }
         }
     }
@@ -129,7 +137,7 @@ fn same_residuals(
         dat(&mut adt, 1),
         dat(&mut res, 4),
     );
-    let args = [
+    let mut args = [
         gas(),
         mapped(xd, Access::Read, pedge, 2, 0),
         mapped(xd, Access::Read, pedge, 2, 1),
@@ -140,6 +148,13 @@ fn same_residuals(
         mapped(rd, Access::Inc, pecell, 2, 0),
         mapped(rd, Access::Inc, pecell, 2, 1),
     ];
+    if let Some((lo, hi)) = own {
+        for arg in &mut args[7..] {
+            if let RawArg::Map { adds, .. } = arg {
+                *adds = Adds::Owned { lo, hi };
+            }
+        }
+    }
     let sink = Mutex::new(Partials::new(&[]));
     res_calc_lanes(
         &LoopArgs {
@@ -154,17 +169,23 @@ fn same_residuals(
             assert_eq!(
                 got[k].to_bits(),
                 want[k].to_bits(),
-                "cell {c}, component {k}"
+                "cell {c}, component {k}, owned {own:?}"
             );
         }
     }
-    // Atomic increments, and increments kept to a part's own targets
-    // (owner compute), are left to the generated runner.
-    for adds in [Adds::Atomic, Adds::Owned { lo: 0, hi: 3 }] {
-        let mut other = args;
-        if let RawArg::Map { adds: a, .. } = &mut other[7] {
-            *a = adds;
+    // Atomic increments, and increments through the two slots added
+    // differently, are left to the generated runner.
+    let mut atomic = args;
+    for arg in &mut atomic[7..] {
+        if let RawArg::Map { adds, .. } = arg {
+            *adds = Adds::Atomic;
         }
+    }
+    let mut mixed = args;
+    if let RawArg::Map { adds, .. } = &mut mixed[7] {
+        *adds = Adds::Owned { lo: 0, hi: 3 };
+    }
+    for other in [atomic, mixed] {
         assert!(Bound::of(&LoopArgs {
             args: &other,
             sink: &sink
@@ -190,20 +211,39 @@ fn res_calc_four_edges_at_a_time_gives_the_kernels_bits() {
         pecell[2 * e + 1] = pecell[2 * e]; // an edge between a cell and itself
     }
     let res0 = vec![[0.25; 4]; cells];
+    // Every cell; every cell as one part's (each group of four edges
+    // found all owned at once); a part of the cells (groups with cells of
+    // both kinds, the increments one by one); no cell.
+    for own in [None, Some((0, cells as u32)), Some((10, 25)), Some((5, 5))] {
+        same_residuals(
+            own,
+            x.clone(),
+            q.clone(),
+            adt.clone(),
+            &pedge,
+            &pecell,
+            &res0,
+            &[0..5, 5..5, 5..103, 103..edges],
+        );
+    }
+    // The groups in one part's cells: 8 edges among cells 0..4, owned.
+    let near: Vec<u32> = (0..16).map(|k| (k % 4) as u32).collect();
     same_residuals(
-        x,
-        q,
-        adt,
-        &pedge,
-        &pecell,
+        Some((0, 4)),
+        x.clone(),
+        q.clone(),
+        adt.clone(),
+        &pedge[..16],
+        &near,
         &res0,
-        &[0..5, 5..5, 5..103, 103..edges],
+        &[0..4, 4..8],
     );
     // Four edges of length 0 between equal states: fluxes of +0.0 into
     // residuals of -0.0, where the second cell's `-0.0 + (0 - 0)` is
     // +0.0 and `-0.0 - 0` would stay -0.0.
     let pecell: Vec<u32> = (0..8).collect();
     same_residuals(
+        None,
         vec![[0.5, 0.5]],
         vec![[1.0, -0.3, 0.2, 2.5]; 8],
         vec![0.7; 8],
