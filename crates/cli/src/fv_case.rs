@@ -245,15 +245,22 @@ impl FvCase {
     }
 }
 
-/// The settings that define the discrete problem, for checkpoints.
+/// The settings that define the discrete problem, for checkpoints. Owner
+/// compute gives the sequential plan's numbers, so the two share a key (a
+/// run of one resumes from the other's checkpoint).
 pub fn problem_key(s: &Settings) -> String {
+    use qflow_par::plan::Increments;
+    let strategy = match s.strategy {
+        Increments::OwnerCompute => Increments::Sequential,
+        other => other,
+    };
     format!(
         "gam = {:?}\ncfl = {:?}\neps = {:?}\nmach = {:?}\nstrategy = {}\nblock_size = {}\nreorder = {}\n",
         s.gam,
         s.cfl,
         s.eps,
         s.mach,
-        s.strategy.name(),
+        strategy.name(),
         s.block_size,
         s.reorder.name()
     )
@@ -304,6 +311,22 @@ mod tests {
         assert!(e.contains("box"), "{e}");
         let e = err(&format!("method = \"fv\"\n{gen}[expect]\nrms = -1.0\n"));
         assert!(e.contains("[expect] rms = -1"), "{e}");
+    }
+
+    /// Owner compute and the sequential plan give the same numbers: one
+    /// checkpoint key; a colouring changes them: another.
+    #[test]
+    fn owner_compute_resumes_the_sequential_plans_checkpoints() {
+        use qflow_par::plan::Increments;
+        let with = |strategy| {
+            problem_key(&Settings {
+                strategy,
+                ..Settings::default()
+            })
+        };
+        assert_eq!(with(Increments::OwnerCompute), with(Increments::Sequential));
+        assert_ne!(with(Increments::TwoLevel), with(Increments::Sequential));
+        assert_ne!(with(Increments::Atomics), with(Increments::Sequential));
     }
 
     #[test]
