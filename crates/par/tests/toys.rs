@@ -16,6 +16,7 @@
 mod toy_methods;
 
 use qflow_par::backend::BackendKind;
+use qflow_par::Values;
 use toy_methods::kernels::gs_forward;
 use toy_methods::*;
 
@@ -130,6 +131,32 @@ fn owner_compute_gives_the_sequential_bits_on_any_thread_count() {
         let r = run(BackendKind::Threads, threads, Increments::OwnerCompute);
         assert_eq!(r.0, sequential.0, "{threads} threads: field");
         assert_eq!(r.1, sequential.1, "{threads} threads: peaks");
+    }
+    // Spans out of element order (the second half first), three times,
+    // on values of many magnitudes (whose sums round differently in
+    // another order): each cell's increments in the sequential plan's
+    // order, span by span.
+    let mut q = line_problem();
+    q.permute_set(&FACES, &scattered);
+    q.dats[0].values = Values::F64(
+        (0..N_LINE)
+            .map(|i| (1.0 + i as f64 / 3.0).powi(i as i32 % 9) / 7.0)
+            .collect(),
+    );
+    let halves = |kind, threads, increments| {
+        let mut s = spec(kind, threads);
+        s.increments = increments;
+        let mut ex = exec(&q, &LINE_LOOPS, &LINE_GLOBALS, &s);
+        let h = N_LINE / 2;
+        for _ in 0..3 {
+            ex.run_spans(&FACE_FLUX, &[h..N_LINE, 0..h]).unwrap();
+        }
+        f64s(ex.gather(&RES))
+    };
+    let want = halves(BackendKind::Serial, 1, Increments::Sequential);
+    for threads in 2..=4 {
+        let got = halves(BackendKind::Threads, threads, Increments::OwnerCompute);
+        assert_eq!(got, want, "{threads} threads, spans out of order");
     }
     let part = Part::whole(&p, &LINE_LOOPS);
     let plan = owner_parts(&part, &FACE_FLUX, 4).unwrap().expect("a plan");

@@ -14,9 +14,10 @@
 //! elements and targets in one stretch of memory.
 //!
 //! A loop can take the plan when nothing else it does would run twice:
-//! it writes no dat of its own elements, reduces no global, and reads no
-//! dat it increments (a part would read a target another part is adding
-//! to), and its increments reach one set.
+//! it writes no dat of its own elements and none through a map (but by
+//! increments), reduces no global, and reads no dat it increments (a part
+//! would read a target another part is adding to), and its increments
+//! reach one set.
 
 use std::ops::Range;
 
@@ -75,6 +76,16 @@ pub fn owner_compute_refusal(l: &LoopDecl) -> Option<String> {
     }
     for a in l.args {
         match a.kind {
+            ArgKind::Dat {
+                dat,
+                via: Via::Map(..),
+                access: Access::Write | Access::ReadWrite,
+            } => {
+                return Some(format!(
+                    "it writes `{}` through a map (a seam element would write it from two parts)",
+                    dat.name
+                ))
+            }
             ArgKind::Dat {
                 dat,
                 via: Via::Direct,
@@ -213,5 +224,6 @@ mod tests {
         .contains("`rms`"));
         assert!(why(vec![inc0, dat(&NRES, Via::Map(&EN, 0), Access::Inc)])
             .contains("more than one set"));
+        assert!(why(vec![inc0, dat(&Q, Via::Map(&EC, 1), Access::Write)]).contains("through a map"));
     }
 }

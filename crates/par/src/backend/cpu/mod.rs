@@ -266,7 +266,7 @@ impl CpuBackend {
         }
         match plan::owner_parts(&self.part, l, threads * OWNER_PARTS_PER_THREAD) {
             Ok(Some(plan)) => {
-                let twice = plan.redundancy(self.part.sets[self.part.set_index(l.set)?].len);
+                let twice = plan.redundancy(self.part.set(l.set).map_or(0, |s| s.len));
                 tracing::debug!(
                     "loop `{}`: owner-compute plan, {} parts, {} runs, {:.2}% of the elements \
                      run twice",

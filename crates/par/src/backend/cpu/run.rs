@@ -9,9 +9,10 @@ use crate::decl::LoopDecl;
 use crate::kernel::LoopArgs;
 
 /// Runs `spans` of loop `l` by its owner-compute plan `o` on `pool`: each
-/// part its runs within the spans, in element order, in one call with its
-/// arguments (which add only to its own targets); the parts of a thread
-/// first on that thread ([`Claims`]).
+/// part its elements within the spans (span by span in the order given,
+/// each span's in element order, as the sequential plan runs them), in one
+/// call with its arguments (which add only to its own targets); the parts
+/// of a thread first on that thread ([`Claims`]).
 fn run_owned(
     l: &LoopDecl,
     o: &Owner,
@@ -26,10 +27,19 @@ fn run_owned(
         let Some(runs) = o.plan.runs.get(k) else {
             return;
         };
-        let mut batch = o.scratch[k].lock().expect("a part's own work space");
+        // A kernel's panic poisons nothing here: the batch is rebuilt.
+        let mut batch = o.scratch[k]
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         batch.clear();
-        for r in runs {
-            for span in spans {
+        // The spans in the order given, each the part's runs within it in
+        // element order: the sequential plan's order, for any spans.
+        for span in spans {
+            let first = runs.partition_point(|r| r.end <= span.start);
+            for r in &runs[first..] {
+                if r.start >= span.end {
+                    break;
+                }
                 let (a, e) = (r.start.max(span.start), r.end.min(span.end));
                 if a < e {
                     batch.push(a..e);
