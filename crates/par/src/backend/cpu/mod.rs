@@ -523,25 +523,22 @@ impl CpuBackend {
             });
         }
         if let Some(o) = &mut b.owner {
-            for (p, f) in o.filtered.iter_mut().enumerate() {
-                let own = &o.plan.owned[p];
+            for (f, own) in o.filtered.iter_mut().zip(&o.plan.owned) {
                 f.clear();
-                f.extend(b.raw.iter().map(|&a| match a {
-                    RawArg::Map {
+                f.extend_from_slice(&b.raw);
+                for a in f.iter_mut() {
+                    if let RawArg::Map {
                         access: Access::Inc,
+                        adds,
                         ..
-                    } => {
-                        let mut a = a;
-                        if let RawArg::Map { adds, .. } = &mut a {
-                            *adds = Adds::Owned {
-                                lo: own.start,
-                                hi: own.end,
-                            };
-                        }
-                        a
+                    } = a
+                    {
+                        *adds = Adds::Owned {
+                            lo: own.start,
+                            hi: own.end,
+                        };
                     }
-                    a => a,
-                }));
+                }
             }
         }
     }
