@@ -26,5 +26,6 @@ pub mod lskum_run;
 pub mod lw_case;
 pub mod lw_outputs;
 pub mod lw_run;
+pub mod memory;
 pub mod partition_cmd;
 pub mod run;

@@ -13,6 +13,10 @@ use qflow_mesh::{check, legacy};
 use qflow_par::backend::{BackendKind, BackendSpec};
 use qflow_par::comm::ExchangeMode;
 
+/// Large blocks (the dats) on transparent huge pages (`qflow::memory`).
+#[global_allocator]
+static ALLOCATOR: qflow::memory::HugePageAlloc = qflow::memory::HugePageAlloc;
+
 #[derive(Parser)]
 #[command(
     name = "qflow",
@@ -233,6 +237,7 @@ macro_rules! outln {
 }
 
 fn main() -> ExitCode {
+    qflow::memory::keep_large_blocks();
     // Messages for a person: no timestamp, colour only on a terminal (a
     // log file or a test got escape codes).
     tracing_subscriber::fmt()
