@@ -28,6 +28,14 @@ pub(crate) trait Lanes: Copy {
     /// `f64::max` lane by lane (the other value where one is NaN).
     fn max(self, o: Self) -> Self;
     fn abs(self) -> Self;
+    /// The lanes one cell back along x: `[before[3], self[0], self[1],
+    /// self[2]]`.
+    fn prev(self, before: Self) -> Self;
+    /// The lanes one cell on along x: `[self[1], self[2], self[3],
+    /// after[0]]`.
+    fn next(self, after: Self) -> Self;
+    /// `from`'s lanes 0 and 1 (`low`) or 2 and 3, `self`'s others.
+    fn keep_half(self, from: Self, low: bool) -> Self;
     /// [`crate::kernels::residue`] of 4 cells of the grid, new states `q`,
     /// densities `rho0` at the step's start, lane by lane: `most` the
     /// largest change so far per lane, `bad` whether a lane met a state
@@ -79,6 +87,22 @@ impl Lanes for V {
     #[inline(always)]
     fn abs(self) -> V {
         [self[0].abs(), self[1].abs(), self[2].abs(), self[3].abs()]
+    }
+    #[inline(always)]
+    fn prev(self, before: V) -> V {
+        [before[3], self[0], self[1], self[2]]
+    }
+    #[inline(always)]
+    fn next(self, after: V) -> V {
+        [self[1], self[2], self[3], after[0]]
+    }
+    #[inline(always)]
+    fn keep_half(self, from: V, low: bool) -> V {
+        if low {
+            [from[0], from[1], self[2], self[3]]
+        } else {
+            [self[0], self[1], from[2], from[3]]
+        }
     }
     #[inline(always)]
     fn residue(q: &[V; 4], rho0: V, most: &mut V, bad: &mut V) {
@@ -162,6 +186,32 @@ pub(crate) mod avx {
         #[inline(always)]
         fn abs(self) -> Avx {
             unsafe { Avx(_mm256_andnot_pd(_mm256_set1_pd(-0.0), self.0)) }
+        }
+        #[inline(always)]
+        fn prev(self, before: Avx) -> Avx {
+            unsafe {
+                // [b2, b3, s0, s1], then lanes 1, 0, 3, 2 of it and self.
+                let t = _mm256_permute2f128_pd::<0x21>(before.0, self.0);
+                Avx(_mm256_shuffle_pd::<0b0101>(t, self.0))
+            }
+        }
+        #[inline(always)]
+        fn next(self, after: Avx) -> Avx {
+            unsafe {
+                // [s2, s3, a0, a1], then lanes 1, 0, 3, 2 of self and it.
+                let t = _mm256_permute2f128_pd::<0x21>(self.0, after.0);
+                Avx(_mm256_shuffle_pd::<0b0101>(self.0, t))
+            }
+        }
+        #[inline(always)]
+        fn keep_half(self, from: Avx, low: bool) -> Avx {
+            unsafe {
+                Avx(if low {
+                    _mm256_blend_pd::<0b0011>(self.0, from.0)
+                } else {
+                    _mm256_blend_pd::<0b1100>(self.0, from.0)
+                })
+            }
         }
         #[inline(always)]
         fn residue(q: &[Avx; 4], rho0: Avx, most: &mut Avx, bad: &mut Avx) {

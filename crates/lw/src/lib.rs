@@ -25,6 +25,7 @@ pub mod exact;
 pub mod kernels;
 mod lanes;
 pub mod lines;
+mod lines_x;
 mod lines_y;
 pub mod method;
 pub mod problem;

@@ -16,7 +16,7 @@ use crate::lanes::{Lanes, V};
 /// The switches of 4 cells from the densities below, at and above them
 /// ([`crate::kernels::switch`]).
 #[inline(always)]
-fn switches<L: Lanes>(m: L, z: L, p: L) -> L {
+pub(crate) fn switches<L: Lanes>(m: L, z: L, p: L) -> L {
     let a = p.sub(z).abs();
     let b = z.sub(m).abs();
     a.sub(b).abs().div(a.add(b).add(L::splat(1e-100)))
@@ -24,7 +24,7 @@ fn switches<L: Lanes>(m: L, z: L, p: L) -> L {
 
 /// An element's cells as a state (component by component).
 #[inline(always)]
-fn state<L: Lanes>(e: &Cells) -> [L; 4] {
+pub(crate) fn state<L: Lanes>(e: &Cells) -> [L; 4] {
     [
         L::load(&e[0..]),
         L::load(&e[4..]),
@@ -35,31 +35,41 @@ fn state<L: Lanes>(e: &Cells) -> [L; 4] {
 
 /// The densities of an element's cells.
 #[inline(always)]
-fn rho<L: Lanes>(e: &Cells) -> L {
+pub(crate) fn rho<L: Lanes>(e: &Cells) -> L {
     L::load(&e[0..4])
 }
 
-/// [`crate::kernels::flux`] along y.
+/// [`crate::kernels::flux`] along y (`Y`) or x.
 #[inline(always)]
-fn flux<L: Lanes>(q: &[L; 4], gm1: f64) -> [L; 4] {
+pub(crate) fn flux<L: Lanes, const Y: bool>(q: &[L; 4], gm1: f64) -> [L; 4] {
     let u = q[1].div(q[0]);
     let v = q[2].div(q[0]);
     let kin = L::splat(0.5).mul(q[0]).mul(u.mul(u).add(v.mul(v)));
     let p = L::splat(gm1).mul(q[3].sub(kin));
     let ru = q[0].mul(u);
-    [
-        q[2],
-        ru.mul(v),
-        q[0].mul(v).mul(v).add(p),
-        q[3].add(p).mul(v),
-    ]
+    if Y {
+        [
+            q[2],
+            ru.mul(v),
+            q[0].mul(v).mul(v).add(p),
+            q[3].add(p).mul(v),
+        ]
+    } else {
+        [q[1], ru.mul(u).add(p), ru.mul(v), q[3].add(p).mul(u)]
+    }
 }
 
 /// The filter of `z` between `m` and `p`: conservative with the
 /// coefficients of the faces above and below (`kp`, `km`), or the paper's
 /// with the cells' (`kp`).
 #[inline(always)]
-fn filter<L: Lanes, const CONS: bool>(m: &[L; 4], z: &[L; 4], p: &[L; 4], kp: L, km: L) -> [L; 4] {
+pub(crate) fn filter<L: Lanes, const CONS: bool>(
+    m: &[L; 4],
+    z: &[L; 4],
+    p: &[L; 4],
+    kp: L,
+    km: L,
+) -> [L; 4] {
     let mut w = *z;
     for k in 0..4 {
         w[k] = if CONS {
@@ -71,10 +81,10 @@ fn filter<L: Lanes, const CONS: bool>(m: &[L; 4], z: &[L; 4], p: &[L; 4], kp: L,
     w
 }
 
-/// The flux of the half-point state between `a` (below) and `b` with
-/// fluxes `fa`, `fb` (`hr = r/2`).
+/// The flux (along y: `Y`, or x) of the half-point state between `a`
+/// (below, or left) and `b` with fluxes `fa`, `fb` (`hr = r/2`).
 #[inline(always)]
-fn half_flux<L: Lanes>(
+pub(crate) fn half_flux<L: Lanes, const Y: bool>(
     a: &[L; 4],
     b: &[L; 4],
     fa: &[L; 4],
@@ -88,7 +98,7 @@ fn half_flux<L: Lanes>(
             .mul(a[k].add(b[k]))
             .sub(L::splat(hr).mul(fb[k].sub(fa[k])));
     }
-    flux(&h, gm1)
+    flux::<L, Y>(&h, gm1)
 }
 
 /// What an element carries from row `s` to row `s + 1`: `w_s` (values
@@ -163,10 +173,14 @@ fn start<L: Lanes, const CONS: bool>(
         } else {
             filter::<L, false>(&qm, &q0, &q1, c.mul(t0), c)
         };
-        let (fm, f0) = (flux(&wm, gm1), flux(&w0, gm1));
+        let (fm, f0) = (flux::<L, true>(&wm, gm1), flux::<L, true>(&w0, gm1));
         carry(cr, 0, &w0);
         carry(cr, 4, &f0);
-        carry(cr, 8, &half_flux(&wm, &w0, &fm, &f0, 0.5 * r, gm1));
+        carry(
+            cr,
+            8,
+            &half_flux::<L, true>(&wm, &w0, &fm, &f0, 0.5 * r, gm1),
+        );
         t0.store(&mut cr[12]);
         t1.store(&mut cr[13]);
     }
@@ -272,8 +286,8 @@ fn sweep_y_in<L: Lanes, const CONS: bool>(
             carried::<L>(cr, 4),
             carried::<L>(cr, 8),
         );
-        let fnew = flux(&wn, gm1);
-        let gnew = half_flux(&w0, &wn, &f0, &fnew, hr, gm1);
+        let fnew = flux::<L, true>(&wn, gm1);
+        let gnew = half_flux::<L, true>(&w0, &wn, &f0, &fnew, hr, gm1);
         let mut o = [0.0; 16];
         for k in 0..4 {
             w0[k]
