@@ -85,6 +85,14 @@ pub(super) fn copy_elements(
 /// is about 20 us on 2 threads).
 pub(super) const PARTS_PER_THREAD: usize = 8;
 
+/// Parts per thread of a line loop ([`run_whole`]): each part is a call of
+/// the loop's runner, whose scratch is made anew, so a sweep that carries
+/// values from a line to the next (`lw`'s y sweeps) computes them afresh
+/// at each part's first line (about two lines' work): with 8 parts per
+/// thread that was about 8% of such a sweep on 2 threads, and the sweeps
+/// ran 1.4-1.5x serial (2 parts: 1.8-1.9x; docs/performance.md 12).
+pub(super) const LINE_PARTS_PER_THREAD: usize = 2;
+
 /// How long a thread done with a loop's parts spins for the others'
 /// ([`Claims::run`]).
 const SPIN_AT_END: std::time::Duration = std::time::Duration::from_micros(300);
@@ -391,8 +399,9 @@ pub(super) fn parts(total: usize, threads: usize) -> usize {
 }
 
 /// Runs `spans` of loop `l` on `pool`, each span whole on one thread
-/// (a two-level plan's blocks, a line loop's lines): [`PARTS_PER_THREAD`] parts of consecutive
-/// spans per thread, the same parts every time, through [`Claims`] as
+/// (a two-level plan's blocks, a line loop's lines): [`PARTS_PER_THREAD`]
+/// parts of consecutive spans per thread ([`LINE_PARTS_PER_THREAD`] for a
+/// line loop), the same parts every time, through [`Claims`] as
 /// [`run_chunks`] (a loop scheduled by rayon's stealing between loops
 /// run by fixed parts cost OP2's Airfoil `update` three times its time
 /// on 2 threads, docs/performance.md 11c).
@@ -408,7 +417,12 @@ pub(super) fn run_whole(
         (l.cpu)(args, spans);
         return;
     }
-    let per_thread = PARTS_PER_THREAD.min(n.div_ceil(claims.threads()));
+    let most = if l.line.is_some() {
+        LINE_PARTS_PER_THREAD
+    } else {
+        PARTS_PER_THREAD
+    };
+    let per_thread = most.min(n.div_ceil(claims.threads()));
     let parts = per_thread * claims.threads();
     let run_part = |k: usize| {
         let group = &spans[k * n / parts..(k + 1) * n / parts];
