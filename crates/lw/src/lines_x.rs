@@ -176,19 +176,21 @@ fn sweep_x_in<L: Lanes, const CONS: bool>(
     };
 
     // Element -1 (only its last lane is used) and element 0; the switches
-    // of elements 1 and 2 (one element further ahead than the filter: the
-    // conservative coefficients need the next element's switches, and
-    // computing those a step early keeps their division off the chain from
-    // an element's state to its update).
+    // of elements 1 and 2 and the coefficients of element 1 (the loop
+    // computes an element's coefficients an element ahead of its filter,
+    // and their switches two ahead: the conservative coefficients need the
+    // next element's switches, and computing them early keeps their
+    // division off the chain from an element's state to its update).
     let (um, mut u_j, mut u_n): ([L; 4], [L; 4], [L; 4]) =
         (state(at(0)), state(at(1)), state(at(2)));
     let (r2, r3) = (rho::<L>(at(3)), rho::<L>(at(4)));
     let tm = switches_x(um[0], um[0], u_j[0]);
     let t_j = switches_x(um[0], u_j[0], u_n[0]);
-    let mut t_n = switches_x(u_j[0], u_n[0], r2);
+    let t_n = switches_x(u_j[0], u_n[0], r2);
     let mut t_nn = switches_x(u_n[0], r2, r3);
     let km = coefficients::<L, CONS>(c, tm, t_j);
     let mut k_j = coefficients::<L, CONS>(c, t_j, t_n);
+    let mut k_n = coefficients::<L, CONS>(c, t_n, t_nn);
     let wm = filtered::<L, CONS>(&um, &um, &u_j, km, km);
     let mut w_j = filtered::<L, CONS>(&um, &u_j, &u_n, k_j, km);
     keep(0, &mut w_j, &u_j);
@@ -198,11 +200,11 @@ fn sweep_x_in<L: Lanes, const CONS: bool>(
 
     for (j, d) in dst.iter_mut().enumerate() {
         // Element j + 1's filtered state and flux (it needs element j +
-        // 2's state and the switches of j + 2), and the switches of
-        // element j + 3 for the next element.
+        // 2's state), and the switches of element j + 3 and coefficients
+        // of j + 2 for the next elements.
         let u_nn: [L; 4] = state(at(j + 3));
         let t_3 = switches_x(u_nn[0], rho(at(j + 4)), rho(at(j + 5)));
-        let k_n = coefficients::<L, CONS>(c, t_n, t_nn);
+        let k_nn = coefficients::<L, CONS>(c, t_nn, t_3);
         let mut w_n = filtered::<L, CONS>(&u_j, &u_n, &u_nn, k_n, k_j);
         keep(j + 1, &mut w_n, &u_n);
         let f_n = flux::<L, false>(&w_n, gm1);
@@ -233,7 +235,7 @@ fn sweep_x_in<L: Lanes, const CONS: bool>(
                 L::residue(&q, L::load(&u0.get(j)[..4]), &mut most4, &mut bad4);
             }
         }
-        (u_j, u_n, t_n, t_nn, k_j, w_j, f_j, g_p) = (u_n, u_nn, t_nn, t_3, k_n, w_n, f_n, g);
+        (u_j, u_n, t_nn, k_j, k_n, w_j, f_j, g_p) = (u_n, u_nn, t_3, k_n, k_nn, w_n, f_n, g);
     }
     let (m4, b4) = L::measured(most4, bad4);
     *change = if m4 > most { m4 } else { most };
