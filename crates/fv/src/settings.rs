@@ -38,8 +38,8 @@ pub struct Settings {
     /// default: the cells cut into one range per part, two parts per
     /// thread, each part running the edges of its cells in edge order and
     /// adding only to its own cells: OP2's sequential answer, bit for bit,
-    /// on any number of threads; on a device one work item, as
-    /// `"sequential"`), `"sequential"` (one thread,
+    /// on any number of threads; on a GPU the global colouring, on a CPU
+    /// device one work item, as `"sequential"`), `"sequential"` (one thread,
     /// edge order: OP2's sequential answer), `"global-colouring"` (colour
     /// by colour in parallel), `"two-level"` (blocks of `block_size`
     /// edges coloured, the blocks of a colour in parallel; on a device,

@@ -61,7 +61,18 @@ impl OpenClBackend {
     /// The device plan of loop `l` (which increments through a map) as
     /// the backend's [`Increments`] says.
     pub(super) fn device_plan(&self, l: &'static LoopDecl) -> Result<Option<DevicePlan>, String> {
-        Ok(match self.increments {
+        let inc = device_increments(self.increments, &self.info.device_type);
+        if inc != self.increments {
+            tracing::info!(
+                "loop `{}`: owner-compute is a CPU plan; on {} it runs as {} \
+                 (the same answer every run, within round-off of the sequential \
+                 one; `sequential` gives that answer on one work item)",
+                l.name,
+                self.info.label(),
+                inc.name()
+            );
+        }
+        Ok(match inc {
             inc @ (Increments::Sequential | Increments::OwnerCompute) => {
                 // One work item for the whole loop: right (the element
                 // order's answer, which owner compute gives too; its parts
@@ -72,11 +83,7 @@ impl OpenClBackend {
                          on one work item of {} (slow on a GPU); a device increment \
                          strategy (atomics, global-colouring, two-level) runs it on all",
                         l.name,
-                        if inc == Increments::Sequential {
-                            "sequential"
-                        } else {
-                            "owner-compute (a CPU plan)"
-                        },
+                        inc.name(),
                         self.info.label()
                     );
                 }
@@ -212,5 +219,53 @@ impl OpenClBackend {
         }
         self.plans.insert(key, Some(plan));
         result.map(|()| true)
+    }
+}
+
+/// The increments a device runs for the backend's `inc`: owner compute (a
+/// CPU plan, and the layer's default for methods that choose it) runs as
+/// the global colouring on a device that is not a CPU (a GPU would
+/// otherwise run the loop on one work item; the colouring gives the same
+/// answer every run, where atomics would not), and as `sequential` (one
+/// work item, the element order's bits) on a CPU device such as PoCL,
+/// where the CPU backends' bits are the ones to match.
+pub(super) fn device_increments(inc: Increments, device_type: &str) -> Increments {
+    match inc {
+        Increments::OwnerCompute if device_type != "CPU" => Increments::Colouring,
+        inc => inc,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::device_increments;
+    use crate::plan::Increments;
+
+    /// Owner compute becomes the global colouring on a GPU and stays on
+    /// one work item on a CPU device; every other strategy is as asked.
+    #[test]
+    fn owner_compute_runs_coloured_on_a_gpu() {
+        assert_eq!(
+            device_increments(Increments::OwnerCompute, "GPU"),
+            Increments::Colouring
+        );
+        assert_eq!(
+            device_increments(Increments::OwnerCompute, "accelerator"),
+            Increments::Colouring
+        );
+        assert_eq!(
+            device_increments(Increments::OwnerCompute, "CPU"),
+            Increments::OwnerCompute
+        );
+        for inc in [
+            Increments::Sequential,
+            Increments::Colouring,
+            Increments::TwoLevel,
+            Increments::Atomics,
+            Increments::StagedAtomics,
+        ] {
+            assert_eq!(device_increments(inc, "GPU"), inc);
+            assert_eq!(device_increments(inc, "CPU"), inc);
+        }
     }
 }
