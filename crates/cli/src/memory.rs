@@ -28,14 +28,19 @@ const HUGE_PAGE: usize = 2 << 20;
 pub struct HugePageAlloc;
 
 /// Has the C library keep blocks of up to 32 MiB in its heap rather than
-/// mapping each from the kernel (and unmapping it when freed): a block
-/// freed and allocated again (a run's set-up builds and drops many) then
-/// finds its pages, huge ones included, already there. glibc only.
+/// mapping each from the kernel (and unmapping it when freed), and keep
+/// the heap's freed top (up to 1 GiB) rather than give it back: a block
+/// freed and allocated again (a run's set-up and its outputs build and
+/// drop many) then finds its pages, huge ones included, already there,
+/// where each new 2 MiB page would be zeroed again (with the top given
+/// back, zeroing took 15% of a 150-step `lw` run's samples, 4% without).
+/// glibc only.
 pub fn keep_large_blocks() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: a setting of the allocator, made before any thread starts.
     unsafe {
         libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 1 << 30);
     }
 }
 
