@@ -4,13 +4,12 @@
 //! Linux backs memory with 4 KiB pages unless a region asks for huge ones
 //! (`/sys/kernel/mm/transparent_hugepage/enabled` is `madvise` on Debian).
 //! The solvers stream their dats every loop; on 2 MiB pages the same
-//! loops ran 5-8% faster here (the serial `lw` step and 2D DG
-//! advection, `docs/performance.md` 12 and 13l), from fewer TLB misses
+//! loops ran 3-12% faster here (`docs/performance.md` 15), from fewer TLB misses
 //! and page walks (on a virtual machine each walk is two-dimensional).
 //! So every block of at least [`HUGE_FROM`] bytes is aligned to 2 MiB,
 //! its size rounded up to whole 2 MiB pages, and marked
 //! `MADV_HUGEPAGE` before anything touches it. The cost: up to 2 MiB of
-//! address space and memory per such block, small beside the block.
+//! memory per such block (a block of 512 KiB takes a whole page).
 //! Where the kernel has no huge pages the advice is ignored and the block
 //! is an ordinary one.
 
@@ -115,6 +114,11 @@ unsafe impl GlobalAlloc for HugePageAlloc {
             // SAFETY: both blocks are the system's own.
             return unsafe { System.realloc(ptr, layout, new_size) };
         }
+        if placed(new) == placed(layout) {
+            // A large block that already holds the new size (its whole
+            // pages), freed later with the new layout to the same block.
+            return ptr;
+        }
         // SAFETY: a new block, the old one's bytes copied (as many as both
         // hold), the old one freed.
         unsafe {
@@ -151,6 +155,10 @@ mod tests {
             for i in 0..large.size() {
                 *ptr.add(i) = (i % 251) as u8;
             }
+            // Grow within its whole pages: the same block.
+            let within = Layout::from_size_align(HUGE_PAGE, 8).unwrap();
+            assert_eq!(a.realloc(ptr, large, HUGE_PAGE), ptr);
+            let large = within;
             // Shrink below the threshold, grow back past it.
             let ptr = a.realloc(ptr, large, 1000);
             assert!((0..1000).all(|i| *ptr.add(i) == (i % 251) as u8));

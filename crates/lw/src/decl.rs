@@ -235,7 +235,6 @@ macro_rules! sweep_loops {
                 kind: read(KIND),
                 u: read($from at LW_X_AT),
                 out: write($to),
-                lines: scratch(Lines::new),
             }
         }
     )*};
@@ -291,7 +290,6 @@ macro_rules! sweep_x_residue_loops {
                 u: read(W at LW_X_AT),
                 u0: read(U0),
                 out: write(U),
-                lines: scratch(Lines::new),
                 change: max(CHANGE),
                 bad: max(BAD),
             }

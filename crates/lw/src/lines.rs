@@ -64,7 +64,6 @@ macro_rules! sweep_x_kernels {
             kind: LineRead<'_, [i32; 2]>,
             u: LineOffsets<'_, Cells>,
             mut out: LineWrite<'_, Cells>,
-            _lines: &mut Lines,
         ) {
             let (mut change, mut bad) = (0.0, 0.0);
             sweep_x::<$cons>(gas, sweep, &bc, &kind, &u, &mut out, None, &mut change, &mut bad);
@@ -92,7 +91,6 @@ macro_rules! sweep_x_residue_kernels {
             u: LineOffsets<'_, Cells>,
             u0: LineRead<'_, Cells>,
             mut out: LineWrite<'_, Cells>,
-            _lines: &mut Lines,
             change: &mut f64,
             bad: &mut f64,
         ) {
