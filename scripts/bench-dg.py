@@ -64,6 +64,14 @@ and on --threads threads in every round, after qflow's runs: its speed-up
 static-schedule loop got from the machine in the same minutes
 (docs/performance.md 13h: on this virtual machine both fall together when
 the sitting is noisy).
+
+--ceiling builds scripts/threads-ceiling.c (each thread the same fixed
+amount of pure register arithmetic, 4-wide multiply-adds: no memory, no
+sharing, no synchronization) and runs it on 1 and on --threads threads in
+every round: T x (time on 1) / (time on T), medians, is a column of the
+table, the speed-up the cores themselves gave a perfectly parallel
+program in the same minutes (docs/performance.md 13m: on this virtual
+machine not always 2).
 """
 import argparse
 import json
@@ -212,6 +220,23 @@ def build_control(out):
     return exe
 
 
+def build_ceiling(out):
+    """Builds the arithmetic ceiling probe into `out`; returns its path."""
+    exe = out / "threads-ceiling"
+    subprocess.run(["cc", "-O2", "-march=native", "-fopenmp",
+                    str(ROOT / "scripts/threads-ceiling.c"), "-o", str(exe)], check=True)
+    return exe
+
+
+def ceiling(exe, threads):
+    """Wall seconds of the ceiling probe's fixed work per thread on `threads`
+    threads (about 0.2 s on an idle core of this machine)."""
+    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_PROC_BIND="true")
+    out = subprocess.run([str(exe), "50000000"], env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True, check=True)
+    return float(out.stdout.split()[0])
+
+
 def control(exe, side, values, loops, threads):
     """Microseconds per loop of the control on `threads` threads."""
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
@@ -264,6 +289,7 @@ def main():
     ap.add_argument("--base-steps", type=int, default=0)
     ap.add_argument("--priority", type=int, default=None)
     ap.add_argument("--control", action="store_true")
+    ap.add_argument("--ceiling", action="store_true")
     a = ap.parse_args()
     PRIORITY[0] = a.priority
     WAIT[0] = a.wait_idle
@@ -275,6 +301,7 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     raw = open(a.raw, "a") if a.raw else None
     exe = build_control(out) if a.control else None
+    probe = build_ceiling(out) if a.ceiling else None
     backends = ["serial", f"threads-{a.threads}"]
     orders = [int(x) for x in a.orders.split(",")]
     builds = [("now", qflow)] + ([("before", pathlib.Path(a.before))] if a.before else [])
@@ -286,6 +313,8 @@ def main():
     ups = [f"speed-up {tag} (medians / minima)" for tag, _ in builds]
     if exe:
         ups.append("control speed-up")
+    if probe:
+        ups.append("ceiling speed-up")
     print("| equation | order | cells | nodes | " + " | ".join(cols + ups) + " | clean |")
     print("|---|---|---|---|" + "---|" * (len(cols) + len(ups) + 1))
     n_clean = n_all = 0
@@ -298,6 +327,7 @@ def main():
             configs = [(tag, binary, b) for tag, binary in builds for b in backends]
             base = {k: [] for k in runs}
             ctl = {1: [], a.threads: []}
+            ceil = {1: [], a.threads: []}
             for k in range(a.repeats):
                 for tag, binary, b in (configs if k % 2 == 0 else configs[::-1]):
                     r = run(binary, out, equation, n, cells, b, a.steps, tag, a.dims)
@@ -318,6 +348,9 @@ def main():
                     side = max(3, round(math.sqrt(cells ** a.dims)))
                     for t in ctl:
                         ctl[t].append(control(exe, side, n ** a.dims, 5 * a.steps, t))
+                if probe:
+                    for t in ceil:
+                        ceil[t].append(ceiling(probe, t))
             if a.base_steps > 0:
                 rhs = (a.steps - a.base_steps) * 5 * dofs
                 c = {k: (statistics.median(x["cpu"] for x in runs[k])
@@ -345,6 +378,9 @@ def main():
                 speedups += f" | {up:.2f}x"
             elif exe:
                 speedups += " | -"
+            if probe:
+                up = a.threads * statistics.median(ceil[1]) / statistics.median(ceil[a.threads])
+                speedups += f" | {up:.2f}x"
             print(f"| {equation} | {n} | {cells}^{a.dims} | {dofs} | {vals} | {speedups} | "
                   f"{good}/{total} |", flush=True)
     if cpu_rows:

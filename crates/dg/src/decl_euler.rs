@@ -11,7 +11,7 @@ use qflow_par::{par_loop, DatDecl, LoopDecl, Role};
 use super::euler::{
     iso_axpy_1d, iso_axpy_2d, iso_diag_1d, iso_diag_2d, iso_lserk_1d, iso_lserk_2d,
     iso_lserk_diag_1d, iso_lserk_diag_2d, iso_restore_1d, iso_restore_2d, iso_rhs_1d, iso_rhs_2d,
-    iso_save_1d, iso_save_2d,
+    iso_save_1d, iso_save_2d, IsoWork2,
 };
 use super::DG_ORDER;
 use crate::decl::{
@@ -208,6 +208,7 @@ par_loop! {
         k: rw(K1_E2),
         // Read and written: only the values in use are written.
         un: rw(R_E2),
+        w: scratch(IsoWork2::new),
     }
 }
 par_loop! {
@@ -223,6 +224,7 @@ par_loop! {
         mass: sum(MASS),
         kinetic: sum(KINETIC),
         low: min(RHO_MIN),
+        w: scratch(IsoWork2::new),
     }
 }
 par_loop! {

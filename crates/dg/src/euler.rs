@@ -164,13 +164,55 @@ pub fn iso_rhs_1d_n(n: usize, p: [f64; 5], u: Offsets<'_, Euler1>, r: &mut Euler
 pub fn iso_rhs_2d(p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler2) {
     // `n` is this module's order, a constant (the compiler unrolls the node
     // loops).
-    iso_rhs_2d_n(DG_ORDER, p, u, r)
+    let mut g = [0.0; 192];
+    iso_rhs_2d_n(DG_ORDER, p, u, r, &mut g)
 }
 
-/// [`iso_rhs_2d`] for `n` nodes per direction.
+/// The 2D Euler stage kernels' work space ([`iso_lserk_2d`]; made once
+/// per chunk of cells on the CPU, once per work item on a device:
+/// `scratch(IsoWork2::new)`): a cell's right-hand side and the y fluxes
+/// of [`iso_rhs_2d_y_rows`]. Each is written whole (the values in use)
+/// before it is read, so a cell's values never depend on the cell before,
+/// and no cell zeroes them (local arrays were: 3-6% of the stage's time at
+/// 6 and 8 nodes, docs/performance.md 13m).
+#[device]
+#[derive(Clone, Copy, Debug)]
+pub struct IsoWork2 {
+    /// The right-hand side of the cell.
+    pub r: Euler2,
+    /// The y fluxes, variable `v` of node `(i, k)` at `64 v + 8 k + i`.
+    pub g: [f64; 192],
+}
+
+#[device]
+impl IsoWork2 {
+    /// Zeros (never read before written).
+    #[inline(always)]
+    pub fn new() -> IsoWork2 {
+        IsoWork2 {
+            r: [0.0; 3 * DG_ORDER * DG_ORDER],
+            g: [0.0; 192],
+        }
+    }
+}
+
+impl Default for IsoWork2 {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// [`iso_rhs_2d`] for `n` nodes per direction; `g`: work space of
+/// [`iso_rhs_2d_y_rows`] (its contents do not matter).
 #[device]
 #[inline(always)]
-pub fn iso_rhs_2d_n(n: usize, p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler2) {
+pub fn iso_rhs_2d_n(
+    n: usize,
+    p: [f64; 5],
+    u: Offsets<'_, Euler2>,
+    r: &mut Euler2,
+    g: &mut [f64; 192],
+) {
     let nn = n * n;
     let last = n - 1;
     // Values are read one by one, the cell's own too (no copy of the whole
@@ -203,7 +245,7 @@ pub fn iso_rhs_2d_n(n: usize, p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler
         }
     }
     if iso_rows_first(n) {
-        iso_rhs_2d_y_rows(n, p, u, r);
+        iso_rhs_2d_y_rows(n, p, u, r, g);
         return;
     }
     // Along y: column i, (rho, rho v, rho u).
@@ -242,15 +284,21 @@ pub fn iso_rhs_2d_n(n: usize, p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler
 /// the column by column loop of [`iso_rhs_2d_n`].
 #[device]
 #[inline(always)]
-pub fn iso_rhs_2d_y_rows(n: usize, p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler2) {
+pub fn iso_rhs_2d_y_rows(
+    n: usize,
+    p: [f64; 5],
+    u: Offsets<'_, Euler2>,
+    r: &mut Euler2,
+    g: &mut [f64; 192],
+) {
     let nn = n * n;
     let last = n - 1;
     let d0 = 64 * (n - 1);
     let w0 = 8 * (n - 1);
     let a = p[1];
     let a2 = a * a;
-    // Variable v (rho, rho v, rho u) of node (i, k) at 64 v + 8 k + i.
-    let mut g = [0.0; 192];
+    // Variable v (rho, rho v, rho u) of node (i, k) at 64 v + 8 k + i
+    // (every value read is written first).
     for k in 0..n {
         for i in 0..n {
             let m = n * k + i;
@@ -392,8 +440,9 @@ pub fn iso_lserk_diag_2d(
     mass: &mut f64,
     kinetic: &mut f64,
     low: &mut f64,
+    w: &mut IsoWork2,
 ) {
-    iso_lserk_2d(p, s, u, k, un);
+    iso_lserk_2d(p, s, u, k, un, w);
     iso_diag_2d(p, un, mass, kinetic, low);
 }
 
@@ -490,10 +539,11 @@ pub fn iso_lserk_2d(
     u: Offsets<'_, Euler2>,
     k: &mut Euler2,
     un: &mut Euler2,
+    w: &mut IsoWork2,
 ) {
     // `n` is this module's order, a constant (the compiler unrolls the node
     // loops).
-    iso_lserk_2d_n(DG_ORDER, p, s, u, k, un)
+    iso_lserk_2d_n(DG_ORDER, p, s, u, k, un, w)
 }
 
 /// [`iso_lserk_2d`] for `n` nodes per direction.
@@ -506,21 +556,38 @@ pub fn iso_lserk_2d_n(
     u: Offsets<'_, Euler2>,
     k: &mut Euler2,
     un: &mut Euler2,
+    w: &mut IsoWork2,
 ) {
     // `A k` first: the register's loads then overlap the right-hand side
     // (read at the end, they stalled the cell: below order 8 a cell's
     // values in use are not contiguous with the next cell's, and no
-    // prefetcher fetches them ahead).
-    let mut ak = [0.0; 3 * DG_ORDER * DG_ORDER];
-    for m in 0..3 * n * n {
-        ak[m] = s[0] * k[m];
-    }
-    // The right-hand side into a local array (its second sweep adds to
-    // the first: in `un` it read lines still on their way to the cache).
-    let mut r = [0.0; 3 * DG_ORDER * DG_ORDER];
-    iso_rhs_2d_n(n, p, u, &mut r);
-    for m in 0..3 * n * n {
-        k[m] = ak[m] + s[2] * r[m];
-        un[m] = u.value(0, 0, 0, m) + s[1] * k[m];
+    // prefetcher fetches them ahead). The right-hand side goes to an array
+    // of its own (its second sweep adds to the first: in `un` it read
+    // lines still on their way to the cache).
+    if iso_rows_first(n) {
+        // `A k` in place, the right-hand side in the work space: no array
+        // zeroed per cell (the same operations: the same bits).
+        for m in 0..3 * n * n {
+            k[m] *= s[0];
+        }
+        iso_rhs_2d_n(n, p, u, &mut w.r, &mut w.g);
+        for m in 0..3 * n * n {
+            k[m] += s[2] * w.r[m];
+            un[m] = u.value(0, 0, 0, m) + s[1] * k[m];
+        }
+    } else {
+        // 4 nodes (48 values a cell, its lines line by line): local
+        // arrays, which the compiler keeps near (in the work space the
+        // cell ran 16-20% longer, docs/performance.md 13m).
+        let mut ak = [0.0; 3 * DG_ORDER * DG_ORDER];
+        for m in 0..3 * n * n {
+            ak[m] = s[0] * k[m];
+        }
+        let mut r = [0.0; 3 * DG_ORDER * DG_ORDER];
+        iso_rhs_2d_n(n, p, u, &mut r, &mut w.g);
+        for m in 0..3 * n * n {
+            k[m] = ak[m] + s[2] * r[m];
+            un[m] = u.value(0, 0, 0, m) + s[1] * k[m];
+        }
     }
 }

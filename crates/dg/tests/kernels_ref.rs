@@ -66,7 +66,7 @@ macro_rules! orders {
     ($($m:ident = $n:literal),*) => {$(
         mod $m {
             use super::*;
-            use qflow_dg::$m::euler::{iso_flux, iso_lf_flux, iso_rhs_2d, Euler2};
+            use qflow_dg::$m::euler::{iso_flux, iso_lf_flux, iso_lserk_2d, iso_rhs_2d, Euler2, IsoWork2};
             use qflow_dg::$m::kernels::{lf_flux, rhs_2d, Cell2};
 
             const N: usize = $n;
@@ -156,6 +156,41 @@ macro_rules! orders {
                     }
                     for m in 0..3 * nn {
                         assert_eq!(r[m].to_bits(), want[m].to_bits(), "n = {N}, value {m}: {} against {}", r[m], want[m]);
+                    }
+                }
+            }
+
+            /// A low-storage stage (2D Euler) is the right-hand side and
+            /// the update `k = A k + dt r`, `un = u + B k`, to the bit,
+            /// whatever its work space held before (fresh, NaN, another
+            /// cell's values: the layer keeps one per chunk of cells).
+            #[test]
+            fn isothermal_euler_2d_stage_ignores_its_work_space() {
+                let p = [N as f64, 0.9, 0.0, 2.0 / 0.3, 2.0 / 0.2];
+                let st = [-0.41, 0.73, 1e-2];
+                let nn = N * N;
+                let v = block(3 * nn, 7, |g, m| {
+                    if m < nn { g.next(0.5, 2.0) } else { g.next(-0.8, 0.8) }
+                });
+                let c: Vec<Euler2> = cells(&v);
+                let mut r = [0.0; 3 * N * N];
+                iso_rhs_2d(p, Offsets::new(&c, 4, 3, 0), &mut r);
+                let k0: Euler2 = std::array::from_fn(|m| 0.01 * m as f64 - 0.3);
+                let mut stale = IsoWork2::new();
+                stale.r = [f64::NAN; 3 * N * N];
+                stale.g = [f64::NAN; 192];
+                let mut other = IsoWork2::new();
+                other.r = [7.5; 3 * N * N];
+                other.g = [-3.25; 192];
+                for mut w in [IsoWork2::new(), stale, other] {
+                    let mut k = k0;
+                    let mut un = [0.0; 3 * N * N];
+                    iso_lserk_2d(p, st, Offsets::new(&c, 4, 3, 0), &mut k, &mut un, &mut w);
+                    for m in 0..3 * nn {
+                        let kw = st[0] * k0[m] + st[2] * r[m];
+                        let uw = c[4][m] + st[1] * kw;
+                        assert_eq!(k[m].to_bits(), kw.to_bits(), "n = {N}, k value {m}");
+                        assert_eq!(un[m].to_bits(), uw.to_bits(), "n = {N}, u value {m}");
                     }
                 }
             }
