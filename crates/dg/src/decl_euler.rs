@@ -169,6 +169,7 @@ par_loop! {
         // Read and written: the kernel writes only the values in use (a
         // device backend loads the element first).
         r: rw(R_E2),
+        w: scratch(IsoWork2::new),
     }
 }
 par_loop! {

@@ -161,14 +161,13 @@ pub fn iso_rhs_1d_n(n: usize, p: [f64; 5], u: Offsets<'_, Euler1>, r: &mut Euler
 /// and y: along x the normal momentum is `rho u`, along y `rho v`.
 #[device]
 #[inline(always)]
-pub fn iso_rhs_2d(p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler2) {
+pub fn iso_rhs_2d(p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler2, w: &mut IsoWork2) {
     // `n` is this module's order, a constant (the compiler unrolls the node
-    // loops).
-    let mut g = [0.0; 192];
-    iso_rhs_2d_n(DG_ORDER, p, u, r, &mut g)
+    // loops); `w`'s y fluxes as the stage's (its right-hand side unused).
+    iso_rhs_2d_n(DG_ORDER, p, u, r, &mut w.g)
 }
 
-/// The 2D Euler stage kernels' work space ([`iso_lserk_2d`]; made once
+/// The 2D Euler kernels' work space ([`iso_lserk_2d`], [`iso_rhs_2d`]; made once
 /// per chunk of cells on the CPU, once per work item on a device:
 /// `scratch(IsoWork2::new)`): a cell's right-hand side and the y fluxes
 /// of [`iso_rhs_2d_y_rows`]. Each is written whole (the values in use)

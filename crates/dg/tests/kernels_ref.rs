@@ -120,7 +120,7 @@ macro_rules! orders {
                     });
                     let c: Vec<Euler2> = cells(&v);
                     let mut r = [0.0; 3 * N * N];
-                    iso_rhs_2d(p, Offsets::new(&c, 4, 3, 0), &mut r);
+                    iso_rhs_2d(p, Offsets::new(&c, 4, 3, 0), &mut r, &mut IsoWork2::new());
                     // Node (i, j) of a cell as (rho, rho u, rho v).
                     let at = |cell: usize, i: usize, j: usize| {
                         let m = N * j + i;
@@ -174,7 +174,7 @@ macro_rules! orders {
                 });
                 let c: Vec<Euler2> = cells(&v);
                 let mut r = [0.0; 3 * N * N];
-                iso_rhs_2d(p, Offsets::new(&c, 4, 3, 0), &mut r);
+                iso_rhs_2d(p, Offsets::new(&c, 4, 3, 0), &mut r, &mut IsoWork2::new());
                 let k0: Euler2 = std::array::from_fn(|m| 0.01 * m as f64 - 0.3);
                 let mut stale = IsoWork2::new();
                 stale.r = [f64::NAN; 3 * N * N];
