@@ -63,7 +63,9 @@ and on --threads threads in every round, after qflow's runs: its speed-up
 (medians) is a column of the table, what two threads of a simple
 static-schedule loop got from the machine in the same minutes
 (docs/performance.md 13h: on this virtual machine both fall together when
-the sitting is noisy).
+the sitting is noisy); and beside it the same loop with each thread's
+block of rows wrapping on itself (`private`: nothing one thread writes is
+read by another; 13n: what the shared border costs in those minutes).
 
 --ceiling builds scripts/threads-ceiling.c (each thread the same fixed
 amount of pure register arithmetic, 4-wide multiply-adds: no memory, no
@@ -237,10 +239,12 @@ def ceiling(exe, threads):
     return float(out.stdout.split()[0])
 
 
-def control(exe, side, values, loops, threads):
-    """Microseconds per loop of the control on `threads` threads."""
+def control(exe, side, values, loops, threads, private=False):
+    """Microseconds per loop of the control on `threads` threads (`private`:
+    each thread's rows wrap on themselves, nothing shared)."""
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
-    out = subprocess.run([str(exe), str(side), str(values), str(loops)], env=env,
+    cmd = [str(exe), str(side), str(values), str(loops)] + (["private"] if private else [])
+    out = subprocess.run(cmd, env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                          check=True)
     return float(out.stdout.split()[0])
@@ -312,7 +316,7 @@ def main():
     cols = [f"{b} {tag}" for tag, _ in builds for b in ("serial", f"{a.threads} threads")]
     ups = [f"speed-up {tag} (medians / minima)" for tag, _ in builds]
     if exe:
-        ups.append("control speed-up")
+        ups += ["control speed-up", "control, nothing shared"]
     if probe:
         ups.append("ceiling speed-up")
     print("| equation | order | cells | nodes | " + " | ".join(cols + ups) + " | clean |")
@@ -327,6 +331,7 @@ def main():
             configs = [(tag, binary, b) for tag, binary in builds for b in backends]
             base = {k: [] for k in runs}
             ctl = {1: [], a.threads: []}
+            own = {1: [], a.threads: []}
             ceil = {1: [], a.threads: []}
             for k in range(a.repeats):
                 for tag, binary, b in (configs if k % 2 == 0 else configs[::-1]):
@@ -348,6 +353,7 @@ def main():
                     side = max(3, round(math.sqrt(cells ** a.dims)))
                     for t in ctl:
                         ctl[t].append(control(exe, side, n ** a.dims, 5 * a.steps, t))
+                        own[t].append(control(exe, side, n ** a.dims, 5 * a.steps, t, True))
                 if probe:
                     for t in ceil:
                         ceil[t].append(ceiling(probe, t))
@@ -374,10 +380,11 @@ def main():
                 f"{low[(tag, 'serial')] / low[(tag, backends[1])]:.2f}x"
                 for tag, _ in builds)
             if exe and ctl[1]:
-                up = statistics.median(ctl[1]) / statistics.median(ctl[a.threads])
-                speedups += f" | {up:.2f}x"
+                for c in (ctl, own):
+                    up = statistics.median(c[1]) / statistics.median(c[a.threads])
+                    speedups += f" | {up:.2f}x"
             elif exe:
-                speedups += " | -"
+                speedups += " | - | -"
             if probe:
                 up = a.threads * statistics.median(ceil[1]) / statistics.median(ceil[a.threads])
                 speedups += f" | {up:.2f}x"

@@ -49,6 +49,33 @@ impl Solver {
         Ok(row)
     }
 
+    /// Runs `n` steps inside the backend's pool, its threads at work from
+    /// one step to the next as in the run driver (entering the pool for
+    /// each step puts the caller to sleep and wakes it every step: about
+    /// 45 us on this machine's virtual CPUs, docs/performance.md 13h); the
+    /// last step's history row (empty for `n = 0`). On an error the steps
+    /// before it count.
+    pub fn advance(&mut self, n: u64) -> Result<Vec<f64>, StepError> {
+        if n == 0 {
+            return Ok(Vec::new());
+        }
+        let mut row = vec![0.0; self.method.columns().len()];
+        let pool = self.ex.pool();
+        let Solver { ex, method, step } = self;
+        let mut steps = || -> Result<(), StepError> {
+            for _ in 0..n {
+                method.step(ex, *step + 1, &mut row)?;
+                *step += 1;
+            }
+            Ok(())
+        };
+        match pool {
+            Some(pool) => pool.install(steps),
+            None => steps(),
+        }?;
+        Ok(row)
+    }
+
     /// Runs steps until the final time; the steps run.
     pub fn run_to_end(&mut self) -> Result<u64, StepError> {
         let end = self.method.settings().final_time;

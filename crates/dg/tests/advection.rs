@@ -207,6 +207,34 @@ fn threads_are_bit_identical_to_serial() {
     }
 }
 
+/// `advance(n)` (the steps inside the pool) is `n` calls of `step`: the
+/// same steps, state and last history row, on the threads against serial.
+#[test]
+fn advance_is_steps_one_by_one() {
+    let s = Settings {
+        velocity: vec![1.0, 0.6],
+        final_time: 1.0,
+        ..settings(2, 4, 12, "lserk54")
+    };
+    let mut a = Solver::new(&s, &BackendSpec::serial()).unwrap();
+    let mut row = Vec::new();
+    for _ in 0..7 {
+        row = a.step().unwrap();
+    }
+    let mut b = Solver::new(&s, &BackendSpec::threads(2)).unwrap();
+    b.advance(3).unwrap();
+    assert!(b.advance(0).unwrap().is_empty());
+    let last = b.advance(4).unwrap();
+    assert_eq!((a.steps(), b.steps()), (7, 7));
+    assert_eq!(a.time(), b.time());
+    assert_eq!(row.len(), last.len());
+    for (x, y) in row.iter().zip(&last) {
+        assert_eq!(x.to_bits(), y.to_bits(), "history row: {row:?} vs {last:?}");
+    }
+    let (qa, qb) = (a.state(), b.state());
+    assert!(qa.iter().zip(&qb).all(|(x, y)| x.to_bits() == y.to_bits()));
+}
+
 #[test]
 fn settings_errors_name_the_key() {
     let bad = Settings {

@@ -1,0 +1,325 @@
+//! Two threads against one in the same minutes: the threads criterion of
+//! issue 14 (2 threads at least 1.85x one on 2 cores from 1e5 nodes) with
+//! the serial and the threaded runs taken in alternating blocks of a few
+//! milliseconds in one process, so that both see the same minutes of a
+//! shared machine.
+//!
+//! Per row (equation, order), on about `--nodes` nodes: a serial solver
+//! and one on `--threads` threads of the same case, each warmed up; then
+//! `--pairs` pairs of blocks (each block about `--block` seconds of serial
+//! steps, run inside the solver's pool as `qflow run` runs them), the
+//! order within a pair alternating. Beside each pair, in the same minutes,
+//! two measures of what the cores give `--threads` threads:
+//!
+//! - **serial copies**: as many serial solvers of the same case, each on
+//!   a thread of its own that made it, running the same steps at once
+//!   (the same kernels on the same sizes, nothing shared between the
+//!   threads); `threads x` the serial block's time over theirs;
+//! - **ceiling**: fixed arithmetic in registers (8 independent chains of
+//!   4 values, multiply then add, nothing beyond the thread's own stack)
+//!   on one thread, then on each of `--threads` threads.
+//!
+//! The row gives the PIDs (s per right-hand side per node, medians of the
+//! blocks), the median and quartiles of the pairs' speed-ups, the share
+//! of pairs at or above 1.85x, the medians of the two measures, and
+//! whether the two solvers' states agree to the bit at the end (they
+//! must: same steps, same arithmetic).
+//!
+//! Run: `cargo bench -p qflow-dg --bench threads_pairs -- --orders 2,4,6,8`
+//! (`cargo test --benches` runs it without `--bench`: one small row per
+//! equation, a check that it runs and that the bits agree).
+
+use std::hint::black_box;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Barrier;
+use std::time::Instant;
+
+use clap::Parser;
+use qflow_dg::{Equation, Initial, Settings, Solver};
+use qflow_par::backend::BackendSpec;
+
+/// The threads criterion of issue 14.
+const TARGET: f64 = 1.85;
+
+#[derive(Parser)]
+#[command(about = "2 threads over 1 in alternating blocks of one process")]
+struct Args {
+    /// Orders (nodes per direction).
+    #[arg(long, default_value = "2,4,6,8")]
+    orders: String,
+    /// `advection` and/or `isothermal-euler`, comma-separated.
+    #[arg(long, default_value = "advection,isothermal-euler")]
+    equations: String,
+    /// About how many nodes (2D: cells = sqrt(nodes) / order per side).
+    #[arg(long, default_value_t = 1e5)]
+    nodes: f64,
+    /// Threads of the threaded solver.
+    #[arg(long, default_value_t = 2)]
+    threads: usize,
+    /// Pairs of blocks per row.
+    #[arg(long, default_value_t = 40)]
+    pairs: usize,
+    /// Seconds of serial steps per block.
+    #[arg(long, default_value_t = 0.02)]
+    block: f64,
+    /// Passed by `cargo bench`; ignored.
+    #[arg(long, hide = true)]
+    bench: bool,
+}
+
+/// The case of a row: the shapes `scripts/bench-dg.py` times (lserk54; a
+/// sine wave along the diagonal for advection; for isothermal Euler the
+/// boosted shear flow, which never breaks, so that the blocks may run on).
+fn case(equation: &str, order: usize, nodes: f64) -> Result<Settings, String> {
+    let cells = ((nodes.sqrt() / order as f64).round() as usize).max(2);
+    let base = Settings {
+        dimensions: 2,
+        order,
+        cells: vec![cells; 2],
+        rk: "lserk54".into(),
+        final_time: 1e9,
+        ..Settings::default()
+    };
+    match equation {
+        "advection" => Ok(Settings {
+            equation: Equation::Advection,
+            velocity: vec![1.0, 1.0],
+            initial: Initial::Sine,
+            ..base
+        }),
+        "isothermal-euler" => Ok(Settings {
+            equation: Equation::IsothermalEuler,
+            velocity: vec![0.3, -0.2],
+            sound_speed: 1.0,
+            amplitude: 0.5,
+            initial: Initial::Shear,
+            ..base
+        }),
+        other => Err(format!(
+            "--equations: \"{other}\" is not one of advection, isothermal-euler"
+        )),
+    }
+}
+
+/// Seconds to run `steps` steps (inside the solver's pool, as `qflow run`
+/// runs them).
+fn block(solver: &mut Solver, steps: u64) -> Result<f64, String> {
+    let t = Instant::now();
+    solver.advance(steps).map_err(|e| e.to_string())?;
+    Ok(t.elapsed().as_secs_f64())
+}
+
+/// One thread's share of the ceiling's arithmetic: `rounds` rounds of 8
+/// independent chains of 4 values, each a multiply then an add, in
+/// registers.
+fn arithmetic(rounds: u64) -> f64 {
+    let mut acc = [[1.0f64; 4]; 8];
+    let m = black_box([0.999_999_9f64; 4]);
+    let c = black_box([1e-7f64; 4]);
+    for _ in 0..rounds {
+        for a in acc.iter_mut() {
+            for l in 0..4 {
+                a[l] = a[l] * m[l] + c[l];
+            }
+        }
+    }
+    acc.iter().flatten().sum()
+}
+
+/// Seconds for `threads` threads each doing `rounds` rounds.
+fn ceiling_block(threads: usize, rounds: u64) -> f64 {
+    let t = Instant::now();
+    if threads == 1 {
+        black_box(arithmetic(rounds));
+    } else {
+        std::thread::scope(|s| {
+            for _ in 1..threads {
+                s.spawn(|| black_box(arithmetic(rounds)));
+            }
+            black_box(arithmetic(rounds));
+        });
+    }
+    t.elapsed().as_secs_f64()
+}
+
+/// The `q`-quantile of `v` (sorted in place), by the nearest rank.
+fn quantile(v: &mut [f64], q: f64) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[((v.len() - 1) as f64 * q).round() as usize]
+}
+
+/// Runs `copies` serial solvers of `s` at once, each on a thread of its
+/// own that made it (so its pages were first touched there), `steps`
+/// steps per block on demand: what the cores give independent copies of
+/// the same work, nothing shared. `body` gets a closure timing one block.
+fn with_copies<R>(
+    s: &Settings,
+    copies: usize,
+    body: impl FnOnce(&mut dyn FnMut(u64) -> f64) -> R,
+) -> Result<R, String> {
+    let go = Barrier::new(copies + 1);
+    let done = Barrier::new(copies + 1);
+    let steps = AtomicU64::new(0);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..copies)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut solver = Solver::new(s, &BackendSpec::serial());
+                    loop {
+                        go.wait();
+                        let n = steps.load(Ordering::Acquire);
+                        if n == 0 {
+                            break;
+                        }
+                        if let Ok(copy) = &mut solver {
+                            // A failed step ends this copy's work; its
+                            // error is returned at the end.
+                            if let Err(e) = copy.advance(n) {
+                                solver = Err(format!("a serial copy: {e}"));
+                            }
+                        }
+                        done.wait();
+                    }
+                    solver.map(|_| ())
+                })
+            })
+            .collect();
+        // From before the start (the copies wait at `go`: this thread,
+        // the last to come, releases them) to after the last is done: the
+        // clock must not wait for this thread to get a core back from
+        // the copies, which have them both.
+        let mut time = |n: u64| {
+            steps.store(n, Ordering::Release);
+            let t = Instant::now();
+            go.wait();
+            done.wait();
+            t.elapsed().as_secs_f64()
+        };
+        time(2);
+        let r = body(&mut time);
+        steps.store(0, Ordering::Release);
+        go.wait();
+        for w in workers {
+            w.join()
+                .map_err(|_| "a copy's thread panicked".to_string())??;
+        }
+        Ok(r)
+    })
+}
+
+/// Times one row; its table line, and whether the threads' state equals
+/// serial's to the bit.
+fn row(equation: &str, order: usize, a: &Args) -> Result<(String, bool), String> {
+    let s = case(equation, order, a.nodes)?;
+    let mut serial = Solver::new(&s, &BackendSpec::serial())?;
+    let mut threaded = Solver::new(&s, &BackendSpec::threads(a.threads))?;
+    let nodes = (s.cells.iter().product::<usize>() * order * order) as f64;
+    let stages = serial.method.stages() as f64;
+    // Warm up both (first touch of the pages, the pool's threads), then
+    // size the blocks from the serial steps' time.
+    let warm = block(&mut serial, 10)? / 10.0;
+    block(&mut threaded, 10)?;
+    let steps = ((a.block / warm).round() as u64).max(2);
+    let probe = Instant::now();
+    arithmetic(1_000_000);
+    let rounds = (1e6 * a.block / probe.elapsed().as_secs_f64()) as u64;
+    let k = a.threads as f64;
+    let (mut t1, mut tn, mut up, mut cup, mut twin) = (vec![], vec![], vec![], vec![], vec![]);
+    with_copies(&s, a.threads, |copies| -> Result<(), String> {
+        for i in 0..a.pairs {
+            let (x, y) = if i % 2 == 0 {
+                let x = block(&mut serial, steps)?;
+                (x, block(&mut threaded, steps)?)
+            } else {
+                let y = block(&mut threaded, steps)?;
+                (block(&mut serial, steps)?, y)
+            };
+            twin.push(k * x / copies(steps));
+            let c1 = ceiling_block(1, rounds);
+            let cn = ceiling_block(a.threads, rounds);
+            t1.push(x);
+            tn.push(y);
+            up.push(x / y);
+            cup.push(k * c1 / cn);
+        }
+        Ok(())
+    })??;
+    let same = serial.state() == threaded.state();
+    let per = steps as f64 * stages * nodes;
+    let met = up.iter().filter(|&&u| u >= TARGET).count();
+    let line = format!(
+        "| {equation} | {order} | {}^2 | {nodes} | {steps} | {:.2e} | {:.2e} | {:.2}x | {:.2}-{:.2}x | {met}/{} | {:.2}x | {:.2}x | {} |",
+        s.cells[0],
+        quantile(&mut t1, 0.5) / per,
+        quantile(&mut tn, 0.5) / per,
+        quantile(&mut up, 0.5),
+        quantile(&mut up, 0.25),
+        quantile(&mut up, 0.75),
+        a.pairs,
+        quantile(&mut twin, 0.5),
+        quantile(&mut cup, 0.5),
+        if same { "yes" } else { "NO" },
+    );
+    Ok((line, same))
+}
+
+fn main() {
+    let mut a = Args::parse();
+    if !a.bench {
+        // Run by `cargo test --benches` (no `--bench`): one small row per
+        // equation, as a check that the bench runs and the bits agree.
+        eprintln!("a check on small grids; `cargo bench` passes --bench for the measurement");
+        (a.orders, a.nodes, a.pairs, a.block) = ("3".into(), 2e3, 2, 2e-3);
+    }
+    if a.threads < 2
+        || a.pairs == 0
+        || !(a.block.is_finite() && a.block > 0.0)
+        || !(a.nodes.is_finite() && a.nodes >= 4.0)
+    {
+        eprintln!("give --threads >= 2, --pairs >= 1, --block > 0 and --nodes >= 4");
+        std::process::exit(2);
+    }
+    let mut orders = vec![];
+    for o in a.orders.split(',') {
+        match o.trim().parse::<usize>() {
+            Ok(n) if (1..=8).contains(&n) => orders.push(n),
+            _ => {
+                eprintln!("--orders: \"{o}\" is not an order from 1 to 8");
+                std::process::exit(2);
+            }
+        }
+    }
+    println!(
+        "2D DG, lserk54, {} threads over 1 in {} alternating pairs of blocks of about {} s, \
+         the cores' arithmetic ceiling beside each pair; load average at the start: {}\n",
+        a.threads,
+        a.pairs,
+        a.block,
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim()
+    );
+    println!(
+        "| equation | order | cells | nodes | steps per block | serial PID | {t} threads PID | \
+         speed-up (median) | quartiles | pairs >= {TARGET}x | {t} serial copies (median) | \
+         ceiling (median) | same bits |",
+        t = a.threads
+    );
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for equation in a.equations.split(',') {
+        for &n in &orders {
+            match row(equation.trim(), n, &a) {
+                Ok((line, true)) => println!("{line}"),
+                Ok((line, false)) => {
+                    println!("{line}");
+                    eprintln!("{equation}, order {n}: the threads' state differs from serial's");
+                    std::process::exit(1);
+                }
+                Err(e) => {
+                    eprintln!("{equation}, order {n}: {e}");
+                    std::process::exit(1);
+                }
+            }
+        }
+    }
+}
