@@ -11,10 +11,12 @@
 //! order within a pair alternating. Beside each pair, in the same minutes,
 //! two measures of what the cores give `--threads` threads:
 //!
-//! - **serial copies**: as many serial solvers of the same case, each on
-//!   a thread of its own that made it, running the same steps at once
-//!   (the same kernels on the same sizes, nothing shared between the
-//!   threads); `threads x` the serial block's time over theirs;
+//! - **serial copies**: as many serial solvers, each of a share of the
+//!   grid (its rows cut by the threads) and on a thread of its own that
+//!   made it, running the same steps at once: the same kernels and about
+//!   the same memory as the threaded solver, nothing shared between the
+//!   threads; their nodes over the serial solver's, times the serial
+//!   block's time over theirs;
 //! - **ceiling**: fixed arithmetic in registers (8 independent chains of
 //!   4 values, multiply then add, nothing beyond the thread's own stack)
 //!   on one thread, then on each of `--threads` threads.
@@ -150,8 +152,8 @@ fn quantile(v: &mut [f64], q: f64) -> f64 {
 
 /// Runs `copies` serial solvers of `s` at once, each on a thread of its
 /// own that made it (so its pages were first touched there), `steps`
-/// steps per block on demand: what the cores give independent copies of
-/// the same work, nothing shared. `body` gets a closure timing one block.
+/// steps per block on demand: what the cores give independent pieces of
+/// the work, nothing shared. `body` gets a closure timing one block.
 fn with_copies<R>(
     s: &Settings,
     copies: usize,
@@ -225,7 +227,14 @@ fn row(equation: &str, order: usize, a: &Args) -> Result<(String, bool), String>
     let rounds = (1e6 * a.block / probe.elapsed().as_secs_f64()) as u64;
     let k = a.threads as f64;
     let (mut t1, mut tn, mut up, mut cup, mut twin) = (vec![], vec![], vec![], vec![], vec![]);
-    with_copies(&s, a.threads, |copies| -> Result<(), String> {
+    // Each copy a share of the grid (its rows cut by the threads), so that
+    // the copies together hold about what the threaded solver holds.
+    let mut share = s.clone();
+    share.cells[1] = s.cells[1].div_ceil(a.threads);
+    let share_nodes = (share.cells.iter().product::<usize>() * order * order) as f64;
+    // The copies' nodes over the serial solver's, per block.
+    let work = k * share_nodes / nodes;
+    with_copies(&share, a.threads, |copies| -> Result<(), String> {
         for i in 0..a.pairs {
             let (x, y) = if i % 2 == 0 {
                 let x = block(&mut serial, steps)?;
@@ -234,7 +243,7 @@ fn row(equation: &str, order: usize, a: &Args) -> Result<(String, bool), String>
                 let y = block(&mut threaded, steps)?;
                 (block(&mut serial, steps)?, y)
             };
-            twin.push(k * x / copies(steps));
+            twin.push(work * x / copies(steps));
             let c1 = ceiling_block(1, rounds);
             let cn = ceiling_block(a.threads, rounds);
             t1.push(x);
