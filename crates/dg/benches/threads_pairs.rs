@@ -21,6 +21,13 @@
 //!   4 values, multiply then add, nothing beyond the thread's own stack)
 //!   on one thread, then on each of `--threads` threads.
 //!
+//! While one thread is timed alone (the serial block, the ceiling's one
+//! thread) the other CPUs spin in a pause loop (`--let-idle`: not), so
+//! that no parallel block starts on a CPU that has been idle: on this
+//! virtual machine two threads ran 1.0-1.7x one in the first 12-16 ms
+//! after one CPU had worked alone for 50 ms or more (docs/performance.md
+//! 13n).
+//!
 //! The row gives the PIDs (s per right-hand side per node, medians of the
 //! blocks), the median and quartiles of the pairs' speed-ups, the share
 //! of pairs at or above 1.85x, the medians of the two measures, and
@@ -32,8 +39,8 @@
 //! equation, a check that it runs and that the bits agree).
 
 use std::hint::black_box;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Barrier;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Barrier};
 use std::time::Instant;
 
 use clap::Parser;
@@ -64,6 +71,11 @@ struct Args {
     /// Seconds of serial steps per block.
     #[arg(long, default_value_t = 0.02)]
     block: f64,
+    /// Leave the other CPUs idle while one thread is timed alone (by
+    /// default they spin, so that the next parallel block does not find
+    /// them asleep).
+    #[arg(long)]
+    let_idle: bool,
     /// Passed by `cargo bench`; ignored.
     #[arg(long, hide = true)]
     bench: bool,
@@ -142,6 +154,65 @@ fn ceiling_block(threads: usize, rounds: u64) -> f64 {
         });
     }
     t.elapsed().as_secs_f64()
+}
+
+/// Threads that keep the other CPUs busy (a pause loop, nothing in
+/// memory) while one thread is timed alone, so that every block starts
+/// with its CPUs running: on this virtual machine two threads ran 1.0-1.7x
+/// one in the first 12-16 ms after one CPU had worked alone for 50 ms or
+/// more (docs/performance.md 13n), which a block of 20 ms would count as
+/// the threads' own cost. Parked when off.
+struct KeepAwake {
+    on: Arc<AtomicBool>,
+    stop: Arc<AtomicBool>,
+    spinners: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl KeepAwake {
+    /// `n` spinners, off.
+    fn new(n: usize) -> Self {
+        let on = Arc::new(AtomicBool::new(false));
+        let stop = Arc::new(AtomicBool::new(false));
+        let spinners = (0..n)
+            .map(|_| {
+                let (on, stop) = (on.clone(), stop.clone());
+                std::thread::spawn(move || {
+                    while !stop.load(Ordering::Acquire) {
+                        if on.load(Ordering::Acquire) {
+                            std::hint::spin_loop();
+                        } else {
+                            std::thread::park();
+                        }
+                    }
+                })
+            })
+            .collect();
+        KeepAwake { on, stop, spinners }
+    }
+
+    /// Runs `f` with the spinners on (unless `enabled` is false).
+    fn around<R>(&self, enabled: bool, f: impl FnOnce() -> R) -> R {
+        if !enabled {
+            return f();
+        }
+        self.on.store(true, Ordering::Release);
+        for s in &self.spinners {
+            s.thread().unpark();
+        }
+        let r = f();
+        self.on.store(false, Ordering::Release);
+        r
+    }
+}
+
+impl Drop for KeepAwake {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        for s in self.spinners.drain(..) {
+            s.thread().unpark();
+            let _ = s.join();
+        }
+    }
 }
 
 /// The `q`-quantile of `v` (sorted in place), by the nearest rank.
@@ -235,16 +306,18 @@ fn row(equation: &str, order: usize, a: &Args) -> Result<(String, bool), String>
     // The copies' nodes over the serial solver's, per block.
     let work = k * share_nodes / nodes;
     with_copies(&share, a.threads, |copies| -> Result<(), String> {
+        let awake = KeepAwake::new(a.threads - 1);
+        let alone = !a.let_idle;
         for i in 0..a.pairs {
             let (x, y) = if i % 2 == 0 {
-                let x = block(&mut serial, steps)?;
+                let x = awake.around(alone, || block(&mut serial, steps))?;
                 (x, block(&mut threaded, steps)?)
             } else {
                 let y = block(&mut threaded, steps)?;
-                (block(&mut serial, steps)?, y)
+                (awake.around(alone, || block(&mut serial, steps))?, y)
             };
             twin.push(work * x / copies(steps));
-            let c1 = ceiling_block(1, rounds);
+            let c1 = awake.around(alone, || ceiling_block(1, rounds));
             let cn = ceiling_block(a.threads, rounds);
             t1.push(x);
             tn.push(y);
