@@ -67,6 +67,15 @@ the sitting is noisy); and beside it the same loop with each thread's
 block of rows wrapping on itself (`private`: nothing one thread writes is
 read by another; 13n: what the shared border costs in those minutes).
 
+--keep-awake keeps the other CPUs busy (scripts/spin.c, a pause loop, one
+process per extra thread; needs a C compiler) while a serial run or a one-thread control or
+ceiling run is timed, and until the next multi-thread run starts: on this
+virtual machine two threads ran 1.0-1.7x one in the first 12-16 ms
+after one CPU had worked alone for 50 ms or more (docs/performance.md
+13n), which a threads run that follows a serial one would count as its
+own. The serial runs beside the spinners ran up to 4% slower (13n): read
+the threads' PIDs against serial ones from a run without --keep-awake.
+
 --ceiling builds scripts/threads-ceiling.c (each thread the same fixed
 amount of pure register arithmetic, 4-wide multiply-adds: no memory, no
 sharing, no synchronization) and runs it on 1 and on --threads threads in
@@ -95,6 +104,33 @@ EQUATIONS = {
     "advection": ("cases/dg-advection-2d.toml", ['dg.velocity=[1.0, 1.0]', 'dg.initial="sine"']),
     "isothermal-euler": ("cases/dg-euler-2d.toml", []),
 }
+
+
+class Spinners:
+    """Processes that keep `n` CPUs busy while on (--keep-awake):
+    scripts/spin.c, built into `out`."""
+
+    def __init__(self, n, out=None):
+        self.n = n
+        self.procs = []
+        self.exe = None
+        if n > 0:
+            self.exe = out / "spin"
+            subprocess.run(["cc", "-O2", str(ROOT / "scripts/spin.c"), "-o", str(self.exe)],
+                           check=True)
+
+    def on(self):
+        if self.n > 0 and not self.procs:
+            self.procs = [subprocess.Popen([str(self.exe)]) for _ in range(self.n)]
+
+    def off(self):
+        for p in self.procs:
+            p.kill()
+            p.wait()
+        self.procs = []
+
+
+SPIN = [Spinners(0)]
 
 
 BUSY_STARTS = [0, 0]
@@ -205,7 +241,11 @@ def run(qflow, out, equation, order, cells, backend, steps, tag="now", dims=2):
         cmd += ["--backend", "serial"]
     else:
         cmd += ["--threads", backend.split("-")[1]]
+    if backend != "serial" or WAIT[0] > 0:
+        SPIN[0].off()  # (--wait-idle would count the spinners as busy)
     wait_idle(WAIT[0])
+    if backend == "serial":
+        SPIN[0].on()
     load = os.getloadavg()[0]
     wall, cpu, wait, steal, threads = timed(cmd)
     s = summary(d / "summary.toml")
@@ -294,7 +334,20 @@ def main():
     ap.add_argument("--priority", type=int, default=None)
     ap.add_argument("--control", action="store_true")
     ap.add_argument("--ceiling", action="store_true")
+    ap.add_argument("--keep-awake", action="store_true")
     a = ap.parse_args()
+    if a.keep_awake:
+        out = pathlib.Path(a.out).resolve()
+        out.mkdir(parents=True, exist_ok=True)
+        SPIN[0] = Spinners(a.threads - 1, out)
+    try:
+        bench(a)
+    finally:
+        SPIN[0].off()
+
+
+def bench(a):
+    """Runs the rounds `a` asks for and prints the tables."""
     PRIORITY[0] = a.priority
     WAIT[0] = a.wait_idle
     PIN[0] = a.pin
@@ -352,10 +405,12 @@ def main():
                 if exe and n ** a.dims >= 4:
                     side = max(3, round(math.sqrt(cells ** a.dims)))
                     for t in ctl:
+                        (SPIN[0].on if t == 1 else SPIN[0].off)()
                         ctl[t].append(control(exe, side, n ** a.dims, 5 * a.steps, t))
                         own[t].append(control(exe, side, n ** a.dims, 5 * a.steps, t, True))
                 if probe:
                     for t in ceil:
+                        (SPIN[0].on if t == 1 else SPIN[0].off)()
                         ceil[t].append(ceiling(probe, t))
             if a.base_steps > 0:
                 rhs = (a.steps - a.base_steps) * 5 * dofs
