@@ -67,9 +67,10 @@ the sitting is noisy); and beside it the same loop with each thread's
 block of rows wrapping on itself (`private`: nothing one thread writes is
 read by another; 13n: what the shared border costs in those minutes).
 
---keep-awake keeps the other CPUs busy (scripts/spin.c, a pause loop, one
-process per extra thread; needs a C compiler) while a serial run or a one-thread control or
-ceiling run is timed, and until the next multi-thread run starts: on this
+--keep-awake keeps the other CPUs busy (scripts/spin.c, a pause loop,
+one process per extra thread; needs a C compiler) while a serial run or
+a one-thread control or ceiling run is timed, and until the next
+multi-thread run starts: on this
 virtual machine two threads ran 1.0-1.7x one in the first 12-16 ms
 after one CPU had worked alone for 50 ms or more (docs/performance.md
 13n), which a threads run that follows a serial one would count as its

@@ -42,11 +42,7 @@ impl Solver {
     /// Runs one step; its history row (`[time, l2_norm]` for advection,
     /// `[time, mass, kinetic_energy, min_density]` for isothermal Euler).
     pub fn step(&mut self) -> Result<Vec<f64>, StepError> {
-        let it = self.step + 1;
-        let mut row = vec![0.0; self.method.columns().len()];
-        qflow_par::driver::step_in_pool(&mut self.method, &mut self.ex, it, &mut row)?;
-        self.step = it;
-        Ok(row)
+        self.advance(1)
     }
 
     /// Runs `n` steps inside the backend's pool, its threads at work from
