@@ -28,9 +28,15 @@
 //! after one CPU had worked alone for 50 ms or more (docs/performance.md
 //! 13n).
 //!
+//! After each pair a round trip of a cache line between two threads
+//! pinned to two CPUs tells where the host ran the virtual CPUs
+//! ([`round_trip`]: on this machine two cores of one L3, or of two, in
+//! spells of seconds), and the pairs are also counted by it.
+//!
 //! The row gives the PIDs (s per right-hand side per node, medians of the
 //! blocks), the median and quartiles of the pairs' speed-ups, the share
-//! of pairs at or above 1.85x, the medians of the two measures, and
+//! of pairs at or above 1.85x, the pairs' count and median speed-up with
+//! the CPUs on one L3 and on two, the medians of the two measures, and
 //! whether the two solvers' states agree to the bit at the end (they
 //! must: same steps, same arithmetic).
 //!
@@ -156,6 +162,60 @@ fn ceiling_block(threads: usize, rounds: u64) -> f64 {
     t.elapsed().as_secs_f64()
 }
 
+/// Nanoseconds for a cache line to go from one CPU to another and back:
+/// two threads, pinned to the first two CPUs this process may use, take
+/// turns to write a shared counter, `trips` round trips. It tells where
+/// the host runs this virtual machine's CPUs: on the 2-vCPU AMD EPYC
+/// machine of docs/performance.md 13o about 29 ns (two hardware threads
+/// of one core), 65 ns (two cores sharing an L3) or 350 ns (cores of
+/// different L3s), changing every few seconds. `None` with fewer than two
+/// CPUs.
+fn round_trip(trips: u64) -> Option<f64> {
+    let cores = core_affinity::get_core_ids().filter(|c| c.len() > 1)?;
+    let turn = CachePadded(AtomicU64::new(0));
+    let pin = |k: usize| core_affinity::set_for_current(cores[k]);
+    let t = std::thread::scope(|s| {
+        s.spawn(|| {
+            pin(1);
+            for i in 0..trips {
+                while turn.0.load(Ordering::Acquire) != 2 * i + 1 {
+                    std::hint::spin_loop();
+                }
+                turn.0.store(2 * i + 2, Ordering::Release);
+            }
+        });
+        s.spawn(|| {
+            pin(0);
+            // The first trip waits for the other thread to start; the
+            // clock starts after it.
+            turn.0.store(1, Ordering::Release);
+            while turn.0.load(Ordering::Acquire) != 2 {
+                std::hint::spin_loop();
+            }
+            let clock = Instant::now();
+            for i in 1..trips {
+                turn.0.store(2 * i + 1, Ordering::Release);
+                while turn.0.load(Ordering::Acquire) != 2 * i + 2 {
+                    std::hint::spin_loop();
+                }
+            }
+            clock.elapsed()
+        })
+        .join()
+        .ok()
+    })?;
+    Some(t.as_secs_f64() * 1e9 / (trips - 1) as f64)
+}
+
+/// A value alone on its cache line (two lines: the adjacent-line
+/// prefetcher fetches them in pairs).
+#[repr(align(128))]
+struct CachePadded<T>(T);
+
+/// Round trips at or above this many nanoseconds: the two CPUs did not
+/// share an L3 (on the machine of docs/performance.md 13o).
+const APART_NS: f64 = 150.0;
+
 /// Threads that keep the other CPUs busy (a pause loop, nothing in
 /// memory) while one thread is timed alone, so that every block starts
 /// with its CPUs running: on this virtual machine two threads ran 1.0-1.7x
@@ -219,6 +279,15 @@ impl Drop for KeepAwake {
 fn quantile(v: &mut [f64], q: f64) -> f64 {
     v.sort_by(f64::total_cmp);
     v[((v.len() - 1) as f64 * q).round() as usize]
+}
+
+/// `pairs: median`, or `0` where there is none.
+fn pairs_median(v: &mut [f64]) -> String {
+    if v.is_empty() {
+        "0".into()
+    } else {
+        format!("{}: {:.2}x", v.len(), quantile(v, 0.5))
+    }
 }
 
 /// Runs `copies` serial solvers of `s` at once, each on a thread of its
@@ -298,6 +367,8 @@ fn row(equation: &str, order: usize, a: &Args) -> Result<(String, bool), String>
     let rounds = (1e6 * a.block / probe.elapsed().as_secs_f64()) as u64;
     let k = a.threads as f64;
     let (mut t1, mut tn, mut up, mut cup, mut twin) = (vec![], vec![], vec![], vec![], vec![]);
+    // The pairs' speed-ups by where the CPUs were ([`round_trip`]).
+    let (mut near, mut apart) = (vec![], vec![]);
     // Each copy a share of the grid (its rows cut by the threads), so that
     // the copies together hold about what the threaded solver holds.
     let mut share = s.clone();
@@ -323,6 +394,12 @@ fn row(equation: &str, order: usize, a: &Args) -> Result<(String, bool), String>
             tn.push(y);
             up.push(x / y);
             cup.push(k * c1 / cn);
+            // Where the host ran the two CPUs just after the pair.
+            match round_trip(3_000) {
+                Some(ns) if ns >= APART_NS => apart.push(x / y),
+                Some(_) => near.push(x / y),
+                None => {}
+            }
         }
         Ok(())
     })??;
@@ -330,7 +407,7 @@ fn row(equation: &str, order: usize, a: &Args) -> Result<(String, bool), String>
     let per = steps as f64 * stages * nodes;
     let met = up.iter().filter(|&&u| u >= TARGET).count();
     let line = format!(
-        "| {equation} | {order} | {}^2 | {nodes} | {steps} | {:.2e} | {:.2e} | {:.2}x | {:.2}-{:.2}x | {met}/{} | {:.2}x | {:.2}x | {} |",
+        "| {equation} | {order} | {}^2 | {nodes} | {steps} | {:.2e} | {:.2e} | {:.2}x | {:.2}-{:.2}x | {met}/{} | {} | {} | {:.2}x | {:.2}x | {} |",
         s.cells[0],
         quantile(&mut t1, 0.5) / per,
         quantile(&mut tn, 0.5) / per,
@@ -338,6 +415,8 @@ fn row(equation: &str, order: usize, a: &Args) -> Result<(String, bool), String>
         quantile(&mut up, 0.25),
         quantile(&mut up, 0.75),
         a.pairs,
+        pairs_median(&mut near),
+        pairs_median(&mut apart),
         quantile(&mut twin, 0.5),
         quantile(&mut cup, 0.5),
         if same { "yes" } else { "NO" },
@@ -383,11 +462,12 @@ fn main() {
     );
     println!(
         "| equation | order | cells | nodes | steps per block | serial PID | {t} threads PID | \
-         speed-up (median) | quartiles | pairs >= {TARGET}x | {t} serial copies (median) | \
+         speed-up (median) | quartiles | pairs >= {TARGET}x | CPUs on one L3: pairs, median | \
+         CPUs on two L3s: pairs, median | {t} serial copies (median) | \
          ceiling (median) | same bits |",
         t = a.threads
     );
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for equation in a.equations.split(',') {
         for &n in &orders {
             match row(equation.trim(), n, &a) {

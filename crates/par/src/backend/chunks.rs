@@ -93,6 +93,13 @@ pub(super) const PARTS_PER_THREAD: usize = 8;
 /// ran 1.4-1.5x serial (2 parts: 1.8-1.9x; docs/performance.md 12).
 pub(super) const LINE_PARTS_PER_THREAD: usize = 2;
 
+/// At most this many pieces of spans per call of a loop's runner in
+/// [`run_chunks`]: a part of a structured block's loop is one piece per
+/// row, and each call binds the loop's views anew, so that calling the
+/// runner once per row cost 2D DG's threads 0.05-0.1x of their speed-up
+/// on 2 threads (docs/performance.md 13o).
+const SPANS_PER_CALL: usize = 32;
+
 /// How long a thread done with a loop's parts spins for the others'
 /// ([`Claims::run`]).
 const SPIN_AT_END: std::time::Duration = std::time::Duration::from_micros(300);
@@ -367,17 +374,28 @@ pub(super) fn run_chunks(
     let per_thread = parts / claims.threads();
     let run_chunk = |k: usize| {
         let (from, to) = (k * total / parts, (k + 1) * total / parts);
+        // The part's pieces of spans, given to the loop [`SPANS_PER_CALL`]
+        // at a time (a call binds the loop's views anew).
+        let mut pieces: [Range<usize>; SPANS_PER_CALL] = std::array::from_fn(|_| 0..0);
+        let mut n = 0;
         let mut at = 0;
         for s in spans {
             let (a, e) = (at.max(from), (at + s.len()).min(to));
             if a < e {
-                let r = s.start + (a - at)..s.start + (e - at);
-                (l.cpu)(args, std::slice::from_ref(&r));
+                pieces[n] = s.start + (a - at)..s.start + (e - at);
+                n += 1;
+                if n == SPANS_PER_CALL {
+                    (l.cpu)(args, &pieces);
+                    n = 0;
+                }
             }
             at += s.len();
             if at >= to {
                 break;
             }
+        }
+        if n > 0 {
+            (l.cpu)(args, &pieces[..n]);
         }
         if let Some(after) = after {
             after(k);
@@ -435,6 +453,65 @@ pub(super) fn run_whole(
 
 #[cfg(test)]
 mod tests {
+    use std::ops::Range;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+
+    /// Visits per element of [`pieces_runner`]'s loop, and the most
+    /// pieces one call was given.
+    static VISITS: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+    static MOST_PIECES: AtomicUsize = AtomicUsize::new(0);
+
+    fn pieces_runner(_: &crate::kernel::LoopArgs<'_>, pieces: &[Range<usize>]) {
+        MOST_PIECES.fetch_max(pieces.len(), Ordering::Relaxed);
+        let mut v = VISITS.lock().unwrap();
+        for r in pieces {
+            for e in r.clone() {
+                v[e] += 1;
+            }
+        }
+    }
+
+    /// A loop of many short spans (a structured block's rows; a colour's
+    /// runs) on threads: every element of the spans runs once, none
+    /// between them, each part's pieces given a few calls of at most
+    /// `SPANS_PER_CALL` pieces.
+    #[test]
+    fn chunks_of_many_spans_run_every_element_once() {
+        static SET: crate::decl::SetDecl = crate::decl::SetDecl { name: "rows" };
+        static LOOP: crate::decl::LoopDecl = crate::decl::LoopDecl {
+            name: "pieces",
+            kernel: "pieces",
+            set: &SET,
+            args: &[],
+            cpu: pieces_runner,
+            sweep: None,
+            line: None,
+        };
+        // 2,000 rows of 3 elements, one element of halo between rows: the
+        // parts of 2 threads hold 125 rows each.
+        let spans: Vec<Range<usize>> = (0..2000).map(|j| 4 * j + 1..4 * j + 4).collect();
+        *VISITS.lock().unwrap() = vec![0; 8001];
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        let mut claims = super::Claims::new(2);
+        let sink = Mutex::new(crate::kernel::Partials::new(&[]));
+        let args = crate::kernel::LoopArgs {
+            args: &[],
+            sink: &sink,
+        };
+        super::run_chunks(&LOOP, &args, &spans, &pool, &mut claims, None);
+        let v = VISITS.lock().unwrap();
+        for (e, &n) in v.iter().enumerate() {
+            let want = u32::from(e % 4 != 0);
+            assert_eq!(n, want, "element {e} ran {n} times");
+        }
+        let most = MOST_PIECES.load(Ordering::Relaxed);
+        assert_eq!(most, super::SPANS_PER_CALL, "pieces per call");
+    }
+
     /// Every part runs exactly once, whatever the threads and parts per
     /// thread (a lone owner of a pool of one finds them all). Which thread
     /// runs which part depends on timing and is not checked.
