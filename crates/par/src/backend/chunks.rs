@@ -93,13 +93,6 @@ pub(super) const PARTS_PER_THREAD: usize = 8;
 /// ran 1.4-1.5x serial (2 parts: 1.8-1.9x; docs/performance.md 12).
 pub(super) const LINE_PARTS_PER_THREAD: usize = 2;
 
-/// At most this many pieces of spans per call of a loop's runner in
-/// [`run_chunks`]: a part of a structured block's loop is one piece per
-/// row, and each call binds the loop's views anew, so that calling the
-/// runner once per row cost 2D DG's threads 0.05-0.1x of their speed-up
-/// on 2 threads (docs/performance.md 13o).
-const SPANS_PER_CALL: usize = 32;
-
 /// How long a thread done with a loop's parts spins for the others'
 /// ([`Claims::run`]).
 const SPIN_AT_END: std::time::Duration = std::time::Duration::from_micros(300);
@@ -349,7 +342,10 @@ impl SharedValues {
 /// same spans every time, each thread its own first ([`Claims`]): part `k`
 /// takes elements `k total / parts .. (k + 1) total / parts` of the spans
 /// laid end to end, however many spans that covers (a plan's colour may
-/// be many short runs).
+/// be many short runs, a structured block's part many rows), given to the
+/// loop's runner in at most three calls (each call binds the loop's views
+/// anew: a call per row cost 2D DG's threads 0.05-0.1x of their speed-up,
+/// docs/performance.md 13o).
 ///
 /// `after(k)`, if given, runs on part `k`'s thread right after the part
 /// (for every part, in order, on the calling thread when the loop is too
@@ -374,28 +370,36 @@ pub(super) fn run_chunks(
     let per_thread = parts / claims.threads();
     let run_chunk = |k: usize| {
         let (from, to) = (k * total / parts, (k + 1) * total / parts);
-        // The part's pieces of spans, given to the loop [`SPANS_PER_CALL`]
-        // at a time (a call binds the loop's views anew).
-        let mut pieces: [Range<usize>; SPANS_PER_CALL] = std::array::from_fn(|_| 0..0);
-        let mut n = 0;
-        let mut at = 0;
-        for s in spans {
-            let (a, e) = (at.max(from), (at + s.len()).min(to));
-            if a < e {
-                pieces[n] = s.start + (a - at)..s.start + (e - at);
-                n += 1;
-                if n == SPANS_PER_CALL {
-                    (l.cpu)(args, &pieces);
-                    n = 0;
-                }
-            }
-            at += s.len();
-            if at >= to {
-                break;
-            }
+        // The part: a piece of its first span, then whole spans, then a
+        // piece of its last, given to the loop's runner in at most three
+        // calls (a call binds the loop's views anew; the whole spans go
+        // as they are, uncopied).
+        let (mut at, mut s) = (0, 0);
+        while at + spans[s].len() <= from {
+            at += spans[s].len();
+            s += 1;
         }
-        if n > 0 {
-            (l.cpu)(args, &pieces[..n]);
+        // `spans[s]` holds position `from`, at `at` of the spans laid end to end.
+        let head = spans[s].start + (from - at)..spans[s].start + (to - at).min(spans[s].len());
+        if !head.is_empty() {
+            (l.cpu)(args, std::slice::from_ref(&head));
+        }
+        at += spans[s].len();
+        s += 1;
+        if at < to {
+            let mut e = s;
+            let mut end = at;
+            while e < spans.len() && end + spans[e].len() <= to {
+                end += spans[e].len();
+                e += 1;
+            }
+            if e > s {
+                (l.cpu)(args, &spans[s..e]);
+            }
+            if end < to {
+                let tail = spans[e].start..spans[e].start + (to - end);
+                (l.cpu)(args, std::slice::from_ref(&tail));
+            }
         }
         if let Some(after) = after {
             after(k);
@@ -457,12 +461,14 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Mutex;
 
-    /// Visits per element of [`pieces_runner`]'s loop, and the most
-    /// pieces one call was given.
+    /// Visits per element of [`pieces_runner`]'s loop, its calls, and the
+    /// most pieces one call was given.
     static VISITS: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+    static CALLS: AtomicUsize = AtomicUsize::new(0);
     static MOST_PIECES: AtomicUsize = AtomicUsize::new(0);
 
     fn pieces_runner(_: &crate::kernel::LoopArgs<'_>, pieces: &[Range<usize>]) {
+        CALLS.fetch_add(1, Ordering::Relaxed);
         MOST_PIECES.fetch_max(pieces.len(), Ordering::Relaxed);
         let mut v = VISITS.lock().unwrap();
         for r in pieces {
@@ -474,8 +480,7 @@ mod tests {
 
     /// A loop of many short spans (a structured block's rows; a colour's
     /// runs) on threads: every element of the spans runs once, none
-    /// between them, each part's pieces given a few calls of at most
-    /// `SPANS_PER_CALL` pieces.
+    /// between them, each part in at most three calls of the runner.
     #[test]
     fn chunks_of_many_spans_run_every_element_once() {
         static SET: crate::decl::SetDecl = crate::decl::SetDecl { name: "rows" };
@@ -488,10 +493,6 @@ mod tests {
             sweep: None,
             line: None,
         };
-        // 2,000 rows of 3 elements, one element of halo between rows: the
-        // parts of 2 threads hold 125 rows each.
-        let spans: Vec<Range<usize>> = (0..2000).map(|j| 4 * j + 1..4 * j + 4).collect();
-        *VISITS.lock().unwrap() = vec![0; 8001];
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(2)
             .build()
@@ -502,14 +503,33 @@ mod tests {
             args: &[],
             sink: &sink,
         };
-        super::run_chunks(&LOOP, &args, &spans, &pool, &mut claims, None);
-        let v = VISITS.lock().unwrap();
-        for (e, &n) in v.iter().enumerate() {
-            let want = u32::from(e % 4 != 0);
-            assert_eq!(n, want, "element {e} ran {n} times");
+        // Rows of `w` elements and one of halo: 2,001 rows of 3 (the 16
+        // parts of 2 threads hold 375-376 elements each, all but the first
+        // starting inside a row), and 40 of 50 (parts of 125: a piece, at
+        // most one whole row, a piece).
+        for (rows, w, most_rows) in [(2001, 3, 120), (40, 50, 1)] {
+            let spans: Vec<Range<usize>> = (0..rows)
+                .map(|j| (w + 1) * j + 1..(w + 1) * (j + 1))
+                .collect();
+            *VISITS.lock().unwrap() = vec![0; (w + 1) * rows + 1];
+            CALLS.store(0, Ordering::Relaxed);
+            MOST_PIECES.store(0, Ordering::Relaxed);
+            super::run_chunks(&LOOP, &args, &spans, &pool, &mut claims, None);
+            let v = VISITS.lock().unwrap();
+            for (e, &n) in v.iter().enumerate() {
+                let want = u32::from(e % (w + 1) != 0);
+                assert_eq!(n, want, "rows of {w}: element {e} ran {n} times");
+            }
+            let (calls, most) = (
+                CALLS.load(Ordering::Relaxed),
+                MOST_PIECES.load(Ordering::Relaxed),
+            );
+            assert!(calls <= 3 * 16, "rows of {w}: {calls} calls for 16 parts");
+            assert!(
+                most >= most_rows,
+                "rows of {w}: at most {most} rows in one call"
+            );
         }
-        let most = MOST_PIECES.load(Ordering::Relaxed);
-        assert_eq!(most, super::SPANS_PER_CALL, "pieces per call");
     }
 
     /// Every part runs exactly once, whatever the threads and parts per
