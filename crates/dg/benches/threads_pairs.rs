@@ -56,6 +56,12 @@ use qflow_par::backend::BackendSpec;
 /// The threads criterion of issue 14.
 const TARGET: f64 = 1.85;
 
+/// The dats on huge pages, as the `qflow` binary has them
+/// (`qflow_par::memory`): where a dat starts within a page is part of what
+/// is timed.
+#[global_allocator]
+static ALLOCATOR: qflow_par::memory::HugePageAlloc = qflow_par::memory::HugePageAlloc;
+
 #[derive(Parser)]
 #[command(about = "2 threads over 1 in alternating blocks of one process")]
 struct Args {
@@ -426,6 +432,7 @@ fn row(equation: &str, order: usize, a: &Args) -> Result<(String, bool), String>
 
 fn main() {
     let mut a = Args::parse();
+    qflow_par::memory::keep_large_blocks();
     if !a.bench {
         // Run by `cargo test --benches` (no `--bench`): one small row per
         // equation, as a check that the bench runs and the bits agree.

@@ -39,6 +39,7 @@ pub mod kernel;
 pub mod launch;
 pub mod layout;
 mod macros;
+pub mod memory;
 pub mod part;
 pub mod plan;
 pub mod problem;

@@ -92,6 +92,8 @@ macro_rules! par_loop {
                     spans: &[::std::ops::Range<usize>],
                 ) {
                     let step = args.line_step($crate::par_loop!(@axis $axis).index());
+                    // Vector spills on aligned slots, wherever the stack is.
+                    $crate::kernel::align_frame();
                     let mut cursor = args.cursor();
                     // The views without drop glue in the loop (see `@body`).
                     $(let mut $arg = ::core::mem::ManuallyDrop::new(
@@ -243,6 +245,8 @@ macro_rules! par_loop {
                     // The maps of the `Star` arguments (`""`: another kind).
                     const STAR_MAPS: &[&str] = &[$($crate::par_loop!(@star_map $mode ($($spec)*))),*];
                     const ONE_STAR_MAP: bool = $crate::kernel::one_star_map(STAR_MAPS);
+                    // Vector spills on aligned slots, wherever the stack is.
+                    $crate::kernel::align_frame();
                     let mut cursor = $args.cursor();
                     // The views are dropped by hand at the end (a reduction's
                     // view hands its partial result over when dropped): a

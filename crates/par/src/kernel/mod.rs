@@ -514,3 +514,29 @@ pub fn use_avx2() -> bool {
 pub fn apart<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
+
+/// A 64-byte aligned byte on a runner's stack ([`align_frame`]).
+#[repr(C, align(64))]
+struct FrameAnchor(u8);
+
+/// Starts the calling function's frame on a cache line: every runner that
+/// `par_loop!` generates calls it first (inlined into the runner).
+///
+/// A kernel inlined into a runner spills vector registers to the stack,
+/// and a runner's frame is aligned to 16 bytes only: the compiler then
+/// keeps 32-byte AVX values on slots aligned to 16, with unaligned moves,
+/// and where the frame lands on the thread's stack decides which of them
+/// straddle two cache lines, and so how fast the kernel runs. An object
+/// aligned to 64 bytes whose address escapes makes the compiler realign
+/// the frame before it allocates registers, and then it gives the 32-byte
+/// spills aligned slots. 2D isothermal Euler of 4 nodes, serial, over 256
+/// stack depths (`crates/dg/benches/stack_depth.rs`): quartiles of the
+/// PID 5.8-6.3e-9 and 6.0-6.9e-9 s in two runs without, 5.7-6.0e-9 and
+/// 5.69-5.79e-9 with (docs/performance.md 13p). The cost: one `and` of
+/// the stack pointer per call of the runner, and the frame pointer
+/// reserved.
+#[inline(always)]
+pub fn align_frame() {
+    let mut anchor = FrameAnchor(0);
+    std::hint::black_box(&mut anchor);
+}

@@ -23,7 +23,8 @@ const HUGE_PAGE: usize = 2 << 20;
 
 /// The system allocator, with blocks of at least [`HUGE_FROM`] bytes on
 /// transparent huge pages (the module's doc). Declared by the `qflow`
-/// binary as its `#[global_allocator]`.
+/// binary as its `#[global_allocator]`, and by the benches that time the
+/// solvers as `qflow` runs them.
 pub struct HugePageAlloc;
 
 /// Has the C library keep blocks of up to 32 MiB in its heap rather than
