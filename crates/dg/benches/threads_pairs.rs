@@ -41,6 +41,7 @@
 //! must: same steps, same arithmetic).
 //!
 //! Run: `cargo bench -p qflow-dg --bench threads_pairs -- --orders 2,4,6,8`
+//! (`--dims 3` for 3D boxes)
 //! (`cargo test --benches` runs it without `--bench`: one small row per
 //! equation, a check that it runs and that the bits agree).
 
@@ -71,7 +72,11 @@ struct Args {
     /// `advection` and/or `isothermal-euler`, comma-separated.
     #[arg(long, default_value = "advection,isothermal-euler")]
     equations: String,
-    /// About how many nodes (2D: cells = sqrt(nodes) / order per side).
+    /// Dimensions of the box, 2 or 3.
+    #[arg(long, default_value_t = 2)]
+    dims: usize,
+    /// About how many nodes (cells per side: the `dims`-th root of nodes,
+    /// over the order).
     #[arg(long, default_value_t = 1e5)]
     nodes: f64,
     /// Threads of the threaded solver.
@@ -95,13 +100,14 @@ struct Args {
 
 /// The case of a row: the shapes `scripts/bench-dg.py` times (lserk54; a
 /// sine wave along the diagonal for advection; for isothermal Euler the
-/// boosted shear flow, which never breaks, so that the blocks may run on).
-fn case(equation: &str, order: usize, nodes: f64) -> Result<Settings, String> {
-    let cells = ((nodes.sqrt() / order as f64).round() as usize).max(2);
+/// boosted shear flow, which never breaks, so that the blocks may run on;
+/// a uniform flow in 3D).
+fn case(equation: &str, order: usize, nodes: f64, dims: usize) -> Result<Settings, String> {
+    let cells = ((nodes.powf(1.0 / dims as f64) / order as f64).round() as usize).max(2);
     let base = Settings {
-        dimensions: 2,
+        dimensions: dims,
         order,
-        cells: vec![cells; 2],
+        cells: vec![cells; dims],
         rk: "lserk54".into(),
         final_time: 1e9,
         ..Settings::default()
@@ -109,16 +115,18 @@ fn case(equation: &str, order: usize, nodes: f64) -> Result<Settings, String> {
     match equation {
         "advection" => Ok(Settings {
             equation: Equation::Advection,
-            velocity: vec![1.0, 1.0],
+            velocity: vec![1.0; dims],
             initial: Initial::Sine,
             ..base
         }),
         "isothermal-euler" => Ok(Settings {
             equation: Equation::IsothermalEuler,
-            velocity: vec![0.3, -0.2],
+            velocity: [0.3, -0.2, 0.1][..dims].to_vec(),
             sound_speed: 1.0,
             amplitude: 0.5,
-            initial: Initial::Shear,
+            // The shear flow is 2D; in 3D a uniform flow (the kernels do
+            // the same arithmetic on any state).
+            initial: if dims == 2 { Initial::Shear } else { Initial::Constant },
             ..base
         }),
         other => Err(format!(
@@ -358,10 +366,11 @@ fn with_copies<R>(
 /// Times one row; its table line, and whether the threads' state equals
 /// serial's to the bit.
 fn row(equation: &str, order: usize, a: &Args) -> Result<(String, bool), String> {
-    let s = case(equation, order, a.nodes)?;
+    let s = case(equation, order, a.nodes, a.dims)?;
     let mut serial = Solver::new(&s, &BackendSpec::serial())?;
     let mut threaded = Solver::new(&s, &BackendSpec::threads(a.threads))?;
-    let nodes = (s.cells.iter().product::<usize>() * order * order) as f64;
+    let per_cell = order.pow(a.dims as u32);
+    let nodes = (s.cells.iter().product::<usize>() * per_cell) as f64;
     let stages = serial.method.stages() as f64;
     // Warm up both (first touch of the pages, the pool's threads), then
     // size the blocks from the serial steps' time.
@@ -375,11 +384,12 @@ fn row(equation: &str, order: usize, a: &Args) -> Result<(String, bool), String>
     let (mut t1, mut tn, mut up, mut cup, mut twin) = (vec![], vec![], vec![], vec![], vec![]);
     // The pairs' speed-ups by where the CPUs were ([`round_trip`]).
     let (mut near, mut apart) = (vec![], vec![]);
-    // Each copy a share of the grid (its rows cut by the threads), so that
-    // the copies together hold about what the threaded solver holds.
+    // Each copy a share of the grid (its rows, or planes in 3D, cut by the
+    // threads), so that the copies together hold about what the threaded
+    // solver holds.
     let mut share = s.clone();
-    share.cells[1] = s.cells[1].div_ceil(a.threads);
-    let share_nodes = (share.cells.iter().product::<usize>() * order * order) as f64;
+    share.cells[a.dims - 1] = s.cells[a.dims - 1].div_ceil(a.threads);
+    let share_nodes = (share.cells.iter().product::<usize>() * per_cell) as f64;
     // The copies' nodes over the serial solver's, per block.
     let work = k * share_nodes / nodes;
     with_copies(&share, a.threads, |copies| -> Result<(), String> {
@@ -413,8 +423,9 @@ fn row(equation: &str, order: usize, a: &Args) -> Result<(String, bool), String>
     let per = steps as f64 * stages * nodes;
     let met = up.iter().filter(|&&u| u >= TARGET).count();
     let line = format!(
-        "| {equation} | {order} | {}^2 | {nodes} | {steps} | {:.2e} | {:.2e} | {:.2}x | {:.2}-{:.2}x | {met}/{} | {} | {} | {:.2}x | {:.2}x | {} |",
+        "| {equation} | {order} | {}^{} | {nodes} | {steps} | {:.2e} | {:.2e} | {:.2}x | {:.2}-{:.2}x | {met}/{} | {} | {} | {:.2}x | {:.2}x | {} |",
         s.cells[0],
+        a.dims,
         quantile(&mut t1, 0.5) / per,
         quantile(&mut tn, 0.5) / per,
         quantile(&mut up, 0.5),
@@ -440,11 +451,12 @@ fn main() {
         (a.orders, a.nodes, a.pairs, a.block) = ("3".into(), 2e3, 2, 2e-3);
     }
     if a.threads < 2
+        || !(2..=3).contains(&a.dims)
         || a.pairs == 0
         || !(a.block.is_finite() && a.block > 0.0)
         || !(a.nodes.is_finite() && a.nodes >= 4.0)
     {
-        eprintln!("give --threads >= 2, --pairs >= 1, --block > 0 and --nodes >= 4");
+        eprintln!("give --threads >= 2, --dims 2 or 3, --pairs >= 1, --block > 0 and --nodes >= 4");
         std::process::exit(2);
     }
     let mut orders = vec![];
@@ -458,8 +470,9 @@ fn main() {
         }
     }
     println!(
-        "2D DG, lserk54, {} threads over 1 in {} alternating pairs of blocks of about {} s, \
+        "{}D DG, lserk54, {} threads over 1 in {} alternating pairs of blocks of about {} s, \
          the cores' arithmetic ceiling beside each pair; load average at the start: {}\n",
+        a.dims,
         a.threads,
         a.pairs,
         a.block,
