@@ -126,7 +126,11 @@ fn case(equation: &str, order: usize, nodes: f64, dims: usize) -> Result<Setting
             amplitude: 0.5,
             // The shear flow is 2D; in 3D a uniform flow (the kernels do
             // the same arithmetic on any state).
-            initial: if dims == 2 { Initial::Shear } else { Initial::Constant },
+            initial: if dims == 2 {
+                Initial::Shear
+            } else {
+                Initial::Constant
+            },
             ..base
         }),
         other => Err(format!(
