@@ -1,11 +1,13 @@
-//! A serial solver's speed against where its runners' frames lie on the
-//! stack: the same steps run on a fresh thread at each of `--depths`
-//! stack depths (256 depths put the runners' frames on every 16-byte
-//! offset of a 4 KiB page, in some order: see [`deeper`]). The PID (s per right-hand side per node) should not depend on
-//! it: the runners start their frames on a cache line
-//! (`qflow_par::kernel::align_frame`), so that the vector registers a
-//! kernel spills sit on aligned slots wherever the stack is. Without that,
-//! 2D isothermal Euler of 4 nodes ran 6.4e-9 to 1.0e-8 s over the depths
+//! A serial solver's speed against the depth of the stack it runs on:
+//! the same steps run on a fresh thread at each of `--depths` stack
+//! depths, so that the stack pointer at which the loops' runners are
+//! called visits every 16-byte offset of a 4 KiB page (256 depths, in
+//! some order: see [`deeper`]). The PID (s per right-hand side per node)
+//! should not depend on it: the runners realign their frames to a cache
+//! line (`qflow_par::kernel::align_frame`), so that the vector registers
+//! a kernel spills sit on aligned slots wherever the stack is. Without
+//! that, 2D isothermal Euler of 4 nodes gave quartiles of 5.8-6.3e-9 and
+//! 6.0-6.9e-9 s over the depths, with it 5.7-6.0e-9 and 5.69-5.79e-9
 //! (docs/performance.md 13p).
 //!
 //! Prints the quartiles of the depths' PIDs (each the best of `--blocks`
@@ -41,7 +43,7 @@ struct Args {
     /// About how many nodes (2D: cells = sqrt(nodes) / order per side).
     #[arg(long, default_value_t = 1e5)]
     nodes: f64,
-    /// Stack depths, 16 bytes apart.
+    /// Stack depths (one frame of [`deeper`] apart), at most 4096.
     #[arg(long, default_value_t = 256)]
     depths: usize,
     /// Rounds over all depths.
@@ -128,12 +130,12 @@ fn main() {
         (a.nodes, a.depths, a.rounds, a.blocks, a.steps) = (2e3, 4, 1, 1, 1);
     }
     if !(1..=8).contains(&a.order)
-        || a.depths == 0
+        || !(1..=4096).contains(&a.depths)
         || a.rounds == 0
         || a.blocks == 0
         || a.steps == 0
     {
-        eprintln!("give --order 1 to 8 and --depths, --rounds, --blocks, --steps >= 1");
+        eprintln!("give --order 1 to 8, --depths 1 to 4096 and --rounds, --blocks, --steps >= 1");
         std::process::exit(2);
     }
     let s = case(&a).unwrap_or_else(|e| {
@@ -150,10 +152,19 @@ fn main() {
     // pid[depth][round], and each depth's offset in its page.
     let mut pid = vec![vec![]; a.depths];
     let mut offset = vec![0; a.depths];
-    for _ in 0..a.rounds {
-        for d in 0..a.depths {
+    for round in 0..a.rounds {
+        // Deepest first in every other round, so that a drift of the
+        // machine's speed over a round does not line up with the depth.
+        let order: Vec<usize> = if round % 2 == 0 {
+            (0..a.depths).collect()
+        } else {
+            (0..a.depths).rev().collect()
+        };
+        for d in order {
             std::thread::scope(|sc| {
-                sc.spawn(|| {
+                // Room for 4096 frames of `deeper` and the solver's own.
+                let deep = std::thread::Builder::new().stack_size(16 << 20);
+                deep.spawn_scoped(sc, || {
                     deeper(d, &mut || {
                         offset[d] = here() % 4096;
                         let mut best = f64::INFINITY;
@@ -164,15 +175,24 @@ fn main() {
                         }
                         pid[d].push(best / per_block);
                     })
-                });
+                })
+                .expect("a thread for the steps");
             });
         }
     }
     let per_depth: Vec<f64> = pid.iter().map(|r| quantile(r, 0.5)).collect();
+    // One frame of `deeper` (the stack grows down; offsets wrap at the
+    // page).
     let step = if a.depths > 1 {
-        offset[0] as isize - offset[1] as isize
+        (offset[0] as isize - offset[1] as isize).rem_euclid(4096)
     } else {
         0
+    };
+    let distinct = {
+        let mut o = offset.clone();
+        o.sort();
+        o.dedup();
+        o.len()
     };
     println!(
         "2D DG {} order {}, {} nodes, serial, {} stack depths {} bytes apart: PID min {:.3e}, \
@@ -187,13 +207,19 @@ fn main() {
         quantile(&per_depth, 0.5),
         quantile(&per_depth, 0.75),
         quantile(&per_depth, 1.0),
-        {
-            let mut o = offset.clone();
-            o.sort();
-            o.dedup();
-            o.len()
-        },
+        distinct,
     );
+    // A frame of 16 times an odd number of bytes visits min(depths, 256)
+    // offsets; fewer means the build's frame changed and the sweep skips
+    // offsets.
+    if distinct < a.depths.min(256) {
+        eprintln!(
+            "frames of {step} bytes: {distinct} distinct offsets in the page for {} depths; \
+             change the array in `deeper`",
+            a.depths
+        );
+        std::process::exit(1);
+    }
     if a.table {
         for (d, p) in per_depth.iter().enumerate() {
             println!("{d} {} {p:.3e}", offset[d]);

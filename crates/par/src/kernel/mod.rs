@@ -529,10 +529,10 @@ struct FrameAnchor(u8);
 /// straddle two cache lines, and so how fast the kernel runs. An object
 /// aligned to 64 bytes whose address escapes makes the compiler realign
 /// the frame before it allocates registers, and then it gives the 32-byte
-/// spills aligned slots. 2D isothermal Euler of 4 nodes, serial, over 256
-/// stack depths (`crates/dg/benches/stack_depth.rs`): quartiles of the
-/// PID 5.8-6.3e-9 and 6.0-6.9e-9 s in two runs without, 5.7-6.0e-9 and
-/// 5.69-5.79e-9 with (docs/performance.md 13p). The cost: one `and` of
+/// spills aligned slots. 2D isothermal Euler of 4 nodes, serial, dats on
+/// huge pages, over 256 stack depths (`crates/dg/benches/stack_depth.rs`):
+/// quartiles of the PID 5.8-6.3e-9 and 6.0-6.9e-9 s in two runs without,
+/// 5.7-6.0e-9 and 5.69-5.79e-9 with (docs/performance.md 13p). The cost: one `and` of
 /// the stack pointer per call of the runner, and the frame pointer
 /// reserved.
 #[inline(always)]
