@@ -22,8 +22,10 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use clap::Parser;
-use qflow_dg::{Equation, Initial, Settings, Solver};
+use qflow_dg::Solver;
 use qflow_par::backend::BackendSpec;
+
+mod common;
 
 /// The dats on huge pages, as the `qflow` binary has them
 /// (`qflow_par::memory`): where a dat starts within a page is part of what
@@ -85,37 +87,6 @@ fn here() -> usize {
     black_box(&x) as *const u8 as usize
 }
 
-fn case(a: &Args) -> Result<Settings, String> {
-    let cells = ((a.nodes.sqrt() / a.order as f64).round() as usize).max(2);
-    let base = Settings {
-        dimensions: 2,
-        order: a.order,
-        cells: vec![cells; 2],
-        rk: "lserk54".into(),
-        final_time: 1e9,
-        ..Settings::default()
-    };
-    match a.equation.as_str() {
-        "advection" => Ok(Settings {
-            equation: Equation::Advection,
-            velocity: vec![1.0, 1.0],
-            initial: Initial::Sine,
-            ..base
-        }),
-        "isothermal-euler" => Ok(Settings {
-            equation: Equation::IsothermalEuler,
-            velocity: vec![0.3, -0.2],
-            sound_speed: 1.0,
-            amplitude: 0.5,
-            initial: Initial::Shear,
-            ..base
-        }),
-        other => Err(format!(
-            "--equation: \"{other}\" is not advection or isothermal-euler"
-        )),
-    }
-}
-
 fn quantile(v: &[f64], q: f64) -> f64 {
     let mut v = v.to_vec();
     v.sort_by(f64::total_cmp);
@@ -138,7 +109,8 @@ fn main() {
         eprintln!("give --order 1 to 8, --depths 1 to 4096 and --rounds, --blocks, --steps >= 1");
         std::process::exit(2);
     }
-    let s = case(&a).unwrap_or_else(|e| {
+    let s = common::case(&a.equation, a.order, a.nodes, 2).unwrap_or_else(|e| {
+        let e = format!("--equation: {e}");
         eprintln!("{e}");
         std::process::exit(2)
     });

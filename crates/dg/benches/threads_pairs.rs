@@ -52,8 +52,10 @@ use std::sync::{Arc, Barrier};
 use std::time::Instant;
 
 use clap::Parser;
-use qflow_dg::{Equation, Initial, Settings, Solver};
+use qflow_dg::{Settings, Solver};
 use qflow_par::backend::BackendSpec;
+
+mod common;
 
 /// The threads criterion of issue 14.
 const TARGET: f64 = 1.85;
@@ -97,56 +99,6 @@ struct Args {
     /// Passed by `cargo bench`; ignored.
     #[arg(long, hide = true)]
     bench: bool,
-}
-
-/// The case of a row: the shapes `scripts/bench-dg.py` times (lserk54; a
-/// sine wave along the diagonal for advection; for 2D isothermal Euler the
-/// boosted shear flow, which never breaks, so that the blocks may run on;
-/// in 3D a simple wave of amplitude 1e-3, which breaks only at t = 92,
-/// far beyond the steps a row runs).
-fn case(equation: &str, order: usize, nodes: f64, dims: usize) -> Result<Settings, String> {
-    let cells = ((nodes.powf(1.0 / dims as f64) / order as f64).round() as usize).max(2);
-    let base = Settings {
-        dimensions: dims,
-        order,
-        cells: vec![cells; dims],
-        rk: "lserk54".into(),
-        final_time: 1e9,
-        ..Settings::default()
-    };
-    match equation {
-        "advection" => Ok(Settings {
-            equation: Equation::Advection,
-            velocity: vec![1.0; dims],
-            initial: Initial::Sine,
-            ..base
-        }),
-        "isothermal-euler" if dims == 2 => Ok(Settings {
-            equation: Equation::IsothermalEuler,
-            velocity: vec![0.3, -0.2],
-            sound_speed: 1.0,
-            amplitude: 0.5,
-            initial: Initial::Shear,
-            ..base
-        }),
-        "isothermal-euler" => {
-            let wave = Settings {
-                equation: Equation::IsothermalEuler,
-                velocity: vec![0.3, -0.2, 0.1],
-                sound_speed: 1.0,
-                amplitude: 1e-3,
-                initial: Initial::SimpleWave,
-                ..base
-            };
-            Ok(Settings {
-                final_time: 0.9 * wave.breaking_time(),
-                ..wave
-            })
-        }
-        other => Err(format!(
-            "--equations: \"{other}\" is not one of advection, isothermal-euler"
-        )),
-    }
 }
 
 /// Seconds to run `steps` steps (inside the solver's pool, as `qflow run`
@@ -380,7 +332,8 @@ fn with_copies<R>(
 /// Times one row; its table line, and whether the threads' state equals
 /// serial's to the bit.
 fn row(equation: &str, order: usize, a: &Args) -> Result<(String, bool), String> {
-    let s = case(equation, order, a.nodes, a.dims)?;
+    let s =
+        common::case(equation, order, a.nodes, a.dims).map_err(|e| format!("--equations: {e}"))?;
     let mut serial = Solver::new(&s, &BackendSpec::serial())?;
     let mut threaded = Solver::new(&s, &BackendSpec::threads(a.threads))?;
     let per_cell = order.pow(a.dims as u32);
