@@ -3,7 +3,7 @@
 # no Rust toolchain (docs/gpu.md, "On a real GPU: how to check").
 #
 #   here:  scripts/gpu-check.sh pack DIR
-#          builds qflow (--features opencl), the OpenCL test binaries of
+#          builds qflow (--features opencl), the device test binaries of
 #          lskum, par, fv, lw and dg and the fv bandwidth bench, and copies
 #          them (stripped) into DIR with the OpenCL ICD loader and the
 #          shared 9,600-point cloud when they are found;
@@ -47,7 +47,7 @@ pack() {
     cargo build --release -p qflow --features opencl || exit 1
     local target=${CARGO_TARGET_DIR:-target}
     cp "$target/release/qflow" "$dir/release/qflow"
-    for c in lskum:opencl par:toys fv:opencl lw:opencl dg:opencl; do
+    for c in lskum:device par:toys fv:device lw:device dg:device; do
         local exe
         exe=$(cargo test --release -p "qflow-${c%%:*}" --features opencl --test "${c##*:}" \
             --no-run --message-format=json 2>/dev/null |

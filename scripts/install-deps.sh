@@ -4,9 +4,35 @@
 # - for the `opencl` feature: the OpenCL ICD loader and PoCL, an OpenCL
 #   implementation on the CPU (double precision), which the tests run on;
 # - for the `mpi` feature: OpenMPI and libclang (the `mpi` crate generates
-#   its bindings with bindgen).
+#   its bindings with bindgen);
+# - for the check of the `cuda` feature's programs: NVRTC, CUDA's run-time
+#   compiler, from PyPI's wheel nvidia-cuda-nvrtc (13.0, the GPU machines'
+#   CUDA), unpacked under target/nvrtc (pip's download only: nothing is
+#   installed into Python). `scripts/install-deps.sh --nvrtc-lib` prints
+#   its library folder (for LD_LIBRARY_PATH), fetching it first if needed.
 # Set QFLOW_NO_SYSTEM_DEPS=1 to skip the Debian packages.
 set -euo pipefail
+cd "$(dirname "$0")/.."
+
+NVRTC_VERSION=13.0.88
+nvrtc_dir=target/nvrtc/$NVRTC_VERSION
+
+# NVRTC's wheel, unpacked; its library folder on stdout.
+nvrtc() {
+    local lib=$nvrtc_dir/nvidia/cu13/lib
+    if [ ! -e "$lib/libnvrtc.so.13" ]; then
+        mkdir -p "$nvrtc_dir"
+        python3 -m pip download --quiet --no-deps --only-binary=:all: \
+            --dest "$nvrtc_dir" "nvidia-cuda-nvrtc==$NVRTC_VERSION" >&2
+        python3 -m zipfile -e "$nvrtc_dir"/nvidia_cuda_nvrtc-*.whl "$nvrtc_dir" >&2
+    fi
+    realpath "$lib"
+}
+
+if [ "${1:-}" = --nvrtc-lib ]; then
+    nvrtc
+    exit 0
+fi
 
 need_rustup_component() {
     if ! cargo "$1" --version >/dev/null 2>&1; then
@@ -22,6 +48,9 @@ if [ "${QFLOW_NO_SYSTEM_DEPS:-}" = 1 ]; then
 fi
 
 packages=(pocl-opencl-icd ocl-icd-opencl-dev clinfo libopenmpi-dev openmpi-bin libclang-dev)
+# Python's pip, for NVRTC's wheel (a Debian python3 may come without it).
+command -v python3 >/dev/null 2>&1 || packages+=(python3)
+python3 -m pip --version >/dev/null 2>&1 || packages+=(python3-pip)
 missing=()
 for p in "${packages[@]}"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -34,3 +63,5 @@ if [ ${#missing[@]} -gt 0 ]; then
     $sudo apt-get update -qq
     $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+echo "NVRTC for the CUDA check: $(nvrtc)"

@@ -42,7 +42,7 @@ enum Command {
         /// TOML syntax, or plain text for a string); repeatable.
         #[arg(long = "set", value_name = "SECTION.KEY=VALUE")]
         sets: Vec<String>,
-        /// Backend: serial, threads or opencl.
+        /// Backend: serial, threads, opencl or cuda.
         #[arg(long, default_value = "threads")]
         backend: BackendKind,
         /// Threads of the threads backend (default: all cores).
@@ -98,8 +98,9 @@ enum Command {
         #[arg(long)]
         to: Option<String>,
     },
-    /// List the OpenCL platforms and devices (name, vendor, memory, compute
-    /// units, fp64 support).
+    /// List the devices of the device backends: CUDA's GPUs and the OpenCL
+    /// platforms and devices (name, vendor, memory, compute units, fp64
+    /// support).
     Devices,
     /// Partition a cloud for MPI ranks and report edge cut, points and ghosts
     /// per part and the load imbalance.
@@ -129,7 +130,7 @@ enum Command {
         /// Points of the generated cloud.
         #[arg(long, default_value_t = 9600)]
         points: usize,
-        /// Backend: serial, threads or opencl.
+        /// Backend: serial, threads, opencl or cuda.
         #[arg(long, default_value = "threads")]
         backend: BackendKind,
         /// Threads of the threads backend (default: all cores).
@@ -303,16 +304,16 @@ fn check_backend_options(
     device: Option<&str>,
     work_group: Option<usize>,
 ) -> Result<()> {
-    if kind != BackendKind::OpenCl {
+    if !kind.on_device() {
         if let Some(d) = device {
             anyhow::bail!(
-                "--device {d}: only the opencl backend runs on a device (this run: {})",
+                "--device {d}: only the opencl and cuda backends run on a device (this run: {})",
                 kind.name()
             );
         }
         if let Some(w) = work_group {
             anyhow::bail!(
-                "--work-group {w}: only the opencl backend has work groups (this run: {})",
+                "--work-group {w}: only the opencl and cuda backends have work groups (this run: {})",
                 kind.name()
             );
         }
@@ -326,7 +327,10 @@ fn check_backend_options(
             kind.name()
         );
     }
-    check_threads(kind, threads)
+    check_threads(kind, threads)?;
+    // A backend this machine cannot run (no CUDA driver) says so now, in
+    // one line, before any work.
+    kind.probe().map_err(anyhow::Error::msg)
 }
 
 /// Refuses more threads than this machine can run, and says so when more

@@ -220,6 +220,36 @@ fn options_of_another_backend_and_bad_work_groups_are_refused() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
+/// `--backend cuda` where it cannot run is one line naming what is
+/// missing, exit 1, before any work: the build's feature, or (a build
+/// with it, on a machine like CI's) the CUDA driver.
+#[test]
+fn a_cuda_run_without_cuda_is_one_line_before_any_work() {
+    #[cfg(feature = "cuda")]
+    if qflow_par::backend::cuda::driver_present() {
+        eprintln!("SKIPPED: this machine has a CUDA driver");
+        return;
+    }
+    let d = scratch("no-cuda");
+    let t = Instant::now();
+    let o = run(&d.join("out"), &["--backend", "cuda"]);
+    let reason = if cfg!(feature = "cuda") {
+        "no CUDA driver: libcuda.so.1 could not be loaded"
+    } else {
+        "this build has no CUDA backend: build with `--features cuda`"
+    };
+    assert_clean_failure(&o, reason);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(stderr(&o).trim_end().lines().count(), 1, "{}", stderr(&o));
+    assert!(!d.join("out").exists(), "the output folder was made");
+    assert!(
+        t.elapsed() < Duration::from_secs(10),
+        "took {:?}",
+        t.elapsed()
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
+
 #[test]
 fn an_output_folder_in_use_is_refused_and_a_dead_runs_lock_taken_over() {
     let d = scratch("lock");

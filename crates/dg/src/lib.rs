@@ -178,3 +178,26 @@ orders!(
 pub use method::Dg;
 pub use settings::{Equation, Initial, Settings};
 pub use solver::Solver;
+
+/// Every program a device backend may build for DG, each with a label: one
+/// per order (1-8), equation and dimension (1-3), the loops of that family
+/// over its order's translated kernels (what NVRTC's check compiles).
+pub fn device_programs() -> Vec<(String, qflow_par::backend::Program)> {
+    let mut out = Vec::new();
+    for order in 1..=8 {
+        for equation in [Equation::Advection, Equation::IsothermalEuler] {
+            for dimensions in 1..=3 {
+                let f = family(order, equation, dimensions);
+                out.push((
+                    format!("dg {} {dimensions}D order {order}", equation.name()),
+                    qflow_par::backend::Program {
+                        name: "dg",
+                        loops: f.loops,
+                        device_source: device_source(order),
+                    },
+                ));
+            }
+        }
+    }
+    out
+}

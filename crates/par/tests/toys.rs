@@ -10,8 +10,9 @@
 //!
 //! Both are checked against the exact discrete solution (a Fourier mode
 //! decays by a known factor per step), serial against threads to the bit,
-//! and, with the feature `opencl`, the OpenCL backend running the same
-//! kernels translated from `toy_methods/kernels.rs` against serial.
+//! and, with the features `opencl` or `cuda`, the device backends running
+//! the same kernels translated from `toy_methods/kernels.rs` against
+//! serial.
 
 mod toy_methods;
 
@@ -239,83 +240,76 @@ fn only_sweeps_may_write_what_they_read_through_a_stencil() {
     assert!(e.contains("i32 input dat"), "{e}");
 }
 
-/// The same kernels on an OpenCL device: within 1e-13 of serial (the
+/// The same kernels on every device backend of the build: within 1e-13 of serial (the
 /// arithmetic is the same; the device may order the sums differently).
-#[cfg(feature = "opencl")]
+#[cfg(any(feature = "opencl", feature = "cuda"))]
 #[test]
-fn opencl_runs_the_translated_kernels() {
-    if !qflow_par::backend::opencl::device_for_tests() {
-        return;
+fn devices_run_the_translated_kernels() {
+    for device in qflow_par::backend::test_devices() {
+        let ocl = spec(device, 0);
+        let (u, totals) = heat(&ocl);
+        let (su, stotals) = heat(&spec(BackendKind::Serial, 1));
+        assert!(max_diff(&u, &su) < 1e-13, "heat field");
+        assert!(max_diff(&totals, &stotals) < 1e-10, "heat totals");
+        let (v, peaks) = line(&ocl);
+        let (sv, speaks) = line(&spec(BackendKind::Serial, 1));
+        assert!(max_diff(&v, &sv) < 1e-13, "line field");
+        assert!(max_diff(&peaks, &speaks) < 1e-13, "line peaks");
+        let (g, res) = sweeps(&ocl);
+        assert_eq!(g, sweeps_by_hand(), "sweeps: the serial bits");
+        let (_, sres) = sweeps(&spec(BackendKind::Serial, 1));
+        assert!(max_diff(&res, &sres) < 1e-13, "sweep residuals");
     }
-    let ocl = spec(BackendKind::OpenCl, 0);
-    let (u, totals) = heat(&ocl);
-    let (su, stotals) = heat(&spec(BackendKind::Serial, 1));
-    assert!(max_diff(&u, &su) < 1e-13, "heat field");
-    assert!(max_diff(&totals, &stotals) < 1e-10, "heat totals");
-    let (v, peaks) = line(&ocl);
-    let (sv, speaks) = line(&spec(BackendKind::Serial, 1));
-    assert!(max_diff(&v, &sv) < 1e-13, "line field");
-    assert!(max_diff(&peaks, &speaks) < 1e-13, "line peaks");
-    let (g, res) = sweeps(&ocl);
-    assert_eq!(g, sweeps_by_hand(), "sweeps: the serial bits");
-    let (_, sres) = sweeps(&spec(BackendKind::Serial, 1));
-    assert!(max_diff(&res, &sres) < 1e-13, "sweep residuals");
 }
 
 /// Two loops of one kernel in one device program (a loop is named after
 /// its kernel): each gets entry kernels of its own, and either gives the
 /// bits of the other.
-#[cfg(feature = "opencl")]
+#[cfg(any(feature = "opencl", feature = "cuda"))]
 #[test]
-fn opencl_builds_two_loops_of_one_kernel() {
-    if !qflow_par::backend::opencl::device_for_tests() {
-        return;
+fn devices_build_two_loops_of_one_kernel() {
+    for device in qflow_par::backend::test_devices() {
+        let p = heat_problem();
+        let ocl = spec(device, 0);
+        let mut ex = exec(&p, &HEAT_LOOPS_BOTH, &HEAT_GLOBALS, &ocl);
+        let (u, totals) =
+            heat_run_with(&mut ex, &HEAT_STEP_BASELINE).expect("the baseline step loop");
+        let mut ex = exec(&p, &HEAT_LOOPS_BOTH, &HEAT_GLOBALS, &ocl);
+        let (v, vtotals) = heat_run_with(&mut ex, &HEAT_STEP).expect("the default step loop");
+        assert_eq!(u, v, "heat field");
+        assert_eq!(totals, vtotals, "heat totals");
+        assert!(totals.len() == HEAT_STEPS && totals.iter().all(|t| t.is_finite()));
     }
-    let p = heat_problem();
-    let ocl = spec(BackendKind::OpenCl, 0);
-    let mut ex = exec(&p, &HEAT_LOOPS_BOTH, &HEAT_GLOBALS, &ocl);
-    let (u, totals) = heat_run_with(&mut ex, &HEAT_STEP_BASELINE).expect("the baseline step loop");
-    let mut ex = exec(&p, &HEAT_LOOPS_BOTH, &HEAT_GLOBALS, &ocl);
-    let (v, vtotals) = heat_run_with(&mut ex, &HEAT_STEP).expect("the default step loop");
-    assert_eq!(u, v, "heat field");
-    assert_eq!(totals, vtotals, "heat totals");
-    assert!(totals.len() == HEAT_STEPS && totals.iter().all(|t| t.is_finite()));
 }
 
 /// Loop times on a device come from the device's clock (the queue
 /// profiles; the layer does not wait after each loop): every loop is
 /// counted once per run, with a positive time, and their sum is within the
 /// wall time of the runs.
-#[cfg(feature = "opencl")]
+#[cfg(any(feature = "opencl", feature = "cuda"))]
 #[test]
-fn opencl_loop_times_count_every_run() {
-    if !qflow_par::backend::opencl::device_for_tests() {
-        return;
+fn device_loop_times_count_every_run() {
+    for device in qflow_par::backend::test_devices() {
+        let p = heat_problem();
+        let mut ex = exec(&p, &HEAT_LOOPS, &HEAT_GLOBALS, &spec(device, 0));
+        heat_run(&mut ex).expect("a warm-up");
+        ex.reset_times();
+        let t = std::time::Instant::now();
+        heat_run(&mut ex).expect("the heat toy runs");
+        let times = ex.loop_times();
+        let wall = t.elapsed();
+        let names: Vec<&str> = times.iter().map(|x| x.name).collect();
+        assert_eq!(names, ["heat_step", "heat_copy"], "{times:?}");
+        for x in &times {
+            assert_eq!(x.calls, HEAT_STEPS as u64, "{times:?}");
+            assert!(x.time > std::time::Duration::ZERO, "{times:?}");
+        }
+        let sum: std::time::Duration = times.iter().map(|x| x.time).sum();
+        assert!(
+            sum <= wall,
+            "loop times {sum:?} beyond the wall time {wall:?}"
+        );
     }
-    let p = heat_problem();
-    let mut ex = exec(
-        &p,
-        &HEAT_LOOPS,
-        &HEAT_GLOBALS,
-        &spec(BackendKind::OpenCl, 0),
-    );
-    heat_run(&mut ex).expect("a warm-up");
-    ex.reset_times();
-    let t = std::time::Instant::now();
-    heat_run(&mut ex).expect("the heat toy runs");
-    let times = ex.loop_times();
-    let wall = t.elapsed();
-    let names: Vec<&str> = times.iter().map(|x| x.name).collect();
-    assert_eq!(names, ["heat_step", "heat_copy"], "{times:?}");
-    for x in &times {
-        assert_eq!(x.calls, HEAT_STEPS as u64, "{times:?}");
-        assert!(x.time > std::time::Duration::ZERO, "{times:?}");
-    }
-    let sum: std::time::Duration = times.iter().map(|x| x.time).sum();
-    assert!(
-        sum <= wall,
-        "loop times {sum:?} beyond the wall time {wall:?}"
-    );
 }
 
 /// Line loops (`over CELLS along x` / `along y`): kernels that march

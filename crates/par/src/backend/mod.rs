@@ -9,8 +9,11 @@
 //! across ranks.
 //!
 //! - [`cpu`]: `serial` (one thread) and `threads` (a rayon pool);
-//! - `opencl` (feature `opencl`): any OpenCL device, kernels generated
-//!   from the same Rust.
+//! - [`device`]: the device backend, over a device API:
+//!   - `opencl` (feature `opencl`): any OpenCL device;
+//!   - `cuda` (feature `cuda`): NVIDIA GPUs, the program compiled by NVRTC;
+//!
+//!   both run the same program, generated from the same Rust kernels.
 
 use std::ops::Range;
 use std::sync::Arc;
@@ -20,6 +23,9 @@ use crate::problem::Values;
 
 mod chunks;
 pub mod cpu;
+#[cfg(feature = "cuda")]
+pub mod cuda;
+pub mod device;
 #[cfg(feature = "opencl")]
 pub mod opencl;
 
@@ -148,6 +154,8 @@ pub enum BackendKind {
     /// OpenCL on any vendor's GPU or on a CPU (PoCL); feature `opencl`.
     #[serde(rename = "opencl")]
     OpenCl,
+    /// CUDA on NVIDIA GPUs; feature `cuda`.
+    Cuda,
 }
 
 impl std::str::FromStr for BackendKind {
@@ -167,6 +175,7 @@ impl BackendKind {
             Self::Serial => "serial",
             Self::Threads => "threads",
             Self::OpenCl => "opencl",
+            Self::Cuda => "cuda",
         }
     }
 
@@ -175,7 +184,28 @@ impl BackendKind {
         match self {
             Self::Serial | Self::Threads => true,
             Self::OpenCl => cfg!(feature = "opencl"),
+            Self::Cuda => cfg!(feature = "cuda"),
         }
+    }
+
+    /// Whether the backend runs on a device (`--device`, `--work-group`).
+    pub fn on_device(self) -> bool {
+        matches!(self, Self::OpenCl | Self::Cuda)
+    }
+
+    /// Whether this machine can run the backend, before any work: the
+    /// build has it and, for CUDA, the driver, a device and NVRTC load;
+    /// else the one-line reason. (OpenCL's runtime and devices are checked
+    /// when its backend starts, with their own errors.)
+    pub fn probe(self) -> Result<(), String> {
+        if !self.available() {
+            return Err(missing(self));
+        }
+        #[cfg(feature = "cuda")]
+        if self == Self::Cuda {
+            return cuda::probe();
+        }
+        Ok(())
     }
 }
 
@@ -244,11 +274,10 @@ pub fn create(
     program: &Program,
     node: (usize, usize),
 ) -> Result<Box<dyn LocalBackend>, String> {
-    if spec.increments == crate::plan::Increments::StagedAtomics && spec.kind != BackendKind::OpenCl
-    {
+    if spec.increments == crate::plan::Increments::StagedAtomics && !spec.kind.on_device() {
         return Err(format!(
-            "the increment strategy `staged-atomics` runs on devices (--backend opencl), not on \
-             the {} backend: on CPUs use `two-level` or `atomics`",
+            "the increment strategy `staged-atomics` runs on devices (--backend opencl or \
+             cuda), not on the {} backend: on CPUs use `two-level` or `atomics`",
             spec.kind.name()
         ));
     }
@@ -275,12 +304,50 @@ pub fn create(
         }
         #[cfg(feature = "opencl")]
         BackendKind::OpenCl => opencl::create(spec, part, globals, program, node),
-        #[cfg(not(feature = "opencl"))]
-        BackendKind::OpenCl => Err(
-            "this build has no OpenCL backend: build with `--features opencl` \
+        #[cfg(feature = "cuda")]
+        BackendKind::Cuda => cuda::create(spec, part, globals, program, node),
+        #[allow(unreachable_patterns)]
+        kind => Err(missing(kind)),
+    }
+}
+
+/// The device backends a test can run on here, OpenCL first: each one
+/// this build has whose test device exists (`opencl::device_for_tests`,
+/// `cuda::device_for_tests`; with `QFLOW_REQUIRE_OPENCL` or
+/// `QFLOW_REQUIRE_CUDA` set, a missing one fails the test instead of being
+/// left out), and that `QFLOW_TEST_DEVICES` names if it is set (a list:
+/// `cuda`, `opencl,cuda`).
+pub fn test_devices() -> Vec<BackendKind> {
+    let wanted = std::env::var("QFLOW_TEST_DEVICES").ok();
+    let wants = |k: BackendKind| {
+        wanted
+            .as_deref()
+            .is_none_or(|w| w.split(',').any(|x| x.trim() == k.name()))
+    };
+    #[allow(unused_mut)]
+    let mut kinds = Vec::new();
+    #[cfg(feature = "opencl")]
+    if wants(BackendKind::OpenCl) && opencl::device_for_tests() {
+        kinds.push(BackendKind::OpenCl);
+    }
+    #[cfg(feature = "cuda")]
+    if wants(BackendKind::Cuda) && cuda::device_for_tests() {
+        kinds.push(BackendKind::Cuda);
+    }
+    let _ = wants;
+    kinds
+}
+
+/// The error for a backend this build does not have.
+fn missing(kind: BackendKind) -> String {
+    match kind {
+        BackendKind::OpenCl => "this build has no OpenCL backend: build with `--features opencl` \
              (scripts/install-deps.sh installs an OpenCL runtime)"
-                .into(),
-        ),
+            .into(),
+        BackendKind::Cuda => "this build has no CUDA backend: build with `--features cuda` \
+             (the CUDA driver and NVRTC are loaded at run time: the build needs neither)"
+            .into(),
+        k => format!("the {} backend is missing from this build", k.name()),
     }
 }
 

@@ -450,6 +450,7 @@ mod name_tests {
             BackendKind::Serial,
             BackendKind::Threads,
             BackendKind::OpenCl,
+            BackendKind::Cuda,
         ] {
             assert_eq!(b.name().parse::<BackendKind>(), Ok(b));
         }
@@ -458,7 +459,10 @@ mod name_tests {
             e.contains("carrier-pigeon") && e.contains("rma-fence"),
             "{e}"
         );
-        let e = "cuda".parse::<BackendKind>().unwrap_err();
-        assert!(e.contains("cuda") && e.contains("opencl"), "{e}");
+        let e = "metal".parse::<BackendKind>().unwrap_err();
+        assert!(
+            e.contains("metal") && e.contains("opencl") && e.contains("cuda"),
+            "{e}"
+        );
     }
 }

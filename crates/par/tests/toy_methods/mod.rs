@@ -182,9 +182,9 @@ pub fn line_problem() -> Problem {
     }
 }
 
-/// The kernels as OpenCL C, translated from the same file the CPU runs.
+/// The kernels as device C, translated from the same file the CPU runs.
 pub fn device_source() -> &'static str {
-    #[cfg(feature = "opencl")]
+    #[cfg(any(feature = "opencl", feature = "cuda"))]
     {
         let file = qflow_par_codegen::SourceFile {
             path: "tests/toy_methods/kernels.rs".into(),
@@ -194,7 +194,7 @@ pub fn device_source() -> &'static str {
         let t = qflow_par_codegen::translate(&[file]).expect("the toy kernels translate");
         Box::leak(t.source.into_boxed_str())
     }
-    #[cfg(not(feature = "opencl"))]
+    #[cfg(not(any(feature = "opencl", feature = "cuda")))]
     {
         ""
     }

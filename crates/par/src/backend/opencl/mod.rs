@@ -1,19 +1,20 @@
 //! The OpenCL backend (feature `opencl`): any vendor's GPU, or a CPU
-//! through PoCL.
+//! through PoCL; the device backend ([`crate::backend::device`]) over
+//! OpenCL.
 //!
 //! - The program is generated ([`source`]): a short hand-written prelude,
 //!   the method's device functions translated from its Rust kernels at
 //!   build time, and one entry kernel per declared loop binding its
-//!   arguments as the declaration says.
+//!   arguments as the declaration says; built by the driver's compiler.
 //! - The part's dats and maps live in device buffers, uploaded once; a loop
 //!   is one launch per run of equally long rows; only reductions (when the
 //!   layer asks for their values) and halo values cross to the host.
 //! - The runtime is loaded when first used (opencl3's dynamic loading): a
 //!   machine without one gets an error naming what to install.
 
-mod backend;
-mod device;
-pub mod source;
+mod api;
+mod platform;
+mod profile;
 
 use std::sync::Arc;
 
@@ -22,18 +23,18 @@ use opencl3::error_codes::CL_BUILD_PROGRAM_FAILURE;
 use opencl3::program::Program;
 use opencl3::types::cl_device_id;
 
-pub use backend::{memory_needs, OpenClBackend};
-pub use device::{
-    check_fp64, check_memory, device_for_tests, devices, select_device, select_rank_device,
-    DeviceInfo, MemoryNeeds, RankDevice, NO_RUNTIME,
+pub use super::device::{
+    check_fp64, check_memory, memory_needs, source, DeviceInfo, MemoryNeeds, RankDevice,
 };
+pub use platform::{device_for_tests, devices, select_device, select_rank_device, NO_RUNTIME};
 
 use super::{BackendSpec, LocalBackend, Program as MethodProgram};
 use crate::decl::GlobalDecl;
 use crate::part::Part;
+use platform::{cl_error, enumerate, setup_lock};
 
-/// The OpenCL backend as `spec` says: under several ranks, local rank `r`
-/// of a node's `n` takes the device `select_rank_device` gives it.
+/// The OpenCL backend as `spec` says (under several ranks, local rank `r`
+/// of a node's `n` takes the device [`select_rank_device`] gives it).
 pub fn create(
     spec: &BackendSpec,
     part: Arc<Part>,
@@ -41,26 +42,7 @@ pub fn create(
     program: &MethodProgram,
     node: (usize, usize),
 ) -> Result<Box<dyn LocalBackend>, String> {
-    let device = if node.1 > 1 {
-        let list = devices()?;
-        let d = select_rank_device(&list, spec.device.as_deref(), node.0, node.1)?;
-        // One line per node: its first rank says that ranks share devices.
-        if let (Some(line), 0) = (&d.shared, node.0) {
-            eprintln!("{line}");
-        }
-        Some(d.spec)
-    } else {
-        spec.device.clone()
-    };
-    Ok(Box::new(OpenClBackend::new(
-        part,
-        globals,
-        program,
-        device.as_deref(),
-        spec.work_group,
-        spec.increments,
-        spec.layout,
-    )?))
+    super::device::create::<api::OpenCl>(spec, part, globals, program, node)
 }
 
 /// Builds `source` for device `id` of `context`; a failed build returns the
@@ -75,7 +57,7 @@ pub(crate) fn build(
     options: &str,
 ) -> Result<Program, String> {
     let mut program = Program::create_from_source(context, source).map_err(|e| {
-        device::cl_error(
+        cl_error(
             &format!("creating the OpenCL program for device {}", info.label()),
             e,
         )
@@ -186,13 +168,13 @@ pub(crate) fn build_program(
 /// Builds a program text for a device (`None`: the default device) and
 /// returns the driver's build log, or an error with the whole log.
 pub fn compile_check(device: Option<&str>, text: &str) -> Result<String, String> {
-    let _setup = device::setup_lock();
-    let found = device::enumerate()?;
+    let _setup = setup_lock();
+    let found = enumerate()?;
     let infos: Vec<DeviceInfo> = found.iter().map(|f| f.info.clone()).collect();
     let chosen = select_device(&infos, device)?;
     let (info, id) = (&found[chosen].info, found[chosen].id);
     let context = Context::from_device(&opencl3::device::Device::new(id))
-        .map_err(|e| device::cl_error(&format!("creating a context on {}", info.label()), e))?;
+        .map_err(|e| cl_error(&format!("creating a context on {}", info.label()), e))?;
     let program = build(&context, id, info, text, "")?;
     Ok(program.get_build_log(id).unwrap_or_default())
 }

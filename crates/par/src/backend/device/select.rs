@@ -1,23 +1,22 @@
-//! OpenCL platforms and devices: listing, choosing by `--device`, and the
-//! checks a device must pass (double precision, memory).
-
-use opencl3::device::{
-    Device, CL_DEVICE_TYPE_ACCELERATOR, CL_DEVICE_TYPE_ALL, CL_DEVICE_TYPE_CPU, CL_DEVICE_TYPE_GPU,
-};
-use opencl3::error_codes::ClError;
-use opencl3::platform::get_platforms;
-use opencl3::types::cl_device_id;
+//! A device backend's devices, whatever the API that lists them (OpenCL's
+//! platforms, CUDA's ordinals): what qflow knows of each, choosing one by
+//! `--device` (and one per MPI rank), and the checks a device must pass
+//! (double precision, memory).
 
 /// What qflow needs to know of a device, as `qflow devices` lists it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DeviceInfo {
-    /// Index of the platform (0-based, in the ICD loader's order).
+    /// The API that lists and runs it: `OpenCL` or `CUDA`.
+    pub api: &'static str,
+    /// Index of the platform (0-based, in the ICD loader's order; 0 for
+    /// CUDA, which has one).
     pub platform_index: usize,
-    /// Index of the device within its platform.
+    /// Index of the device within its platform (CUDA: its ordinal).
     pub device_index: usize,
     /// Index over all devices of all platforms, in listing order.
     pub flat_index: usize,
-    /// Platform name, e.g. `NVIDIA CUDA` or `Portable Computing Language`.
+    /// Platform name, e.g. `NVIDIA CUDA` or `Portable Computing Language`
+    /// (CUDA: `CUDA driver <version>`).
     pub platform: String,
     /// Device name.
     pub name: String,
@@ -25,7 +24,8 @@ pub struct DeviceInfo {
     pub vendor: String,
     /// `GPU`, `CPU`, `accelerator` or `other`.
     pub device_type: String,
-    /// OpenCL version string of the device.
+    /// The device's version: OpenCL's version string, or CUDA's compute
+    /// capability (`sm_90`).
     pub version: String,
     /// Driver version.
     pub driver: String,
@@ -51,131 +51,8 @@ impl DeviceInfo {
     }
 }
 
-/// An OpenCL error as text, with what was being done.
-pub(crate) fn cl_error(what: &str, e: ClError) -> String {
-    format!("{what}: OpenCL error {e} ({})", e.0)
-}
-
-/// The error of a call that needs the OpenCL runtime when it could not be
-/// loaded (opencl3's dynamic loading reports it as an error code).
-const RUNTIME_LOAD_FAILED: i32 = -2000;
-/// The ICD loader found no platform (`CL_PLATFORM_NOT_FOUND_KHR`).
-const PLATFORM_NOT_FOUND_KHR: i32 = -1001;
-
-/// The message for a machine without an OpenCL runtime.
-pub const NO_RUNTIME: &str = "no OpenCL runtime: the OpenCL library (libOpenCL.so.1) \
-     could not be loaded. Install an ICD loader and a driver: the GPU vendor's driver, or \
-     on Debian `ocl-icd-libopencl1 pocl-opencl-icd` for PoCL on the CPU \
-     (scripts/install-deps.sh installs them); OPENCL_DYLIB_PATH may name the library";
-
-/// A device with its handle.
-pub(crate) struct Found {
-    pub info: DeviceInfo,
-    pub id: cl_device_id,
-}
-
-fn device_type_name(t: u64) -> &'static str {
-    if t & CL_DEVICE_TYPE_GPU != 0 {
-        "GPU"
-    } else if t & CL_DEVICE_TYPE_CPU != 0 {
-        "CPU"
-    } else if t & CL_DEVICE_TYPE_ACCELERATOR != 0 {
-        "accelerator"
-    } else {
-        "other"
-    }
-}
-
-/// Serializes the driver calls that set OpenCL up (platform and device
-/// queries, contexts, program builds): PoCL 3.1 crashes when several
-/// threads query its devices while it initialises (seen in its
-/// `clGetDeviceInfo(CL_DEVICE_NAME)`), and nothing is lost by doing set-up
-/// one backend at a time. Kernel launches and transfers do not take it.
-pub(crate) fn setup_lock() -> std::sync::MutexGuard<'static, ()> {
-    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// Every device of every platform, with handles. The caller holds
-/// [`setup_lock`].
-pub(crate) fn enumerate() -> Result<Vec<Found>, String> {
-    let platforms = match get_platforms() {
-        Ok(p) => p,
-        Err(e) if e.0 == RUNTIME_LOAD_FAILED => return Err(NO_RUNTIME.to_string()),
-        Err(e) if e.0 == PLATFORM_NOT_FOUND_KHR => return Ok(Vec::new()),
-        Err(e) => return Err(cl_error("listing the OpenCL platforms", e)),
-    };
-    let mut out = Vec::new();
-    for (pi, platform) in platforms.iter().enumerate() {
-        let pname = platform.name().unwrap_or_else(|_| format!("platform {pi}"));
-        // A platform without devices answers CL_DEVICE_NOT_FOUND: no devices.
-        let ids = platform.get_devices(CL_DEVICE_TYPE_ALL).unwrap_or_default();
-        for (di, id) in ids.into_iter().enumerate() {
-            let d = Device::new(id);
-            let extensions = d.extensions().unwrap_or_default();
-            let fp64 = extensions.split_whitespace().any(|e| e == "cl_khr_fp64")
-                || d.double_fp_config().map(|c| c != 0).unwrap_or(false);
-            let info = DeviceInfo {
-                platform_index: pi,
-                device_index: di,
-                flat_index: out.len(),
-                platform: pname.trim().to_string(),
-                name: d
-                    .name()
-                    .map(|s| s.trim().to_string())
-                    .unwrap_or_else(|_| "?".into()),
-                vendor: d
-                    .vendor()
-                    .map(|s| s.trim().to_string())
-                    .unwrap_or_else(|_| "?".into()),
-                device_type: device_type_name(d.dev_type().unwrap_or(0)).to_string(),
-                version: d
-                    .version()
-                    .map(|s| s.trim().to_string())
-                    .unwrap_or_default(),
-                driver: d
-                    .driver_version()
-                    .map(|s| s.trim().to_string())
-                    .unwrap_or_default(),
-                global_mem_bytes: d.global_mem_size().unwrap_or(0),
-                max_alloc_bytes: d.max_mem_alloc_size().unwrap_or(0),
-                compute_units: d.max_compute_units().unwrap_or(0),
-                max_work_group: d.max_work_group_size().unwrap_or(1),
-                fp64,
-            };
-            out.push(Found { info, id });
-        }
-    }
-    Ok(out)
-}
-
-/// Whether a test of an OpenCL backend can run here: a device with double
-/// precision exists. Without one the test should skip (this prints why),
-/// unless `QFLOW_REQUIRE_OPENCL` is set (CI, which installs PoCL): then a
-/// missing device panics, failing the test.
-pub fn device_for_tests() -> bool {
-    match devices() {
-        Ok(list) if list.iter().any(|d| d.fp64) => true,
-        other => {
-            assert!(
-                std::env::var_os("QFLOW_REQUIRE_OPENCL").is_none(),
-                "QFLOW_REQUIRE_OPENCL is set but there is no OpenCL device with fp64: {other:?}"
-            );
-            eprintln!("SKIPPED: no OpenCL device with double precision");
-            false
-        }
-    }
-}
-
-/// The OpenCL devices of this machine, in listing order (`qflow devices`).
-/// An error only when the OpenCL runtime itself cannot be used; a machine
-/// with the loader but no driver has no devices.
-pub fn devices() -> Result<Vec<DeviceInfo>, String> {
-    let _setup = setup_lock();
-    Ok(enumerate()?.into_iter().map(|f| f.info).collect())
-}
-
-fn listing(list: &[DeviceInfo]) -> String {
+/// The devices of `list`, a line each (for messages).
+pub fn listing(list: &[DeviceInfo]) -> String {
     if list.is_empty() {
         return "  (none)".into();
     }
@@ -202,9 +79,15 @@ pub fn check_fp64(d: &DeviceInfo) -> Result<(), String> {
         Ok(())
     } else {
         Err(format!(
-            "OpenCL device {} has no double precision (cl_khr_fp64); qflow computes in \
-             f64 throughout and cannot run on it",
-            d.label()
+            "{} device {} has no double precision{}; qflow computes in f64 throughout and \
+             cannot run on it",
+            d.api,
+            d.label(),
+            if d.api == "OpenCL" {
+                " (cl_khr_fp64)"
+            } else {
+                ""
+            }
         ))
     }
 }
@@ -219,14 +102,9 @@ pub fn check_fp64(d: &DeviceInfo) -> Result<(), String> {
 ///
 /// A device named explicitly that has no double precision is refused.
 pub fn select_device(list: &[DeviceInfo], wanted: Option<&str>) -> Result<usize, String> {
-    if list.is_empty() {
-        return Err(
-            "no OpenCL device: the OpenCL loader found no platform with a device \
-             (is a driver installed? on Debian `pocl-opencl-icd` gives PoCL on the CPU; \
-             `qflow devices` lists what is found)"
-                .into(),
-        );
-    }
+    let Some(api) = list.first().map(|d| d.api) else {
+        return Err("no device was found (`qflow devices` lists what is found)".into());
+    };
     let pos = |flat: usize| list.iter().position(|d| d.flat_index == flat);
     if let Some(w) = wanted.filter(|w| w.contains(',')) {
         return Err(format!(
@@ -243,8 +121,8 @@ pub fn select_device(list: &[DeviceInfo], wanted: Option<&str>) -> Result<usize,
                 .or_else(|| list.iter().position(|d| d.fp64))
                 .ok_or_else(|| {
                     format!(
-                        "no OpenCL device with double precision (cl_khr_fp64); qflow computes in \
-                     f64 throughout. Devices found:\n{}",
+                        "no {api} device with double precision; qflow computes in f64 \
+                         throughout. Devices found:\n{}",
                         listing(list)
                     )
                 });
@@ -267,7 +145,7 @@ pub fn select_device(list: &[DeviceInfo], wanted: Option<&str>) -> Result<usize,
             } else if let Ok(flat) = w.parse::<usize>() {
                 pos(flat).ok_or_else(|| {
                     format!(
-                        "--device {w}: there are {} OpenCL devices (0 to {}). Devices:\n{}",
+                        "--device {w}: there are {} {api} devices (0 to {}). Devices:\n{}",
                         list.len(),
                         list.len() - 1,
                         listing(list)
@@ -350,8 +228,9 @@ pub fn select_rank_device(
             None => format!("device number r mod {} of those with fp64", chosen.len()),
         };
         format!(
-            "{local_ranks} ranks on this node share {used} OpenCL device{}: local rank r runs \
+            "{local_ranks} ranks on this node share {used} {} device{}: local rank r runs \
              on {rule}",
+            list[index].api,
             if used == 1 { "" } else { "s" },
         )
     });
@@ -373,8 +252,9 @@ fn by_name(list: &[DeviceInfo], w: &str) -> Result<usize, String> {
         })
         .ok_or_else(|| {
             format!(
-                "--device {w}: no OpenCL device's name, vendor or platform contains '{w}'. \
+                "--device {w}: no {} device's name, vendor or platform contains '{w}'. \
                  Devices:\n{}",
+                list.first().map_or("", |d| d.api),
                 listing(list)
             )
         })
@@ -405,8 +285,9 @@ pub fn check_memory(needs: &MemoryNeeds, d: &DeviceInfo) -> Result<(), String> {
     let per_point = needs.total() as f64 / needs.elements.max(1) as f64;
     if needs.total() > d.global_mem_bytes {
         return Err(format!(
-            "the case does not fit OpenCL device {}: it needs {} bytes ({:.1} GiB, {:.0} bytes \
+            "the case does not fit {} device {}: it needs {} bytes ({:.1} GiB, {:.0} bytes \
              per element for {} elements) and the device has {} bytes ({:.1} GiB) of global memory",
+            d.api,
             d.label(),
             needs.total(),
             needs.total() as f64 / (1u64 << 30) as f64,
@@ -418,8 +299,9 @@ pub fn check_memory(needs: &MemoryNeeds, d: &DeviceInfo) -> Result<(), String> {
     }
     if needs.largest_buffer > d.max_alloc_bytes {
         return Err(format!(
-            "the case does not fit OpenCL device {}: its largest array needs {} bytes and the \
-             device allocates at most {} bytes at once (CL_DEVICE_MAX_MEM_ALLOC_SIZE)",
+            "the case does not fit {} device {}: its largest array needs {} bytes and the \
+             device allocates at most {} bytes at once",
+            d.api,
             d.label(),
             needs.largest_buffer,
             d.max_alloc_bytes
@@ -434,6 +316,7 @@ mod tests {
 
     fn device(p: usize, d: usize, flat: usize, kind: &str, fp64: bool) -> DeviceInfo {
         DeviceInfo {
+            api: "OpenCL",
             platform_index: p,
             device_index: d,
             flat_index: flat,

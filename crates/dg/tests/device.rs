@@ -1,20 +1,24 @@
-//! The OpenCL backend (feature `opencl`) against the serial CPU run
-//! (advection and isothermal Euler): the
-//! kernels translated from the same Rust, within `1e-12` relative (the
-//! largest nodal difference over the largest value).
+//! The device backends (features `opencl`, `cuda`) against the serial
+//! CPU run (advection and isothermal Euler): the kernels translated from
+//! the same Rust, within `1e-12` relative (the largest nodal difference
+//! over the largest value), on every device backend of the build.
 //!
 //! With `QFLOW_REQUIRE_OPENCL` set (CI, which installs PoCL), a missing
-//! OpenCL device with double precision fails the test instead of skipping.
-#![cfg(feature = "opencl")]
+//! OpenCL device with double precision fails the test instead of skipping;
+//! `QFLOW_REQUIRE_CUDA` does the same for CUDA (a GPU machine).
+#![cfg(any(feature = "opencl", feature = "cuda"))]
 
 use qflow_dg::{Equation, Initial, Settings, Solver};
-use qflow_par::backend::{opencl, BackendKind, BackendSpec};
+use qflow_par::backend::{test_devices, BackendKind, BackendSpec};
 
 #[test]
 fn the_device_agrees_with_the_cpu() {
-    if !opencl::device_for_tests() {
-        return;
+    for device in test_devices() {
+        agrees_on(device);
     }
+}
+
+fn agrees_on(device: BackendKind) {
     let cases = [
         (Equation::Advection, 1, 5, "rk4"),
         (Equation::Advection, 2, 4, "lserk54"),
@@ -63,8 +67,12 @@ fn the_device_agrees_with_the_cpu() {
         let t = std::time::Instant::now();
         eprintln!("{equation:?} {dimensions}D n = {order} ({rk}): serial ...");
         let cpu = run(BackendKind::Serial);
-        eprintln!("  device ... ({:.1} s)", t.elapsed().as_secs_f64());
-        let cl = run(BackendKind::OpenCl);
+        eprintln!(
+            "  {} ... ({:.1} s)",
+            device.name(),
+            t.elapsed().as_secs_f64()
+        );
+        let cl = run(device);
         eprintln!("  done ({:.1} s)", t.elapsed().as_secs_f64());
         assert_eq!(cpu.len(), cl.len());
         let scale = cpu.iter().fold(0.0f64, |m, v| m.max(v.abs()));
@@ -74,7 +82,8 @@ fn the_device_agrees_with_the_cpu() {
             .fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
         assert!(
             worst <= 1e-12 * scale,
-            "{equation:?} {dimensions}D n = {order} ({rk}): worst {worst} of {scale}"
+            "{}: {equation:?} {dimensions}D n = {order} ({rk}): worst {worst} of {scale}",
+            device.name()
         );
     }
 }

@@ -43,11 +43,17 @@ pub const PRELUDE: &str = r#"/* qflow device prelude: the spellings that differ 
 #define QF_CAS64(p, cmp, val) atom_cmpxchg((volatile GLOBAL ulong*)(p), (ulong)(cmp), (ulong)(val))
 #define QF_ATOMIC_ADD_INT(p, v) atomic_add((volatile GLOBAL int*)(p), (v))
 #define QF_RESTRICT restrict
+/* A work group's local memory, an argument of the entry kernel. */
+#define QF_LOCAL_ARG(name) LOCAL double* name
+#define QF_LOCAL_BIND(name)
 #elif defined(__CUDACC__)
-/* CUDA (compiled with --fmad=false; not built in this repository). */
+/* CUDA, compiled by NVRTC with --fmad=false: no a*b+c -> fma
+ * contraction, the Rust kernels round every product. Helpers a program
+ * does not call are no diagnostic (`unused`). */
+typedef unsigned char uchar;
 typedef unsigned int uint;
 typedef unsigned long ulong;
-#define FUNC static __device__ __forceinline__
+#define FUNC static __device__ __forceinline__ __attribute__((unused))
 #define GLOBAL
 #define CONSTANT __constant__
 #define LOCAL __shared__
@@ -65,6 +71,11 @@ typedef unsigned long ulong;
 #define QF_CAS64(p, cmp, val) ((ulong)atomicCAS((unsigned long long*)(p), (unsigned long long)(cmp), (unsigned long long)(val)))
 #define QF_ATOMIC_ADD_INT(p, v) atomicAdd((int*)(p), (v))
 #define QF_RESTRICT __restrict__
+/* A block's local memory: a part of the launch's dynamic shared memory,
+ * its offset in doubles the entry kernel's argument `name_at`. */
+#define QF_LOCAL_ARG(name) uint name##_at
+#define QF_LOCAL_BIND(name) double* name = qf_dynamic_shared() + name##_at;
+FUNC double* qf_dynamic_shared() { extern __shared__ double qf_dynamic[]; return qf_dynamic; }
 #else
 #error "qflow's device code needs an OpenCL C or a CUDA compiler"
 #endif
@@ -382,7 +393,7 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
             Slot::Blocks(2) => "GLOBAL const uchar* qf_tcol".to_string(),
             Slot::Blocks(3) => "GLOBAL const uchar* qf_ncol".to_string(),
             Slot::Blocks(_) => "GLOBAL const uint* qf_bstart".to_string(),
-            Slot::Stage(g, 0) => format!("LOCAL double* qf_st{g}"),
+            Slot::Stage(g, 0) => format!("QF_LOCAL_ARG(qf_st{g})"),
             Slot::Stage(g, 1) => format!("GLOBAL const uint* qf_sts{g}"),
             Slot::Stage(g, _) => format!("GLOBAL const uint* qf_stt{g}"),
             Slot::StageIndex(k) => format!("GLOBAL const uint* qf_sti{k}"),
@@ -413,7 +424,13 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
                             }
                             _ => "i".to_string(),
                         };
-                        let _ = writeln!(setup, "        uint e{k} = {at};");
+                        // A staged increment reaches its target through
+                        // the block's local copy: a copy of an index
+                        // loaded before would go unread (a warning).
+                        let staged = access == Access::Inc && blocked && group_of(k).is_some();
+                        if !(staged && at.starts_with('e')) {
+                            let _ = writeln!(setup, "        uint e{k} = {at};");
+                        }
                         if access == Access::Inc && matches!(via, Via::Map(..)) {
                             // A zeroed local value, added to the target
                             // after the call (two arguments may reach one
@@ -578,13 +595,17 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "/* loop {} over {}: {} */", l.name, l.set.name, l.kernel);
     let _ = writeln!(s, "KERNEL {}({})\n{{", name, params.join(", "));
+    for slot in slots(l) {
+        if let Slot::Stage(g, 0) = slot {
+            let _ = writeln!(s, "    QF_LOCAL_BIND(qf_st{g})");
+        }
+    }
     for (acc, op, _, _) in &reds {
-        let id = match op {
-            Reduction::Sum => "0.0",
-            Reduction::Min => "QF_INF",
-            Reduction::Max => "(-QF_INF)",
+        let _ = match op {
+            Reduction::Sum => writeln!(s, "    double {acc}_hi = 0.0;\n    double {acc}_lo = 0.0;"),
+            Reduction::Min => writeln!(s, "    double {acc}_hi = QF_INF;"),
+            Reduction::Max => writeln!(s, "    double {acc}_hi = (-QF_INF);"),
         };
-        let _ = writeln!(s, "    double {acc}_hi = {id};\n    double {acc}_lo = 0.0;");
     }
     let call = format!("        {}({});\n", l.kernel, call.join(", "));
     let body = format!("{setup}{call}{after}{after_inc}");
@@ -650,10 +671,17 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
         );
     }
     if !reds.is_empty() {
+        // The low parts of double-double sums only where there are sums.
+        let sums = reds.iter().any(|r| r.1 == Reduction::Sum);
         let _ = writeln!(
             s,
-            "    LOCAL double qf_lhi[QF_WG_MAX];\n    LOCAL double qf_llo[QF_WG_MAX];\n    uint qf_l = QF_LID();\n    \
-             uint qf_ls = QF_LSIZE();\n    uint qf_g = QF_GROUP();"
+            "    LOCAL double qf_lhi[QF_WG_MAX];\n{}    uint qf_l = QF_LID();\n    \
+             uint qf_ls = QF_LSIZE();\n    uint qf_g = QF_GROUP();",
+            if sums {
+                "    LOCAL double qf_llo[QF_WG_MAX];\n"
+            } else {
+                ""
+            }
         );
         let nv = reds.len();
         for (v, (acc, op, _, _)) in reds.iter().enumerate() {
@@ -688,9 +716,14 @@ fn entry_as(l: &LoopDecl, name: &str, entry: Option<Entry>) -> String {
                     dim = reds.iter().filter(|x| x.2 == reds[v].2).count()
                 ),
             };
+            let lo = if *op == Reduction::Sum {
+                format!("    qf_llo[qf_l] = {acc}_lo;\n")
+            } else {
+                String::new()
+            };
             let _ = writeln!(
                 s,
-                "    /* reduced value {v} of {nv} */\n    qf_lhi[qf_l] = {acc}_hi;\n    qf_llo[qf_l] = {acc}_lo;\n    QF_BARRIER();\n    \
+                "    /* reduced value {v} of {nv} */\n    qf_lhi[qf_l] = {acc}_hi;\n{lo}    QF_BARRIER();\n    \
                  for (uint qf_s = qf_ls / 2; qf_s > 0; qf_s >>= 1) {{\n        if (qf_l < qf_s) {{ {fold} }}\n        QF_BARRIER();\n    }}\n    \
                  if (qf_l == 0) {{ {store} }}\n    QF_BARRIER();"
             );

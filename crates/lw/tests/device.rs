@@ -1,22 +1,27 @@
-//! The OpenCL backend (feature `opencl`) against the serial CPU run. The
-//! device runs the kernels translated from the same Rust with contraction
-//! off and correctly rounded division and `sqrt`; every loop is a gather,
-//! so the device should give the CPU's bits; the stated tolerance is
-//! `1e-12` relative per component (fields scaled by their largest value).
+//! The device backends (features `opencl`, `cuda`) against the serial
+//! CPU run. The device runs the kernels translated from the same Rust with
+//! contraction off and correctly rounded division and `sqrt`; every loop
+//! is a gather, so the device should give the CPU's bits; the stated
+//! tolerance is `1e-12` relative per component (fields scaled by their
+//! largest value).
 //!
 //! With `QFLOW_REQUIRE_OPENCL` set (CI, which installs PoCL), a missing
-//! OpenCL device with double precision fails the test instead of skipping.
-#![cfg(feature = "opencl")]
+//! OpenCL device with double precision fails the test instead of skipping;
+//! `QFLOW_REQUIRE_CUDA` does the same for CUDA (a GPU machine).
+#![cfg(any(feature = "opencl", feature = "cuda"))]
 
 use qflow_lw::settings::{Setup, Viscosity, Wall};
 use qflow_lw::{Grid, Settings, Solver};
-use qflow_par::backend::{opencl, BackendKind, BackendSpec};
+use qflow_par::backend::{test_devices, BackendKind, BackendSpec};
 
 #[test]
 fn the_device_agrees_with_the_cpu() {
-    if !opencl::device_for_tests() {
-        return;
+    for device in test_devices() {
+        agrees_on(device);
     }
+}
+
+fn agrees_on(device: BackendKind) {
     let paper = Settings {
         viscosity: Viscosity::Paper,
         wall: Wall::Paper,
@@ -34,11 +39,12 @@ fn the_device_agrees_with_the_cpu() {
             (rows, s.state())
         };
         let (rows_cpu, q_cpu) = run(BackendKind::Serial);
-        let (rows_cl, q_cl) = run(BackendKind::OpenCl);
+        let (rows_cl, q_cl) = run(device);
         for (k, (a, b)) in rows_cpu.iter().zip(&rows_cl).enumerate() {
             assert!(
                 (a[1] - b[1]).abs() <= 1e-12 * a[1].abs(),
-                "step {}: drho/dt {} vs {}",
+                "{}: step {}: drho/dt {} vs {}",
+                device.name(),
                 k + 1,
                 a[1],
                 b[1]
@@ -53,7 +59,8 @@ fn the_device_agrees_with_the_cpu() {
                 .fold(0.0, f64::max);
             assert!(
                 worst <= 1e-12 * scale,
-                "{:?}: component {c}: worst difference {worst:e} (scale {scale:e})",
+                "{}: {:?}: component {c}: worst difference {worst:e} (scale {scale:e})",
+                device.name(),
                 settings.viscosity
             );
         }

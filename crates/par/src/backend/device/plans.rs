@@ -2,10 +2,16 @@
 //! (colours, atomics, two-level blocks), made on its first run, uploaded
 //! once, and the launches that carry it out.
 
-use super::*;
+use std::ops::Range;
+
+use super::api::{DeviceApi, Plain};
+use super::backend::DeviceBackend;
+use super::source::Entry;
+use crate::decl::{ArgKind, LoopDecl};
+use crate::plan::Increments;
 
 /// How a loop that increments through a map runs on the device.
-pub(super) enum DevicePlan {
+pub(crate) enum DevicePlan<B> {
     /// Each colour's runs of elements, one launch per run.
     Colours(Vec<Vec<Range<usize>>>),
     /// Every element at once, increments atomic.
@@ -16,22 +22,22 @@ pub(super) enum DevicePlan {
     Blocks {
         atomic: bool,
         plan: crate::plan::DeviceBlocks,
-        blocks: Buffer<u32>,
-        thread_colour: Buffer<u8>,
-        thread_colours: Buffer<u8>,
-        starts: Buffer<u32>,
-        staged: Vec<StagedBuffers>,
+        blocks: B,
+        thread_colour: B,
+        thread_colours: B,
+        starts: B,
+        staged: Vec<StagedBuffers<B>>,
     },
 }
 
 /// One staged group's buffers ([`crate::plan::Staged`]).
-pub(super) struct StagedBuffers {
+pub(crate) struct StagedBuffers<B> {
     /// Where each block's targets start.
-    pub(super) start: Buffer<u32>,
+    pub(super) start: B,
     /// The targets.
-    pub(super) targets: Buffer<u32>,
+    pub(super) targets: B,
     /// Per argument of the group, each element's place among the targets.
-    pub(super) index: Vec<Buffer<u32>>,
+    pub(super) index: Vec<B>,
     /// Bytes of local memory a block needs.
     pub(super) bytes: usize,
     /// The loop's arguments of the group.
@@ -39,28 +45,30 @@ pub(super) struct StagedBuffers {
 }
 
 /// The arguments of one launch of a loop's two-level entry.
-#[derive(Clone, Copy)]
-pub(super) struct BlockArgs<'a> {
+pub(super) struct BlockArgs<'a, B> {
     /// The blocks, colour by colour.
-    pub(super) blocks: cl_mem,
+    pub(super) blocks: &'a B,
     /// This launch's first block in `blocks`.
     pub(super) first: u32,
     /// Blocks in this launch (one work group each).
     pub(super) count: usize,
     /// Each element's thread colour.
-    pub(super) thread_colour: cl_mem,
+    pub(super) thread_colour: &'a B,
     /// Each block's number of thread colours.
-    pub(super) thread_colours: cl_mem,
+    pub(super) thread_colours: &'a B,
     /// Where each block starts.
-    pub(super) starts: cl_mem,
+    pub(super) starts: &'a B,
     /// The staged groups' buffers.
-    pub(super) staged: &'a [StagedBuffers],
+    pub(super) staged: &'a [StagedBuffers<B>],
 }
 
-impl OpenClBackend {
+impl<A: DeviceApi> DeviceBackend<A> {
     /// The device plan of loop `l` (which increments through a map) as
     /// the backend's [`Increments`] says.
-    pub(super) fn device_plan(&self, l: &'static LoopDecl) -> Result<Option<DevicePlan>, String> {
+    pub(super) fn device_plan(
+        &mut self,
+        l: &'static LoopDecl,
+    ) -> Result<Option<DevicePlan<A::Buffer>>, String> {
         let inc = device_increments(self.increments, &self.info.device_type);
         if inc != self.increments {
             tracing::info!(
@@ -108,12 +116,12 @@ impl OpenClBackend {
                                     unreachable!()
                                 };
                                 Ok(StagedBuffers {
-                                    start: self.upload(&st.start)?,
-                                    targets: self.upload(&st.targets)?,
+                                    start: self.upload_plan(&st.start)?,
+                                    targets: self.upload_plan(&st.targets)?,
                                     index: st
                                         .index
                                         .iter()
-                                        .map(|x| self.upload(x))
+                                        .map(|x| self.upload_plan(x))
                                         .collect::<Result<_, String>>()?,
                                     bytes: (st.most * dat.dim * 8).max(8),
                                     args,
@@ -121,16 +129,16 @@ impl OpenClBackend {
                             })
                             .collect::<Result<_, String>>()?,
                         blocks: if inc == Increments::StagedAtomics {
-                            self.upload(
+                            self.upload_plan(
                                 &(0..(plan.starts.len() as u32).saturating_sub(1))
                                     .collect::<Vec<_>>(),
                             )?
                         } else {
-                            self.upload(&plan.order)?
+                            self.upload_plan(&plan.order)?
                         },
-                        thread_colour: self.upload(&plan.thread_colour)?,
-                        thread_colours: self.upload(&plan.thread_colours)?,
-                        starts: self.upload(&plan.starts)?,
+                        thread_colour: self.upload_plan(&plan.thread_colour)?,
+                        thread_colours: self.upload_plan(&plan.thread_colours)?,
+                        starts: self.upload_plan(&plan.starts)?,
                         plan,
                     }),
                 }
@@ -138,18 +146,10 @@ impl OpenClBackend {
         })
     }
 
-    /// A read-only copy of `values` on the device.
-    pub(super) fn upload<T: Copy>(&self, values: &[T]) -> Result<Buffer<T>, String> {
-        let mut b = new_buffer::<T>(&self.context, values.len())?;
-        if !values.is_empty() {
-            // SAFETY: blocking write of `values` into a buffer that long.
-            unsafe {
-                self.queue
-                    .enqueue_write_buffer(&mut b, CL_BLOCKING, 0, values, &[])
-            }
-            .map_err(|e| cl_error("uploading a plan", e))?;
-        }
-        Ok(b)
+    /// A read-only copy of a plan's `values` on the device.
+    fn upload_plan<T: Plain>(&mut self, values: &[T]) -> Result<A::Buffer, String> {
+        self.upload(values)
+            .map_err(|e| format!("uploading a plan: {e}"))
     }
 
     /// Runs `spans` of loop `l` (which increments through a map) as its
@@ -204,12 +204,12 @@ impl OpenClBackend {
                     };
                     for c in launches {
                         let args = BlockArgs {
-                            blocks: blocks.get(),
+                            blocks,
                             first: c.start as u32,
                             count: c.len(),
-                            thread_colour: thread_colour.get(),
-                            thread_colours: thread_colours.get(),
-                            starts: starts.get(),
+                            thread_colour,
+                            thread_colours,
+                            starts,
                             staged,
                         };
                         go(self, s.start, s.len(), entry, Some(args));

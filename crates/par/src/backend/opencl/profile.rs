@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use opencl3::event::Event;
 
-use super::OpenClBackend;
-use crate::backend::opencl::device::cl_error;
+use super::api::OpenCl;
+use super::platform::cl_error;
 
 /// Pending launches beyond which the next loop collects their times
 /// (one wait for the device per this many launches).
@@ -40,24 +40,22 @@ impl Pending {
     }
 }
 
-impl OpenClBackend {
+impl OpenCl {
     /// See [`crate::backend::LocalBackend::device_times`].
     pub(super) fn collect_times(
         &mut self,
         wait: bool,
         add: &mut dyn FnMut(&'static str, Duration),
-    ) -> bool {
+    ) -> Result<bool, String> {
         if !self.pending.on {
-            return false;
+            return Ok(false);
         }
         if !wait && self.pending.launches.len() < COLLECT_EVERY {
-            return true;
+            return Ok(true);
         }
         if let Err(e) = self.queue.finish() {
             self.pending.launches.clear();
-            let r: Result<(), String> = Err(cl_error("waiting for the device", e));
-            self.fail(r);
-            return true;
+            return Err(cl_error("waiting for the device", e));
         }
         for (name, event) in self.pending.launches.drain(..) {
             let nanos = match (
@@ -73,6 +71,6 @@ impl OpenClBackend {
             };
             add(name, Duration::from_nanos(nanos));
         }
-        true
+        Ok(true)
     }
 }
