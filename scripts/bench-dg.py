@@ -24,7 +24,7 @@ started on a busy machine are counted on stderr.
 Build first: cargo build --release -p qflow (--qflow: the binary measured
 as "now", default target/release/qflow; for another CARGO_TARGET_DIR).
 
-Robust to a shared, noisy machine (docs/performance.md 13c): every run
+Robust to a shared, noisy machine (docs/performance.md 6.3): every run
 also records, from the kernel's own accounting, how long its threads were
 runnable but not running (the run-queue wait of /proc/PID/task/*/schedstat,
 sampled every 20 ms until the run ends: "my threads were descheduled"),
@@ -62,7 +62,7 @@ same number of loops; needs a C compiler with OpenMP) and runs it on 1
 and on --threads threads in every round, after qflow's runs: its speed-up
 (medians) is a column of the table, what two threads of a simple
 static-schedule loop got from the machine in the same minutes
-(docs/performance.md 13h: on this virtual machine both fall together when
+(docs/performance.md 6.3: on this virtual machine both fall together when
 the sitting is noisy); and beside it the same loop with each thread's
 block of rows wrapping on itself (`private`: nothing one thread writes is
 read by another; 13n: what the shared border costs in those minutes).
@@ -82,7 +82,7 @@ amount of pure register arithmetic, 4-wide multiply-adds: no memory, no
 sharing, no synchronization) and runs it on 1 and on --threads threads in
 every round: T x (time on 1) / (time on T), medians, is a column of the
 table, the speed-up the cores themselves gave a perfectly parallel
-program in the same minutes (docs/performance.md 13m: on this virtual
+program in the same minutes (docs/performance.md 6.2: on this virtual
 machine not always 2).
 """
 import argparse
@@ -317,7 +317,7 @@ def main():
     ap.add_argument("--nodes", type=float, default=1e5)
     # Enough steps that a run's stepping takes about a second at 1e5 nodes
     # (at 20 or 100, short runs measured the sitting more than the code:
-    # docs/performance.md 13e, 13f).
+    # docs/performance.md 6.3).
     ap.add_argument("--steps", type=int, default=300)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--threads", type=int, default=2)

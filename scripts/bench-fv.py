@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """fv (OP2's Airfoil) on the 720k-cell mesh, serial against threads, per
-increment strategy and reordering (docs/performance.md 11e).
+increment strategy and reordering (docs/performance.md 4.1).
 
 Two measurements, each configuration in alternating rounds (reversed
 every other round: the machine is shared and noisy), medians and minima:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Times the Lax-Wendroff oblique shock (docs/performance.md section 12):
+"""Times the Lax-Wendroff oblique shock (docs/performance.md 5):
 nanoseconds per cell per step (the stepping loop only) and cell updates
 per second, serial, threads, MPI ranks per halo mode and decomposition, and
 OpenCL, in alternating rounds (medians of --reps rounds), and, with --ref,

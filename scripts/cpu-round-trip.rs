@@ -1,7 +1,7 @@
 //! Where the host runs this machine's first two CPUs, seen from inside:
 //! nanoseconds for a cache line to go from CPU A to CPU B and back (two
 //! threads pinned one to each, taking turns to write one counter). On the
-//! 2-vCPU AMD EPYC virtual machine of docs/performance.md 13o it reads
+//! 2-vCPU AMD EPYC virtual machine of docs/performance.md 6.3 it reads
 //! about 29 ns (two hardware threads of one core), 65 ns (two cores of
 //! one L3) or 350 ns (cores of different L3s), changing every few seconds;
 //! `crates/dg/benches/threads_pairs.rs` runs the same probe after every

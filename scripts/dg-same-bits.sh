@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks that a build of the DG method gives the same bits as another
-# (docs/performance.md 13b, 13c): the shipped cases (cases/dg-*.toml) and
+# (docs/performance.md 6.3): the shipped cases (cases/dg-*.toml) and
 # each again with rk = "lserk54" at orders 3 and 7 (and the 3D Euler
 # simple wave), serial and on 2 threads; solution.csv and history.csv
 # (less its wall-clock column) compared byte for byte.

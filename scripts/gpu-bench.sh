@@ -321,7 +321,7 @@ EOF
                         [ "$b" = opencl ] && [ "$dof" != 1000000 ] && continue
                         qrun dg "PID s" $b "${dims}D $eq order $n, $c^$dims cells" 60 "pid steps wall_seconds dofs" \
                             "$case" --set dg.order=$n --set "dg.cells=$cells" --max-iters $dg_iters \
-                            --set dg.final_time=100
+                            --set dg.final_time=0.5
                     done
                 done
             done

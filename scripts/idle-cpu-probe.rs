@@ -1,4 +1,4 @@
-//! Two threads after an idle CPU (docs/performance.md 13n, "An idle CPU
+//! Two threads after an idle CPU (docs/performance.md 6.3, "An idle CPU
 //! comes back late"): per round, a sleep of GAP ms, then register
 //! arithmetic on one thread (~12 ms) and on two, then AVX2 multiply-adds
 //! over an L1-resident 12 KB array on one thread (~16 ms) and on two;

@@ -3,7 +3,7 @@
  * other thread the core's units). scripts/bench-dg.py --keep-awake runs
  * one per extra thread while a single-thread run is timed, so that the
  * other CPUs are not idle when the next multi-thread run starts
- * (docs/performance.md 13n). Not part of qflow. */
+ * (docs/performance.md 6.3). Not part of qflow. */
 int main(void) {
     for (;;) {
 #if defined(__x86_64__) || defined(__i386__)

@@ -2,7 +2,7 @@
 //! condition variable: each turn wakes a sleeping thread) and spinning
 //! (an atomic): the round trip in microseconds. On a shared machine the
 //! spinning round trip shows whether the two threads run at once
-//! (docs/performance.md 13c: 300-700 us in a session sharing the cores
+//! (docs/performance.md 6.3: 300-700 us in a session sharing the cores
 //! with another user's build, 0.3-4.5 us in a session of its own at
 //! autogroup nice -20).
 //!

@@ -1,5 +1,5 @@
 /* What a border shared by two threads costs, and what a packed copy of it
- * saves (docs/performance.md 13o). A DG-stage-shaped loop, as
+ * saves (docs/performance.md 6.3). A DG-stage-shaped loop, as
  * scripts/threads-control.c, over N x N periodic elements of L doubles,
  * but each element reads only a face of F = 4 values of its north and
  * south neighbours (their last and first four values), as a DG cell reads

@@ -1,5 +1,5 @@
 /* What two threads of pure register arithmetic get from this machine at
- * this moment (docs/performance.md 13m): each thread runs the same fixed
+ * this moment (docs/performance.md 6.2): each thread runs the same fixed
  * amount of work, 8 independent chains of 4-wide double multiply-adds
  * (no memory traffic, nothing shared, no synchronization until the end).
  * On T idle cores T threads take as long as one; the ratio

@@ -1,5 +1,5 @@
 /* A control for threads measurements on a shared machine: a plain
- * OpenMP loop shaped like a DG stage (docs/performance.md 13h), to run
+ * OpenMP loop shaped like a DG stage (docs/performance.md 6.3), to run
  * beside qflow in the same minutes. Tells what speed-up two threads of a
  * simple static-schedule loop get at that moment, so that a qflow number
  * can be read against the machine's own ceiling.
@@ -13,7 +13,7 @@
  * With a fourth argument `private` each thread takes a block of rows
  * whose north and south neighbours wrap within the block: the same work
  * and arrays, but nothing one thread writes is read by another (what a
- * shared border costs: docs/performance.md 13n).
+ * shared border costs: docs/performance.md 6.3).
  *
  * Build: cc -O3 -march=native -fopenmp scripts/threads-control.c -o control
  * Run:   OMP_NUM_THREADS=2 ./control N L LOOPS [private]

@@ -8,7 +8,7 @@
 //! a kernel spills sit on aligned slots wherever the stack is. Without
 //! that, 2D isothermal Euler of 4 nodes gave quartiles of 5.8-6.3e-9 and
 //! 6.0-6.9e-9 s over the depths, with it 5.7-6.0e-9 and 5.69-5.79e-9
-//! (docs/performance.md 13p).
+//! (docs/performance.md 8).
 //!
 //! Prints the quartiles of the depths' PIDs (each the best of `--blocks`
 //! blocks of `--steps` steps, the median over `--rounds` rounds), and

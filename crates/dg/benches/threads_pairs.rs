@@ -146,7 +146,7 @@ fn ceiling_block(threads: usize, rounds: u64) -> f64 {
 /// two threads, pinned to the first two CPUs this process may use, take
 /// turns to write a shared counter, `trips` round trips. It tells where
 /// the host runs this virtual machine's CPUs: on the 2-vCPU AMD EPYC
-/// machine of docs/performance.md 13o about 29 ns (two hardware threads
+/// machine of docs/performance.md 6.3 about 29 ns (two hardware threads
 /// of one core), 65 ns (two cores sharing an L3) or 350 ns (cores of
 /// different L3s), changing every few seconds. `None` with fewer than two
 /// CPUs.
@@ -193,14 +193,14 @@ fn round_trip(trips: u64) -> Option<f64> {
 struct CachePadded<T>(T);
 
 /// Round trips at or above this many nanoseconds: the two CPUs did not
-/// share an L3 (on the machine of docs/performance.md 13o).
+/// share an L3 (on the machine of docs/performance.md 6.3).
 const APART_NS: f64 = 150.0;
 
 /// Threads that keep the other CPUs busy (a pause loop, nothing in
 /// memory) while one thread is timed alone, so that every block starts
 /// with its CPUs running: on this virtual machine two threads ran 1.0-1.7x
 /// one in the first 12-16 ms after one CPU had worked alone for 50 ms or
-/// more (docs/performance.md 13n), which a block of 20 ms would count as
+/// more (docs/performance.md 6.3), which a block of 20 ms would count as
 /// the threads' own cost. Parked when off.
 struct KeepAwake {
     on: Arc<AtomicBool>,

@@ -44,7 +44,7 @@ pub type Euler2 = [f64; 3 * DG_ORDER * DG_ORDER];
 /// line: the same values either way (each node's sum has the same terms
 /// in the same order). The compiler makes vector code of the first for
 /// every order but 4 (2D, 8 nodes: half the time of the line by line
-/// loops; docs/performance.md 13j).
+/// loops; docs/performance.md 6.2).
 #[device]
 #[inline(always)]
 pub fn iso_rows_first(n: usize) -> bool {
@@ -173,7 +173,7 @@ pub fn iso_rhs_2d(p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler2, w: &mut I
 /// of [`iso_rhs_2d_y_rows`]. Each is written whole (the values in use)
 /// before it is read, so a cell's values never depend on the cell before,
 /// and no cell zeroes them (local arrays were: 3-6% of the stage's time at
-/// 6 and 8 nodes, docs/performance.md 13m).
+/// 6 and 8 nodes, docs/performance.md 6.2).
 #[device]
 #[derive(Clone, Copy, Debug)]
 pub struct IsoWork2 {
@@ -577,7 +577,7 @@ pub fn iso_lserk_2d_n(
     } else {
         // 4 nodes (48 values a cell, its lines line by line): local
         // arrays, which the compiler keeps near (in the work space the
-        // cell ran 16-20% longer, docs/performance.md 13m).
+        // cell ran 16-20% longer, docs/performance.md 6.2).
         let mut ak = [0.0; 3 * DG_ORDER * DG_ORDER];
         for m in 0..3 * n * n {
             ak[m] = s[0] * k[m];

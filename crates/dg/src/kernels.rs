@@ -58,7 +58,7 @@ pub fn lf_flux(a: f64, ul: f64, ur: f64) -> f64 {
 /// at once ([`rhs_2d_n`], `iso_rhs_2d_n`), rather than line by line.
 /// Each node's sum has the same terms in the same order either way (the
 /// same values); the compiler makes vector code of the first for 3, 5 and
-/// 7 nodes, of the second for the others (docs/performance.md 13j).
+/// 7 nodes, of the second for the others (docs/performance.md 6.2).
 #[device]
 #[inline(always)]
 pub fn rows_first(n: usize) -> bool {

@@ -53,7 +53,7 @@ pub mod tables;
 /// everywhere. The compiler splits the node loops of 3, 5 and 6 nodes
 /// badly into 4 lanes: their inlined AVX2 kernels ran up to 1.6 times as
 /// long as the out-of-line baseline ones on this project's Zen 4, the
-/// other orders' 1.1-1.8 times faster (docs/performance.md 13i). Every
+/// other orders' 1.1-1.8 times faster (docs/performance.md 6.2). Every
 /// build gives the same bits.
 pub const fn avx2_order(n: usize) -> bool {
     !matches!(n, 3 | 5 | 6)

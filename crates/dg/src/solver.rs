@@ -48,7 +48,7 @@ impl Solver {
     /// Runs `n` steps inside the backend's pool, its threads at work from
     /// one step to the next as in the run driver (entering the pool for
     /// each step puts the caller to sleep and wakes it every step: about
-    /// 45 us on this machine's virtual CPUs, docs/performance.md 13h); the
+    /// 45 us on this machine's virtual CPUs, docs/performance.md 6.3); the
     /// last step's history row (empty for `n = 0`). On an error the steps
     /// before it count.
     pub fn advance(&mut self, n: u64) -> Result<Vec<f64>, StepError> {

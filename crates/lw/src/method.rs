@@ -103,7 +103,7 @@ impl Lw {
     /// The filters of a step's sweeps along x and y.
     fn filters(&self) -> (&'static LoopDecl, &'static LoopDecl) {
         // Element loops on every backend: as line loops (each cell's
-        // switch once) they ran slower (docs/performance.md section 12).
+        // switch once) they ran slower (docs/performance.md 5).
         match self.settings.viscosity {
             Viscosity::Paper => (&FILTER_PAPER_X, &FILTER_PAPER_Y),
             Viscosity::Conservative => (&FILTER_CONSERVATIVE_X, &FILTER_CONSERVATIVE_Y),

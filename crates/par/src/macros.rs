@@ -253,7 +253,7 @@ macro_rules! par_loop {
                     // view with drop glue alive in the loop gives every
                     // possible panic in the kernel an unwind edge, and then
                     // the compiler leaves the kernel scalar (the last stage
-                    // of DG's low-storage scheme: docs/performance.md 13i).
+                    // of DG's low-storage scheme: docs/performance.md 6.2).
                     // On a panic the views are leaked, not dropped.
                     $(let mut $arg = ::core::mem::ManuallyDrop::new(
                         $crate::par_loop!(@view $layout cursor $mode ($($spec)*)));)*

@@ -4,7 +4,7 @@
 //! Linux backs memory with 4 KiB pages unless a region asks for huge ones
 //! (`/sys/kernel/mm/transparent_hugepage/enabled` is `madvise` on Debian).
 //! The solvers stream their dats every loop; on 2 MiB pages the same
-//! loops ran 3-12% faster here (`docs/performance.md` 15), from fewer TLB misses
+//! loops ran 3-12% faster here (`docs/performance.md` 8), from fewer TLB misses
 //! and page walks (on a virtual machine each walk is two-dimensional).
 //! So every block of at least [`HUGE_FROM`] bytes is aligned to 2 MiB,
 //! its size rounded up to whole 2 MiB pages, and marked

@@ -3,7 +3,7 @@
 //! [`crate::decl::ADT_CALC`] (`with cpu(...)` of `par_loop!`).
 //!
 //! Element by element both loops are bound by instructions, not by memory
-//! (docs/performance.md 11, 11d): `res_calc`'s 40-odd operations and
+//! (docs/performance.md 4, 4.2): `res_calc`'s 40-odd operations and
 //! increments per edge, `adt_calc`'s five square roots per cell. Here each
 //! group of 4 consecutive elements of a span loads its cells' states as 4
 //! rows, turns them into 4 columns (one register per component, one lane

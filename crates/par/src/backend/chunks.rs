@@ -8,7 +8,7 @@
 //! touches the same elements and finds them in its core's cache (rayon's
 //! work stealing alone handed each loop's halves to whichever thread got
 //! there first: the cells and their dats moved between the cores' caches
-//! every loop; `docs/performance.md` 13d); a thread done with its own parts
+//! every loop; `docs/performance.md` 6.3); a thread done with its own parts
 //! then takes the others' still waiting, from their end, so a thread held
 //! up (another process on its core, a late wake-up) does not hold the loop.
 
@@ -90,7 +90,7 @@ pub(super) const PARTS_PER_THREAD: usize = 8;
 /// values from a line to the next (`lw`'s y sweeps) computes them afresh
 /// at each part's first line (about two lines' work): with 8 parts per
 /// thread that was about 8% of such a sweep on 2 threads, and the sweeps
-/// ran 1.4-1.5x serial (2 parts: 1.8-1.9x; docs/performance.md 12).
+/// ran 1.4-1.5x serial (2 parts: 1.8-1.9x; docs/performance.md 5).
 pub(super) const LINE_PARTS_PER_THREAD: usize = 2;
 
 /// How long a thread done with a loop's parts spins for the others'
@@ -204,7 +204,7 @@ impl Claims {
             // `SPIN_AT_END`), rather than in rayon's join, whose idle
             // thread yields its core at once: on a loaded machine a
             // yielded core went to another process for a time slice
-            // (docs/performance.md 13h).
+            // (docs/performance.md 6.3).
             let start = std::time::Instant::now();
             let mut spins = 0u32;
             while this.done.load(Ordering::Acquire) < total {
@@ -345,7 +345,7 @@ impl SharedValues {
 /// be many short runs, a structured block's part many rows), given to the
 /// loop's runner in at most three calls (each call binds the loop's views
 /// anew: a call per row cost 2D DG's threads 0.05-0.1x of their speed-up,
-/// docs/performance.md 13o).
+/// docs/performance.md 6.3).
 ///
 /// `after(k)`, if given, runs on part `k`'s thread right after the part
 /// (for every part, in order, on the calling thread when the loop is too
@@ -426,7 +426,7 @@ pub(super) fn parts(total: usize, threads: usize) -> usize {
 /// line loop), the same parts every time, through [`Claims`] as
 /// [`run_chunks`] (a loop scheduled by rayon's stealing between loops
 /// run by fixed parts cost OP2's Airfoil `update` three times its time
-/// on 2 threads, docs/performance.md 11c).
+/// on 2 threads, docs/performance.md 8).
 pub(super) fn run_whole(
     l: &LoopDecl,
     args: &LoopArgs<'_>,

@@ -303,9 +303,9 @@ pub fn create(
             ))
         }
         #[cfg(feature = "opencl")]
-        BackendKind::OpenCl => opencl::create(spec, part, globals, program, node),
+        BackendKind::OpenCl => device::create::<opencl::Api>(spec, part, globals, program, node),
         #[cfg(feature = "cuda")]
-        BackendKind::Cuda => cuda::create(spec, part, globals, program, node),
+        BackendKind::Cuda => device::create::<cuda::Api>(spec, part, globals, program, node),
         #[allow(unreachable_patterns)]
         kind => Err(missing(kind)),
     }

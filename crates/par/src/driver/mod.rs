@@ -273,7 +273,7 @@ pub fn run(
     // The steps run inside the backend's pool from one checkpoint to the
     // next: the pool's threads stay at work between steps (entering the
     // pool for each step woke a worker and put the caller to sleep every
-    // step: docs/performance.md 13h).
+    // step: docs/performance.md 6.3).
     let pool = ex.pool();
     if !done {
         loop {

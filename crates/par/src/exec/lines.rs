@@ -18,7 +18,7 @@ use crate::kernel::{lines_of, Line};
 /// piece's start, so pieces are at least [`MIN_PIECE`] long. For `lw`
 /// (128-byte elements): 14 rows on 400 x 100 cells, 4 on 1600 x 400;
 /// there, whole columns and pieces of 16 rows ran slower than pieces of 4
-/// (docs/performance.md section 12).
+/// (docs/performance.md 5).
 pub const BAND_BYTES: usize = 192 * 1024;
 /// The shortest piece of a line along y or z.
 pub const MIN_PIECE: usize = 4;
@@ -154,7 +154,7 @@ impl Exec {
     /// rest's pieces (a row cut by the halo: its ends) each started with
     /// cache misses and restarted what a line carries: 2 MPI ranks of
     /// `lw` on 1600 x 400 cells ran 7-10% slower overlapped than blocking
-    /// (docs/performance.md 12).
+    /// (docs/performance.md 5).
     fn run_lines_overlapped(
         &mut self,
         l: &'static LoopDecl,

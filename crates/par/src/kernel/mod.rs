@@ -532,7 +532,7 @@ struct FrameAnchor(u8);
 /// spills aligned slots. 2D isothermal Euler of 4 nodes, serial, dats on
 /// huge pages, over 256 stack depths (`crates/dg/benches/stack_depth.rs`):
 /// quartiles of the PID 5.8-6.3e-9 and 6.0-6.9e-9 s in two runs without,
-/// 5.7-6.0e-9 and 5.69-5.79e-9 with (docs/performance.md 13p). The cost: one `and` of
+/// 5.7-6.0e-9 and 5.69-5.79e-9 with (docs/performance.md 8). The cost: one `and` of
 /// the stack pointer per call of the runner, and the frame pointer
 /// reserved.
 #[inline(always)]

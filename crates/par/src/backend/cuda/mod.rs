@@ -17,29 +17,14 @@ mod api;
 pub mod nvrtc;
 mod platform;
 
-use std::sync::Arc;
-
 pub use super::device::source;
 pub use platform::{
     device_for_tests, devices, driver_present, nvrtc_present, select_device, NO_DRIVER, NO_NVRTC,
 };
 
-use super::{BackendSpec, LocalBackend, Program as MethodProgram};
-use crate::decl::GlobalDecl;
-use crate::part::Part;
 
-/// The CUDA backend as `spec` says (under several ranks, local rank `r`
-/// of a node's `n` takes the device [`crate::backend::device::select_rank_device`]
-/// gives it: one rank per GPU).
-pub fn create(
-    spec: &BackendSpec,
-    part: Arc<Part>,
-    globals: &[&'static GlobalDecl],
-    program: &MethodProgram,
-    node: (usize, usize),
-) -> Result<Box<dyn LocalBackend>, String> {
-    super::device::create::<api::Cuda>(spec, part, globals, program, node)
-}
+/// The CUDA API under the device backend ([`crate::backend::device`]).
+pub(crate) type Api = api::Cuda;
 
 /// Whether `--backend cuda` can run on this machine: the CUDA driver loads
 /// and reports a device, and NVRTC loads; else the one-line reason.

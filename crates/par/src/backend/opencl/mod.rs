@@ -16,8 +16,6 @@ mod api;
 mod platform;
 mod profile;
 
-use std::sync::Arc;
-
 use opencl3::context::Context;
 use opencl3::error_codes::CL_BUILD_PROGRAM_FAILURE;
 use opencl3::program::Program;
@@ -28,22 +26,10 @@ pub use super::device::{
 };
 pub use platform::{device_for_tests, devices, select_device, select_rank_device, NO_RUNTIME};
 
-use super::{BackendSpec, LocalBackend, Program as MethodProgram};
-use crate::decl::GlobalDecl;
-use crate::part::Part;
 use platform::{cl_error, enumerate, setup_lock};
 
-/// The OpenCL backend as `spec` says (under several ranks, local rank `r`
-/// of a node's `n` takes the device [`select_rank_device`] gives it).
-pub fn create(
-    spec: &BackendSpec,
-    part: Arc<Part>,
-    globals: &[&'static GlobalDecl],
-    program: &MethodProgram,
-    node: (usize, usize),
-) -> Result<Box<dyn LocalBackend>, String> {
-    super::device::create::<api::OpenCl>(spec, part, globals, program, node)
-}
+/// The OpenCL API under the device backend ([`crate::backend::device`]).
+pub(crate) type Api = api::OpenCl;
 
 /// Builds `source` for device `id` of `context`; a failed build returns the
 /// driver's whole build log with the device's name. No option relaxes IEEE
