@@ -22,7 +22,6 @@ pub use platform::{
     device_for_tests, devices, driver_present, nvrtc_present, select_device, NO_DRIVER, NO_NVRTC,
 };
 
-
 /// The CUDA API under the device backend ([`crate::backend::device`]).
 pub(crate) type Api = api::Cuda;
 
