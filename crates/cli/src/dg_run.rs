@@ -23,7 +23,7 @@ use anyhow::{anyhow, Context, Result};
 use qflow_dg::gll::Gll;
 use qflow_dg::{problem, Dg, Settings};
 use qflow_io::plot::{GridField, LinePlot, Series, Style};
-use qflow_mesh::quad::QuadMesh;
+use qflow_mesh::poly::PolyMesh;
 use qflow_par::comm::{Comm, ExchangeMode};
 use qflow_par::driver::history::Row;
 use qflow_par::driver::summary::{Summary, Value};
@@ -412,21 +412,15 @@ fn write_outputs(
             }
         }
         let id = |i: usize, j: usize| (j * xs.len() + i) as u32;
-        let mut cell_nodes = Vec::with_capacity(gx * gy);
+        let mut mesh = PolyMesh {
+            x,
+            ..PolyMesh::default()
+        };
         for j in 0..gy {
             for i in 0..gx {
-                cell_nodes.push([id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1)]);
+                mesh.push_cell(&[id(i, j), id(i + 1, j), id(i + 1, j + 1), id(i, j + 1)]);
             }
         }
-        let mesh = QuadMesh {
-            x,
-            cell_nodes,
-            edge_nodes: Vec::new(),
-            edge_cells: Vec::new(),
-            bedge_nodes: Vec::new(),
-            bedge_cell: Vec::new(),
-            bound: Vec::new(),
-        };
         let fields: Vec<(&str, &[f64])> = names
             .iter()
             .zip(&grids)

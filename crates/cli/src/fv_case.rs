@@ -4,7 +4,8 @@
 //! method = "fv"
 //! [mesh]
 //! file = "new_grid.dat"          # OP2's format or qflow's .qfm, relative to the case
-//! # or a Gmsh (.msh 4.1) or SU2 (.su2) file, its boundary markers mapped:
+//! # or a Gmsh (.msh 2.2 or 4.1) or SU2 (.su2) file of triangles, quadrilaterals
+//! # or both, its boundary markers mapped:
 //! # file = "airfoil.msh"
 //! # wall = ["airfoil"]
 //! # far_field = ["farfield"]
@@ -15,6 +16,7 @@
 //! cfl = 0.9
 //! eps = 0.05
 //! mach = 0.4
+//! aoa = 0.0                      # angle of attack, degrees (0: along +x, OP2's)
 //! strategy = "owner-compute"     # or "sequential", "global-colouring", "two-level",
 //!                                 # "atomics", "staged-atomics" (devices only)
 //! block_size = 2048              # edges per block of "two-level" on CPUs
@@ -39,8 +41,8 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
 use qflow_fv::Settings;
-use qflow_mesh::quad::naca0012::Op2Naca0012;
-use qflow_mesh::quad::{check, op2, Boundary, FileFormat, QuadMesh};
+use qflow_mesh::poly::naca0012::Op2Naca0012;
+use qflow_mesh::poly::{check, Boundary, FileFormat, PolyMesh};
 
 use crate::case::{MethodName, Output, Stop};
 
@@ -178,7 +180,7 @@ impl FvCase {
 
     /// Reads or generates the mesh and checks it; the error lists its
     /// defects. Also returns a name for messages.
-    pub fn load_mesh(&self, case_dir: &Path) -> Result<(QuadMesh, String)> {
+    pub fn load_mesh(&self, case_dir: &Path) -> Result<(PolyMesh, String)> {
         let (mesh, name) = match (&self.mesh.file, &self.mesh.generate) {
             (Some(file), _) => {
                 let path = case_dir.join(file);
@@ -215,7 +217,7 @@ impl FvCase {
                     )
                     .collect();
                 (
-                    qflow_mesh::quad::read_with_markers(&path, &boundaries)?,
+                    qflow_mesh::poly::read_with_markers(&path, &boundaries)?,
                     path.display().to_string(),
                 )
             }
@@ -254,7 +256,7 @@ pub fn problem_key(s: &Settings) -> String {
         Increments::OwnerCompute => Increments::Sequential,
         other => other,
     };
-    format!(
+    let mut key = format!(
         "gam = {:?}\ncfl = {:?}\neps = {:?}\nmach = {:?}\nstrategy = {}\nblock_size = {}\nreorder = {}\n",
         s.gam,
         s.cfl,
@@ -263,14 +265,19 @@ pub fn problem_key(s: &Settings) -> String {
         strategy.name(),
         s.block_size,
         s.reorder.name()
-    )
+    );
+    // OP2's direction keeps the key of the runs before angles of attack.
+    if s.aoa != 0.0 {
+        key.push_str(&format!("aoa = {:?}\n", s.aoa));
+    }
+    key
 }
 
-/// A fingerprint of the mesh (its counts and a checksum of its text).
-pub fn fingerprint(mesh: &QuadMesh) -> Result<u64> {
-    let mut text = Vec::new();
-    op2::write_to(mesh, &mut text).context("fingerprinting the mesh")?;
-    Ok((mesh.cells() as u64) << 32 | qflow_mesh::fsutil::crc32(&text) as u64)
+/// A fingerprint of the mesh (its cell count and a checksum of its native
+/// bytes).
+pub fn fingerprint(mesh: &PolyMesh) -> Result<u64> {
+    let bytes = qflow_mesh::poly::native::to_bytes(mesh);
+    Ok((mesh.cells() as u64) << 32 | qflow_mesh::fsutil::crc32(&bytes) as u64)
 }
 
 #[cfg(test)]

@@ -10,12 +10,13 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use qflow_fv::decl::Q;
+use qflow_fv::forces::Coefficients;
 use qflow_fv::method::COLUMNS;
 use qflow_fv::problem::CellOrder;
 use qflow_fv::Settings;
 use qflow_io::plot::{MachPoints, Window};
 use qflow_io::surface::SurfaceRow;
-use qflow_mesh::quad::QuadMesh;
+use qflow_mesh::poly::PolyMesh;
 use qflow_par::driver::history::Row;
 use qflow_par::{Exec, Values};
 
@@ -43,15 +44,11 @@ pub fn cell_fields(q: &[f64], settings: &Settings) -> Vec<(&'static str, Vec<f64
 }
 
 /// The wall's rows, body by body (`shape` 1, 2, ...: the chains of wall
-/// edges, [`QuadMesh::boundary_chains`]) and in order along each: every
+/// edges, [`PolyMesh::boundary_chains`]) and in order along each: every
 /// wall edge's midpoint, its x scaled to the body's chord, and the
 /// pressure coefficient `(p - p_inf) / (rho_inf |u_inf|^2 / 2)` of its
 /// cell. `index` is the boundary edge's number in the mesh.
-pub fn wall_rows(mesh: &QuadMesh, q: &[f64], settings: &Settings) -> Vec<SurfaceRow> {
-    let qinf = settings.qinf();
-    let dynamic = 0.5 * (qinf[1] * qinf[1] + qinf[2] * qinf[2]) / qinf[0];
-    let pressure = |s: &[f64]| settings.gm1() * (s[3] - 0.5 * (s[1] * s[1] + s[2] * s[2]) / s[0]);
-    let p_inf = pressure(&qinf);
+pub fn wall_rows(mesh: &PolyMesh, q: &[f64], settings: &Settings) -> Vec<SurfaceRow> {
     let mut rows = Vec::new();
     for (k, chain) in mesh.boundary_chains(1).iter().enumerate() {
         let xs = chain
@@ -71,7 +68,7 @@ pub fn wall_rows(mesh: &QuadMesh, q: &[f64], settings: &Settings) -> Vec<Surface
                 x,
                 y,
                 x_over_c: (x - lo) / chord,
-                cp: (pressure(s) - p_inf) / dynamic,
+                cp: qflow_fv::forces::pressure_coefficient(s, settings),
             });
         }
     }
@@ -95,17 +92,13 @@ fn write_surface(path: &Path, rows: &[SurfaceRow]) -> Result<()> {
 
 /// The Mach field's points (the cell centres) and the bodies' outlines
 /// (the wall chains' nodes).
-fn mach_points(mesh: &QuadMesh, mach: &[f64]) -> MachPoints {
+fn mach_points(mesh: &PolyMesh, mach: &[f64]) -> MachPoints {
     let (mut x, mut y) = (
         Vec::with_capacity(mesh.cells()),
         Vec::with_capacity(mesh.cells()),
     );
-    for c in &mesh.cell_nodes {
-        let (mut cx, mut cy) = (0.0, 0.0);
-        for &n in c {
-            cx += 0.25 * mesh.x[n as usize][0];
-            cy += 0.25 * mesh.x[n as usize][1];
-        }
+    for c in 0..mesh.cells() {
+        let [cx, cy] = mesh.cell_centroid(c);
         x.push(cx);
         y.push(cy);
     }
@@ -152,20 +145,23 @@ fn window_round(rows: &[SurfaceRow]) -> Option<Window> {
 }
 
 /// Writes the outputs of the final state: `surface.csv`, `field.vtu` (if
-/// `vtk`), `history.png`, `cp.png` and `mach.png` (if `plots`).
+/// `vtk`), `history.png`, `cp.png` and `mach.png` (if `plots`); returns
+/// the walls' force coefficients (`None`: no wall, or not rank 0).
 #[allow(clippy::too_many_arguments)]
 pub fn write_outputs(
     ex: &mut Exec,
-    mesh: &QuadMesh,
+    mesh: &PolyMesh,
     order: &CellOrder,
     settings: &Settings,
     dir: &Path,
     rows: &[Row],
     vtk: bool,
     plots: bool,
-) -> Result<()> {
+) -> Result<Option<Coefficients>> {
+    let mut forces = None;
     if let Some(Values::F64(q)) = ex.gather(&Q) {
         let q = order.in_mesh_order(&q, 4);
+        forces = qflow_fv::forces::coefficients(mesh, &q, settings);
         let wall = wall_rows(mesh, &q, settings);
         write_surface(&dir.join("surface.csv"), &wall)?;
         let fields = cell_fields(&q, settings);
@@ -177,7 +173,12 @@ pub fn write_outputs(
         if plots {
             if !wall.is_empty() {
                 crate::run::picture(
-                    qflow_io::plot::plot_cp_rows(&dir.join("cp.png"), &wall, settings.mach, 0.0),
+                    qflow_io::plot::plot_cp_rows(
+                        &dir.join("cp.png"),
+                        &wall,
+                        settings.mach,
+                        settings.aoa,
+                    ),
                     "the surface pressure",
                 )?;
             }
@@ -203,5 +204,5 @@ pub fn write_outputs(
             "the history",
         )?;
     }
-    Ok(())
+    Ok(forces)
 }

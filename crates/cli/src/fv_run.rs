@@ -14,7 +14,7 @@ use anyhow::{anyhow, bail, Context, Result};
 
 use qflow_fv::decl::{DATS, LOOPS};
 use qflow_fv::Fv;
-use qflow_mesh::quad::QuadMesh;
+use qflow_mesh::poly::PolyMesh;
 use qflow_par::comm::{Comm, ExchangeMode};
 use qflow_par::driver::history::Row;
 use qflow_par::driver::summary::{Summary, Value};
@@ -28,7 +28,7 @@ use crate::run::{Finished, RunOptions};
 
 /// What rank 0 holds besides its part: the mesh and where its cells went.
 struct Root {
-    mesh: QuadMesh,
+    mesh: PolyMesh,
     name: String,
     order: qflow_fv::problem::CellOrder,
     fingerprint: u64,
@@ -107,7 +107,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     };
     if let (false, Some(r)) = (opts.quiet, &root) {
         crate::errln!(
-            "qflow: {} ({} cells, {} edges, {} boundary edges), {}, {} increments, reorder {}, OP2 Airfoil scheme at M {}, up to {max_iters} iterations",
+            "qflow: {} ({} cells, {} edges, {} boundary edges), {}, {} increments, reorder {}, OP2 Airfoil scheme at M {}, {} degrees, up to {max_iters} iterations",
             r.name,
             cells,
             r.mesh.edges(),
@@ -116,9 +116,11 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
             settings.strategy.name(),
             settings.reorder.name(),
             settings.mach,
+            settings.aoa,
         );
     }
     let (vtk, plots) = (fc.output.vtk, fc.output.plots);
+    let mut forces = None;
     let outcome = {
         let mut outputs = |ex: &mut Exec, rows: &[Row], phase: OutputPhase| -> Result<(), String> {
             if phase != OutputPhase::Final {
@@ -127,7 +129,8 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
             match &root {
                 Some(r) => crate::fv_outputs::write_outputs(
                     ex, &r.mesh, &r.order, &settings, &out_dir, rows, vtk, plots,
-                ),
+                )
+                .map(|f| forces = f),
                 // The other ranks give their cells to rank 0's gather.
                 None => {
                     ex.gather(&qflow_fv::decl::Q);
@@ -161,6 +164,13 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     s.push("stop", Value::Text(outcome.stop.label().into()));
     if let Some(rms) = rms {
         s.push("rms", Value::Real(rms));
+    }
+    s.push("mach", Value::Real(settings.mach));
+    s.push("aoa", Value::Real(settings.aoa));
+    if let Some(f) = forces {
+        s.push("cl", Value::Real(f.cl));
+        s.push("cd", Value::Real(f.cd));
+        s.push("cm", Value::Real(f.cm));
     }
     let verdict = match (&fc.expect, &outcome.stop, rms) {
         // The expectation is of the case's own iteration count.

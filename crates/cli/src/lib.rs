@@ -26,6 +26,7 @@ pub mod lskum_run;
 pub mod lw_case;
 pub mod lw_outputs;
 pub mod lw_run;
+pub mod mesh_cmd;
 /// The allocator of the `qflow` binary (large blocks on huge pages), from the layer.
 pub use qflow_par::memory;
 pub mod partition_cmd;

@@ -13,7 +13,7 @@ use qflow_io::plot::{GridField, LinePlot, Series, Style};
 use qflow_lw::analysis::Solution;
 use qflow_lw::problem::primitive;
 use qflow_lw::settings::{Grid, Settings, DOMAIN};
-use qflow_mesh::quad::QuadMesh;
+use qflow_mesh::poly::PolyMesh;
 use qflow_par::driver::history::Row;
 
 /// Pixels of the contour pictures.
@@ -88,7 +88,7 @@ pub fn measures(grid: &Grid, settings: &Settings, q: &[[f64; 4]]) -> Vec<(String
 }
 
 /// The grid as a quadrilateral mesh: cell `(i, j)` around its point.
-fn grid_mesh(grid: &Grid, settings: &Settings) -> QuadMesh {
+fn grid_mesh(grid: &Grid, settings: &Settings) -> PolyMesh {
     let [dx, dy] = grid.spacing();
     let [x0, y0] = grid.point(0, 0, settings.setup);
     let (x0, y0) = (x0 - 0.5 * dx, y0 - 0.5 * dy);
@@ -99,21 +99,16 @@ fn grid_mesh(grid: &Grid, settings: &Settings) -> QuadMesh {
         }
     }
     let n = |i: usize, j: usize| (j * (grid.nx + 1) + i) as u32;
-    let mut cell_nodes = Vec::with_capacity(grid.nx * grid.ny);
+    let mut mesh = PolyMesh {
+        x,
+        ..PolyMesh::default()
+    };
     for j in 0..grid.ny {
         for i in 0..grid.nx {
-            cell_nodes.push([n(i, j), n(i + 1, j), n(i + 1, j + 1), n(i, j + 1)]);
+            mesh.push_cell(&[n(i, j), n(i + 1, j), n(i + 1, j + 1), n(i, j + 1)]);
         }
     }
-    QuadMesh {
-        x,
-        cell_nodes,
-        edge_nodes: Vec::new(),
-        edge_cells: Vec::new(),
-        bedge_nodes: Vec::new(),
-        bedge_cell: Vec::new(),
-        bound: Vec::new(),
-    }
+    mesh
 }
 
 /// `solution.csv`: a header row, then `x, y, rho, u, v, p` of every cell

@@ -87,16 +87,26 @@ enum Command {
         vtk_pieces: bool,
     },
     /// Convert a cloud between the legacy text format (either variant) and
-    /// qflow's native binary format (.qfc), losslessly.
+    /// qflow's native binary format (.qfc), losslessly; or a mesh (OP2's
+    /// text, Gmsh, SU2, .qfm) to qflow's native .qfm or OP2's text.
     Convert {
-        /// Input cloud (the format is detected).
+        /// Input cloud or mesh (the format is detected).
         input: PathBuf,
-        /// Output cloud.
+        /// Output file.
         output: PathBuf,
-        /// Output format: native, legacy or quadtree (default: native for a
-        /// .qfc name, else legacy).
+        /// Output format: a cloud's native, legacy or quadtree (default:
+        /// native for a .qfc name, else legacy); a mesh's qfm or op2
+        /// (default: qfm for a .qfm name, else op2).
         #[arg(long)]
         to: Option<String>,
+        /// A Gmsh or SU2 mesh's boundary marker that is a wall (repeat for
+        /// several).
+        #[arg(long)]
+        wall: Vec<String>,
+        /// A Gmsh or SU2 mesh's boundary marker that is far field (repeat
+        /// for several).
+        #[arg(long = "far-field")]
+        far_field: Vec<String>,
     },
     /// List the devices of the device backends: CUDA's GPUs and the OpenCL
     /// platforms and devices (name, vendor, memory, compute units, fp64
@@ -404,8 +414,34 @@ fn run(cli: Cli) -> Result<u8> {
             }
             Ok(finished.exit_code())
         }
-        Command::Convert { input, output, to } => {
+        Command::Convert {
+            input,
+            output,
+            to,
+            wall,
+            far_field,
+        } => {
             use qflow_mesh::native::{format_for_path, read_any, write_any, Format};
+            if let Some(bytes) = file_start(&input) {
+                if qflow::mesh_cmd::is_mesh(&input, &bytes) {
+                    clear_stale_temporaries(&output);
+                    let line = qflow::mesh_cmd::convert_mesh(
+                        &input,
+                        &output,
+                        to.as_deref(),
+                        &wall,
+                        &far_field,
+                    )?;
+                    outln!("{line}");
+                    return Ok(0);
+                }
+            }
+            if let Some(m) = wall.iter().chain(&far_field).next() {
+                anyhow::bail!(
+                    "--wall/--far-field {m}: options of a Gmsh or SU2 mesh, and {} is a point cloud",
+                    input.display()
+                );
+            }
             let format = match to.as_deref() {
                 None => format_for_path(&output),
                 Some("native") => Format::Native,
@@ -414,7 +450,6 @@ fn run(cli: Cli) -> Result<u8> {
                 Some(o) => anyhow::bail!("--to {o}: expected native, legacy or quadtree"),
             };
             let t = std::time::Instant::now();
-            refuse_mesh(&input, "convert")?;
             let cloud = read_any(&input)?;
             let read = t.elapsed().as_secs_f64();
             clear_stale_temporaries(&output);
@@ -440,7 +475,7 @@ fn run(cli: Cli) -> Result<u8> {
             method,
             output,
         } => {
-            refuse_mesh(&cloud, "partition")?;
+            qflow::mesh_cmd::refuse_mesh(&cloud, "partition")?;
             out!(
                 "{}",
                 qflow::partition_cmd::run(&cloud, parts, &method, output.as_deref())?
@@ -515,9 +550,13 @@ fn run(cli: Cli) -> Result<u8> {
         Command::Check { cloud } => {
             let bytes = std::fs::read(&cloud)
                 .with_context(|| format!("cannot read cloud file {}", cloud.display()))?;
-            if is_quad_mesh(&cloud, &bytes) {
-                let format = qflow_mesh::quad::FileFormat::of(&cloud, &bytes);
-                return check_mesh(&bytes, &cloud, format);
+            if qflow::mesh_cmd::is_mesh(&cloud, &bytes) {
+                let (report, ok) = qflow::mesh_cmd::check_mesh(&bytes, &cloud)?;
+                out!("{report}");
+                if !ok {
+                    anyhow::bail!("{} has errors", cloud.display());
+                }
+                return Ok(0);
             }
             // A native file is whole or refused (checksum, bounds); a legacy
             // one is read leniently so that every defect can be reported.
@@ -578,10 +617,10 @@ fn run(cli: Cli) -> Result<u8> {
                 }
                 let (i, j) = (i.unwrap_or(400), j.unwrap_or(600));
                 let t = std::time::Instant::now();
-                let mesh = qflow_mesh::quad::naca0012::Op2Naca0012 { i, j }.generate()?;
+                let mesh = qflow_mesh::poly::naca0012::Op2Naca0012 { i, j }.generate()?;
                 let secs = t.elapsed().as_secs_f64();
                 clear_stale_temporaries(&output);
-                qflow_mesh::quad::write_any(&mesh, &output)?;
+                qflow_mesh::poly::write_any(&mesh, &output)?;
                 outln!(
                     "{}: OP2 NACA 0012 mesh, {} nodes, {} cells, {} edges, {} boundary edges in {secs:.3} s",
                     output.display(),
@@ -678,92 +717,15 @@ fn clear_stale_temporaries(output: &std::path::Path) {
     qflow::case::remove_stale_temporaries(dir);
 }
 
-/// A quadrilateral mesh given to a command of point clouds (`what`) is
-/// refused by name (it was parsed as a cloud: "point count: 'QFLOWQM...'").
-fn refuse_mesh(path: &std::path::Path, what: &str) -> Result<()> {
+/// The first 64 KiB of a file (its format shows there); `None` if it cannot
+/// be read (the reader then names the problem).
+fn file_start(path: &std::path::Path) -> Option<Vec<u8>> {
     use std::io::Read;
-    // The start tells (magic bytes, the first line).
     let mut bytes = Vec::new();
-    let Ok(file) = std::fs::File::open(path) else {
-        return Ok(()); // The reader names the problem.
-    };
-    if file.take(1 << 16).read_to_end(&mut bytes).is_err() {
-        return Ok(());
-    }
-    if is_quad_mesh(path, &bytes) {
-        anyhow::bail!(
-            "{}: a quadrilateral mesh (for the fv method), not a point cloud: `qflow {what}` \
-             takes q-LSKUM's clouds (`qflow check` reads both)",
-            path.display()
-        );
-    }
-    Ok(())
-}
-
-/// Whether a file (its start, `bytes`) is a quadrilateral mesh rather than
-/// a point cloud: Gmsh, SU2, qflow's native mesh, or OP2's text (its first
-/// line four counts).
-fn is_quad_mesh(path: &std::path::Path, bytes: &[u8]) -> bool {
-    let format = qflow_mesh::quad::FileFormat::of(path, bytes);
-    format != qflow_mesh::quad::FileFormat::Op2 || is_op2_mesh(bytes)
-}
-
-/// Whether a file's first line looks like OP2's mesh header: counts (four
-/// in a valid file), not a cloud's one point count. Two or more are taken
-/// as a mesh so that a header with a count too many or too few gets OP2's
-/// reader's message, not a cloud reader's.
-fn is_op2_mesh(bytes: &[u8]) -> bool {
-    let first = bytes.split(|&b| b == b'\n').next().unwrap_or(&[]);
-    let fields: Vec<&[u8]> = first
-        .split(|b| b.is_ascii_whitespace())
-        .filter(|f| !f.is_empty())
-        .collect();
-    fields.len() >= 2 && fields.iter().all(|f| f.iter().all(u8::is_ascii_digit))
-}
-
-/// `qflow check` of a quadrilateral mesh (a Gmsh or SU2 file's markers
-/// are listed, and checked as far field: the kind does not change the
-/// geometry).
-fn check_mesh(
-    bytes: &[u8],
-    path: &std::path::Path,
-    format: qflow_mesh::quad::FileFormat,
-) -> Result<u8> {
-    use qflow_mesh::quad::{gmsh, native, op2, su2, Boundary, FileFormat};
-    let from_cells = |c: qflow_mesh::quad::cells::CellMesh| -> Result<_> {
-        let names: Vec<String> = c.marker_names().iter().map(|s| s.to_string()).collect();
-        outln!("{}: boundary markers: {}", path.display(), names.join(", "));
-        let map: Vec<(&str, Boundary)> = names
-            .iter()
-            .map(|n| (n.as_str(), Boundary::FarField))
-            .collect();
-        Ok(c.to_quad_mesh(&map).map_err(|e| e.in_file(path))?)
-    };
-    let mesh = match format {
-        FileFormat::Native => native::from_bytes(bytes, path)?,
-        FileFormat::Op2 => op2::parse(bytes, path)?,
-        FileFormat::Gmsh => from_cells(gmsh::parse(bytes, path)?)?,
-        FileFormat::Su2 => from_cells(su2::parse(
-            std::str::from_utf8(bytes).context("an SU2 file is text")?,
-            path,
-        )?)?,
-    };
-    let report = qflow_mesh::quad::check::check(&mesh);
-    for f in &report.findings {
-        outln!("error: {f}");
-    }
-    let walls = mesh.bound.iter().filter(|&&b| b == 1).count();
-    outln!(
-        "{}: {} nodes, {} cells, {} edges, {} boundary edges ({walls} wall); {} error(s)",
-        path.display(),
-        mesh.nodes(),
-        mesh.cells(),
-        mesh.edges(),
-        mesh.bedges(),
-        report.findings.len()
-    );
-    if !report.is_ok() {
-        anyhow::bail!("{} has {} error(s)", path.display(), report.findings.len());
-    }
-    Ok(0)
+    std::fs::File::open(path)
+        .ok()?
+        .take(1 << 16)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    Some(bytes)
 }

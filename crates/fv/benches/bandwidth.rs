@@ -26,7 +26,7 @@ use std::time::Instant;
 
 use qflow_fv::decl::LOOPS;
 use qflow_fv::{Settings, Solver};
-use qflow_mesh::quad::naca0012::Op2Naca0012;
+use qflow_mesh::poly::naca0012::Op2Naca0012;
 use qflow_par::backend::{BackendKind, BackendSpec};
 use qflow_par::plan::Increments;
 use qflow_par::reorder::Reorder;

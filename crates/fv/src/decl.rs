@@ -4,7 +4,7 @@
 //! | loop | set | reads | writes |
 //! |---|---|---|---|
 //! | `save_soln` | cells | `q` | `qold` |
-//! | `adt_calc` | cells | `x` (4 nodes), `q` | `adt` |
+//! | `adt_calc` | cells | `x` (the cell's nodes), `q` | `adt` |
 //! | `res_calc` | edges | `x` (2 nodes), `q`, `adt` (2 cells) | `res` += (2 cells) |
 //! | `bres_calc` | boundary edges | `x` (2 nodes), `q`, `adt` (cell), `bound` | `res` += (cell) |
 //! | `update` | cells | `qold`, `adt` | `q`, `res` (cleared); sum: `rms`; max: `bad` |
@@ -56,12 +56,14 @@ pub static PBECELL: MapDecl = MapDecl {
     to: &CELLS,
     arity: Arity::Fixed(1),
 };
-/// A cell's four nodes (`pcell`).
+/// A cell's nodes (`pcell`), counter-clockwise: four for OP2's
+/// quadrilaterals, any number of three or more in a mesh of polygons
+/// (compressed rows).
 pub static PCELL: MapDecl = MapDecl {
     name: "pcell",
     from: &CELLS,
     to: &NODES,
-    arity: Arity::Fixed(4),
+    arity: Arity::Variable,
 };
 
 /// Node coordinates `(x, y)`.
@@ -98,10 +100,7 @@ par_loop! {
     /// Each cell's time-step factor.
     pub static ADT_CALC = adt_calc over CELLS with cpu(crate::lanes::adt_calc_lanes) {
         gas: global(GAS),
-        x1: read(X via PCELL[0]),
-        x2: read(X via PCELL[1]),
-        x3: read(X via PCELL[2]),
-        x4: read(X via PCELL[3]),
+        x: read(X via PCELL),
         q: read(Q),
         adt: write(ADT),
     }

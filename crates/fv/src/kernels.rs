@@ -9,6 +9,7 @@
 //! so that a serial run reproduces OP2's own regression value to
 //! round-off.
 
+use qflow_par::Star;
 use qflow_par_macros::device;
 
 /// `gam`, `gm1`, `cfl`, `eps`: the constants the kernels read.
@@ -22,29 +23,27 @@ pub fn save_soln(q: &[f64; 4], qold: &mut [f64; 4]) {
     *qold = *q;
 }
 
-/// The cell's time-step factor: the sum over its four sides of the
-/// convective and acoustic face speeds, divided by the CFL number.
+/// The cell's time-step factor: the sum over its sides (node `k` to node
+/// `k + 1`, the last back to the first) of the convective and acoustic
+/// face speeds, divided by the CFL number. A quadrilateral's four sides
+/// are summed in OP2's order, so its bits are OP2's.
 #[device]
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
-pub fn adt_calc(
-    gas: Gas,
-    x1: &[f64; 2],
-    x2: &[f64; 2],
-    x3: &[f64; 2],
-    x4: &[f64; 2],
-    q: &[f64; 4],
-    adt: &mut f64,
-) {
+pub fn adt_calc(gas: Gas, x: Star<'_, [f64; 2]>, q: &[f64; 4], adt: &mut f64) {
     let (gam, gm1, cfl) = (gas[0], gas[1], gas[2]);
     let ri = 1.0 / q[0];
     let u = ri * q[1];
     let v = ri * q[2];
     let c = (gam * gm1 * (ri * q[3] - 0.5 * (u * u + v * v))).sqrt();
-    let mut a = side_speed(x1, x2, u, v, c);
-    a += side_speed(x2, x3, u, v, c);
-    a += side_speed(x3, x4, u, v, c);
-    a += side_speed(x4, x1, u, v, c);
+    let n = x.len();
+    let mut from = x.nbr(0);
+    let mut to = x.nbr(1);
+    let mut a = side_speed(&from, &to, u, v, c);
+    for k in 2..n + 1 {
+        from = to;
+        to = x.nbr(k % n);
+        a += side_speed(&from, &to, u, v, c);
+    }
     *adt = a / cfl;
 }
 

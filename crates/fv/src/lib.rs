@@ -1,5 +1,6 @@
 //! The unstructured finite-volume method of OP2's Airfoil application
-//! (`docs/fv.md`): 2D Euler equations on a quadrilateral mesh, cell-centred,
+//! (`docs/fv.md`): 2D Euler equations on a mesh of polygons (OP2's quadrilaterals,
+//! triangles, mixed cells), cell-centred,
 //! a central edge flux with scalar dissipation, local time steps and a
 //! two-stage explicit update, as a method of qflow's execution layer.
 //!
@@ -7,7 +8,8 @@
 //! the Rust subset translated to OpenCL C at build time; [`decl`] declares
 //! the sets, maps, dats and loops; [`problem`] turns a mesh into the
 //! layer's problem; [`method`] runs an iteration for the run driver;
-//! [`settings`] holds OP2's constants; [`lanes`] runs `res_calc` and
+//! [`settings`] holds OP2's constants and the free stream; [`forces`]
+//! integrates the walls' lift, drag and moment; [`lanes`] runs `res_calc` and
 //! `adt_calc` four elements at a time on CPUs with AVX2 (the kernels'
 //! bits). Nothing here
 //! knows of threads, ranks or devices.
@@ -17,6 +19,7 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod decl;
+pub mod forces;
 pub mod kernels;
 pub mod lanes;
 pub mod method;

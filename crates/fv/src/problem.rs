@@ -1,8 +1,8 @@
-//! A quadrilateral mesh as the execution layer's problem: nodes with
+//! A mesh of polygons as the execution layer's problem: nodes with
 //! coordinates, cells with the state (free stream everywhere), edges and
 //! boundary edges with their maps, OP2's names throughout.
 
-use qflow_mesh::quad::QuadMesh;
+use qflow_mesh::poly::PolyMesh;
 use qflow_par::plan::{order_by_colour, Increments};
 use qflow_par::reorder::reorder;
 use qflow_par::{DatData, MapData, PartitionHints, Problem, SetData, Shape, Values};
@@ -64,7 +64,7 @@ impl CellOrder {
 }
 
 /// The problem of `mesh` (which must have passed
-/// `qflow_mesh::quad::check`) with every cell at the free stream of
+/// `qflow_mesh::poly::check`) with every cell at the free stream of
 /// `settings`.
 ///
 /// The mesh is first renumbered as `settings.reorder` says
@@ -72,7 +72,7 @@ impl CellOrder {
 /// edges and boundary edges are then renumbered colour by colour
 /// ([`qflow_par::plan::order_by_colour`]), so that each colour runs as one
 /// span.
-pub fn build(mesh: &QuadMesh, settings: &Settings) -> Result<Built, String> {
+pub fn build(mesh: &PolyMesh, settings: &Settings) -> Result<Built, String> {
     let mut p = build_in_mesh_order(mesh, settings);
     let done = reorder(&mut p, &PECELL, settings.reorder, settings.block_size)
         .map_err(|e| format!("reordering the mesh ({}): {e}", settings.reorder.name()))?;
@@ -90,7 +90,7 @@ pub fn build(mesh: &QuadMesh, settings: &Settings) -> Result<Built, String> {
     })
 }
 
-fn build_in_mesh_order(mesh: &QuadMesh, settings: &Settings) -> Problem {
+fn build_in_mesh_order(mesh: &PolyMesh, settings: &Settings) -> Problem {
     let nc = mesh.cells();
     let qinf = settings.qinf();
     Problem {
@@ -108,7 +108,11 @@ fn build_in_mesh_order(mesh: &QuadMesh, settings: &Settings) -> Problem {
                 mesh.bedge_nodes.iter().flatten().copied().collect(),
             ),
             map(&PBECELL, mesh.bedge_cell.clone()),
-            map(&PCELL, mesh.cell_nodes.iter().flatten().copied().collect()),
+            MapData {
+                decl: &PCELL,
+                values: mesh.cell_nodes.clone(),
+                start: mesh.cell_start.clone(),
+            },
         ],
         dats: vec![
             f64_dat(&X, mesh.x.iter().flatten().copied().collect()),
@@ -133,7 +137,7 @@ fn build_in_mesh_order(mesh: &QuadMesh, settings: &Settings) -> Problem {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use qflow_mesh::quad::naca0012::Op2Naca0012;
+    use qflow_mesh::poly::naca0012::Op2Naca0012;
 
     #[test]
     fn the_problem_of_a_mesh_is_valid_and_complete() {

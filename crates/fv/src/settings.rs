@@ -32,8 +32,11 @@ pub struct Settings {
     pub cfl: f64,
     /// Scalar artificial dissipation coefficient.
     pub eps: f64,
-    /// Free-stream Mach number (the flow is along +x, as in OP2).
+    /// Free-stream Mach number.
     pub mach: f64,
+    /// Angle of attack in degrees: the free stream's angle from +x,
+    /// counter-clockwise (0, OP2's direction, is the default).
+    pub aoa: f64,
     /// How the edge loops' increments run: `"owner-compute"` (the
     /// default: the cells cut into one range per part, two parts per
     /// thread, each part running the edges of its cells in edge order and
@@ -75,6 +78,7 @@ impl Default for Settings {
             cfl: OP2_CFL,
             eps: OP2_EPS,
             mach: OP2_MACH,
+            aoa: 0.0,
             strategy: Increments::OwnerCompute,
             block_size: 2048,
             reorder: Reorder::None,
@@ -91,6 +95,7 @@ impl Settings {
             cfl,
             eps,
             mach,
+            aoa,
             ..
         } = *self;
         if !(gam.is_finite() && gam > 1.0 && gam <= 5.0 / 3.0) {
@@ -123,6 +128,11 @@ impl Settings {
                  move) and 50"
             ));
         }
+        if !(aoa.is_finite() && (-180.0..=180.0).contains(&aoa)) {
+            return Err(format!(
+                "[fv] aoa = {aoa}: must be an angle of attack in degrees between -180 and 180"
+            ));
+        }
         Ok(())
     }
 
@@ -132,13 +142,21 @@ impl Settings {
     }
 
     /// The free-stream state `[rho, rho u, rho v, rho E]` with `rho = p = 1`,
-    /// computed as OP2 does (`u = sqrt(gam p / r) mach`,
-    /// `e = p / (r gm1) + 0.5 u u`).
+    /// computed as OP2 does (speed `u = sqrt(gam p / r) mach`,
+    /// `e = p / (r gm1) + 0.5 u u`), the velocity at [`Settings::aoa`]
+    /// (at 0 degrees OP2's bits: `cos 0 = 1`, `sin 0 = 0` exactly).
     pub fn qinf(&self) -> [f64; 4] {
         let (p, r) = (1.0, 1.0);
         let u = (self.gam * p / r).sqrt() * self.mach;
         let e = p / (r * self.gm1()) + 0.5 * u * u;
-        [r, r * u, 0.0, r * e]
+        let (sin, cos) = self.aoa.to_radians().sin_cos();
+        [r, r * u * cos, r * u * sin, r * e]
+    }
+
+    /// The free stream's direction `(cos aoa, sin aoa)`.
+    pub fn direction(&self) -> [f64; 2] {
+        let (sin, cos) = self.aoa.to_radians().sin_cos();
+        [cos, sin]
     }
 
     /// The constants the kernels read: `[gam, gm1, cfl, eps]`.
@@ -168,6 +186,24 @@ mod tests {
     }
 
     #[test]
+    fn the_free_stream_turns_with_the_angle_of_attack() {
+        let s = Settings {
+            aoa: 30.0,
+            ..Settings::default()
+        };
+        let (q, q0) = (s.qinf(), Settings::default().qinf());
+        assert!((q[2] / q[1] - 30f64.to_radians().tan()).abs() < 1e-15);
+        // The speed and the energy are the direction's own.
+        assert!((q[1].hypot(q[2]) - q0[1]).abs() < 1e-15);
+        assert_eq!(q[3], q0[3]);
+        let down = Settings {
+            aoa: -90.0,
+            ..Settings::default()
+        };
+        assert!(down.qinf()[1].abs() < 1e-15 && down.qinf()[2] < 0.0);
+    }
+
+    #[test]
     fn bad_values_name_the_key() {
         let bad = |f: fn(&mut Settings)| {
             let mut s = Settings::default();
@@ -184,6 +220,8 @@ mod tests {
         assert!(bad(|s| s.gam = 1e300).starts_with("[fv] gam = 1000"));
         assert!(bad(|s| s.cfl = 1e300).starts_with("[fv] cfl = 1000"));
         assert!(bad(|s| s.eps = 1e300).starts_with("[fv] eps = 1000"));
+        assert!(bad(|s| s.aoa = 200.0).starts_with("[fv] aoa = 200:"));
+        assert!(bad(|s| s.aoa = f64::INFINITY).starts_with("[fv] aoa = inf:"));
         Settings::default().validate().unwrap();
     }
 }

@@ -2,7 +2,7 @@
 //! backend, and iterations on demand. For tests, benchmarks and programs
 //! that drive the iteration themselves; `qflow run` uses the driver.
 
-use qflow_mesh::quad::QuadMesh;
+use qflow_mesh::poly::PolyMesh;
 use qflow_par::backend::{BackendSpec, Program};
 use qflow_par::driver::{Method, StepError};
 use qflow_par::{Exec, Values};
@@ -23,10 +23,10 @@ pub struct Solver {
 
 impl Solver {
     /// A solver on `mesh` (which must have passed
-    /// `qflow_mesh::quad::check`) with the backend `spec` asks for (its
+    /// `qflow_mesh::poly::check`) with the backend `spec` asks for (its
     /// plan for the edge loops from `settings`), every cell at the free
     /// stream.
-    pub fn new(mesh: &QuadMesh, settings: &Settings, spec: &BackendSpec) -> Result<Solver, String> {
+    pub fn new(mesh: &PolyMesh, settings: &Settings, spec: &BackendSpec) -> Result<Solver, String> {
         let problem::Built { problem: p, cells } = problem::build(mesh, settings)?;
         let mut method = Fv::new(settings.clone(), mesh.cells());
         let program = Program {

@@ -11,7 +11,7 @@
 #![cfg(any(feature = "opencl", feature = "cuda"))]
 
 use qflow_fv::{Settings, Solver};
-use qflow_mesh::quad::naca0012::Op2Naca0012;
+use qflow_mesh::poly::naca0012::Op2Naca0012;
 use qflow_par::backend::{test_devices, BackendKind, BackendSpec};
 
 #[test]

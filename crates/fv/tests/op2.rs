@@ -12,7 +12,7 @@ mod common;
 
 use common::{run_with, spec};
 use qflow_fv::{Settings, Solver};
-use qflow_mesh::quad::naca0012::Op2Naca0012;
+use qflow_mesh::poly::naca0012::Op2Naca0012;
 use qflow_par::backend::{BackendKind, BackendSpec};
 
 /// (iteration, rms) printed by OP2's Airfoil on the 40 x 60 mesh.

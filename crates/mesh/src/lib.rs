@@ -1,5 +1,5 @@
 //! Geometry and connectivity for qflow's methods, no flow: point clouds for
-//! the meshfree solver, unstructured quadrilateral meshes ([`quad`]) for
+//! the meshfree solver, unstructured polygon meshes ([`poly`]) for
 //! finite volumes and Cartesian blocks ([`block`]) for structured methods.
 //!
 //! A [`Cloud`] is a list of points with coordinates, a [`PointKind`], boundary
@@ -23,7 +23,7 @@ pub mod geometry;
 pub mod legacy;
 pub mod native;
 pub mod partition;
-pub mod quad;
+pub mod poly;
 pub mod renumber;
 
 pub use cloud::{Cloud, PointKind, QuadtreeFields, NO_POINT};

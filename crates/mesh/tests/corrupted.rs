@@ -10,8 +10,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
 use qflow_mesh::generate::NacaOGrid;
-use qflow_mesh::quad::naca0012::Op2Naca0012;
-use qflow_mesh::quad::{cells::CellMesh, gmsh, native as qnative, op2, su2, Boundary};
+use qflow_mesh::poly::naca0012::Op2Naca0012;
+use qflow_mesh::poly::{cells::CellMesh, gmsh, native as qnative, op2, su2, Boundary};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -140,7 +140,7 @@ NMARK= 2\nMARKER_TAG= wall\nMARKER_ELEMS= 2\n3 0 1\n3 1 2\nMARKER_TAG= far\nMARK
 const GMSH: &str = "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n$PhysicalNames\n2\n1 1 \"wall\"\n1 2 \"far\"\n$EndPhysicalNames\n$Entities\n0 2 1 0\n1 0 0 0 2 0 0 1 1 0\n2 0 0 0 2 1 0 1 2 0\n3 0 0 0 2 1 0 0 0\n$EndEntities\n$Nodes\n1 6 1 6\n2 3 0 6\n1\n2\n3\n4\n5\n6\n0 0 0\n1 0 0\n2 0 0\n0 1 0\n1 1 0\n2 1 0\n$EndNodes\n$Elements\n3 8 1 8\n1 1 1 2\n1 1 2\n2 2 3\n1 2 1 4\n3 3 6\n4 6 5\n5 5 4\n6 4 1\n2 3 3 2\n7 1 2 5 4\n8 2 3 6 5\n$EndElements\n";
 
 /// A cell mesh read from SU2 or Gmsh, turned into a quad mesh and checked.
-fn cells_then_check(c: Result<CellMesh, qflow_mesh::quad::MeshError>) -> bool {
+fn cells_then_check(c: Result<CellMesh, qflow_mesh::poly::MeshError>) -> bool {
     let Ok(c) = c else { return false };
     let map: Vec<(String, Boundary)> = c
         .marker_names()
@@ -148,9 +148,9 @@ fn cells_then_check(c: Result<CellMesh, qflow_mesh::quad::MeshError>) -> bool {
         .map(|n| (n.to_string(), Boundary::Wall))
         .collect();
     let map: Vec<(&str, Boundary)> = map.iter().map(|(n, b)| (n.as_str(), *b)).collect();
-    match c.to_quad_mesh(&map) {
+    match c.to_poly_mesh(&map) {
         Ok(m) => {
-            let _ = qflow_mesh::quad::check::check(&m);
+            let _ = qflow_mesh::poly::check::check(&m);
             true
         }
         Err(e) => {
@@ -181,9 +181,9 @@ fn damaged_files_of_every_format_never_panic() {
             false
         }
     };
-    let mesh_read = |r: Result<qflow_mesh::quad::QuadMesh, qflow_mesh::quad::MeshError>| match r {
+    let mesh_read = |r: Result<qflow_mesh::poly::PolyMesh, qflow_mesh::poly::MeshError>| match r {
         Ok(m) => {
-            let _ = qflow_mesh::quad::check::check(&m);
+            let _ = qflow_mesh::poly::check::check(&m);
             true
         }
         Err(e) => {

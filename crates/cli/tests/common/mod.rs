@@ -84,7 +84,7 @@ pub fn history_without_clock(out: &Path) -> Vec<String> {
 /// same place (the wake cut) merged, boundaries as the markers `airfoil`
 /// (flag 1) and `farfield` (flag 2).
 pub fn write_su2_and_gmsh(qfm: &Path, su2_path: &Path, msh_path: &Path) {
-    let m = qflow_mesh::quad::native::read(qfm).unwrap();
+    let m = qflow_mesh::poly::native::read(qfm).unwrap();
     // Merge nodes at the same place (the cut).
     let mut first: std::collections::HashMap<(u64, u64), u32> = Default::default();
     let mut keep: Vec<[f64; 2]> = Vec::new();
@@ -99,10 +99,11 @@ pub fn write_su2_and_gmsh(qfm: &Path, su2_path: &Path, msh_path: &Path) {
                     })
             })
             .collect();
-    let cells: Vec<[u32; 4]> = m
-        .cell_nodes
-        .iter()
-        .map(|c| c.map(|k| map[k as usize]))
+    let cells: Vec<[u32; 4]> = (0..m.cells())
+        .map(|c| {
+            let n = m.cell(c);
+            [n[0], n[1], n[2], n[3]].map(|k| map[k as usize])
+        })
         .collect();
     let segs = |flag: i32| -> Vec<[u32; 2]> {
         (0..m.bedges())

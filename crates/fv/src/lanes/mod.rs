@@ -12,7 +12,8 @@
 //! fluxes back into rows and adds them to the cells' residuals edge after
 //! edge, as the layer's generated runner does: each increment first into
 //! a zeroed local value (`0 + f`, `0 - f`), then into the target;
-//! `adt_calc` stores its 4 factors at once. A span's last elements (fewer
+//! `adt_calc` stores its 4 factors at once (4 quadrilaterals; a group
+//! with another polygon goes cell by cell). A span's last elements (fewer
 //! than 4) go through the kernel itself. The device code, and the CPU
 //! where the arguments do not allow this (a structure-of-arrays dat,
 //! atomic increments, a processor without AVX2), run the kernel element by
@@ -87,8 +88,12 @@ pub fn adt_calc_lanes(args: &LoopArgs<'_>, spans: &[Range<usize>], each: CpuRunn
 struct AdtBound {
     gas: [f64; 4],
     x: *const [f64; 2],
-    /// A cell's four nodes.
-    pcell: *const [u32; 4],
+    /// Nodes.
+    nodes: usize,
+    /// Where each cell's nodes start in `pcell` (`rows + 1` values).
+    start: *const u32,
+    /// The cells' nodes, cell after cell.
+    pcell: *const u32,
     q: *const [f64; 4],
     adt: *mut f64,
     /// Cells.
@@ -99,32 +104,22 @@ struct AdtBound {
 impl AdtBound {
     fn of(args: &LoopArgs<'_>) -> Option<AdtBound> {
         let a = args.args;
-        if a.len() != 7 {
+        if a.len() != 4 {
             return None;
         }
         let gas = constant4(&a[0])?;
-        let mut node: Option<(*mut u8, *const u32, usize)> = None;
-        for (k, arg) in a[1..5].iter().enumerate() {
-            let m = match *arg {
-                RawArg::Map {
-                    dat,
-                    access: Access::Read,
-                    map,
-                    arity: 4,
-                    slot,
-                    rows,
-                    ..
-                } if dat.ty == ElemType::F64 && dat.dim == 2 && dat.stride == 0 && slot == k => {
-                    (dat.ptr, map, rows)
-                }
-                _ => return None,
-            };
-            if node.is_some_and(|n| n != m) {
-                return None;
+        let (x, nodes, start, pcell, rows) = match a[1] {
+            RawArg::Star {
+                dat,
+                start,
+                idx,
+                rows,
+                ..
+            } if dat.ty == ElemType::F64 && dat.dim == 2 && dat.stride == 0 => {
+                (dat.ptr, dat.len, start, idx, rows)
             }
-            node = Some(m);
-        }
-        let (x, pcell, rows) = node?;
+            _ => return None,
+        };
         let direct = |arg: &RawArg, dim: usize, access: Access| match *arg {
             RawArg::Direct { dat, access: acc }
                 if dat.ty == ElemType::F64
@@ -136,16 +131,33 @@ impl AdtBound {
             }
             _ => None,
         };
-        let (q, nq) = direct(&a[5], 4, Access::Read)?;
-        let (adt, na) = direct(&a[6], 1, Access::Write)?;
+        let (q, nq) = direct(&a[2], 4, Access::Read)?;
+        let (adt, na) = direct(&a[3], 1, Access::Write)?;
         Some(AdtBound {
             gas,
             x: x as *const [f64; 2],
-            pcell: pcell as *const [u32; 4],
+            nodes,
+            start,
+            pcell,
             q: q as *const [f64; 4],
             adt: adt as *mut f64,
             rows: rows.min(nq).min(na),
         })
+    }
+
+    /// Cell `i`'s nodes.
+    ///
+    /// # Safety
+    ///
+    /// As [`avx2::run_adt`].
+    #[inline(always)]
+    unsafe fn row(&self, i: usize) -> &[u32] {
+        // SAFETY: the caller's contract: `i` is a cell, its row within the
+        // map's values.
+        unsafe {
+            let (s, e) = (*self.start.add(i) as usize, *self.start.add(i + 1) as usize);
+            std::slice::from_raw_parts(self.pcell.add(s), e - s)
+        }
     }
 
     /// Cell `i` through the kernel.
@@ -157,14 +169,10 @@ impl AdtBound {
     unsafe fn one(&self, i: usize) {
         // SAFETY: the caller's contract.
         unsafe {
-            let n = *self.pcell.add(i);
-            let x = |k: usize| &*self.x.add(n[k] as usize);
+            let x = std::slice::from_raw_parts(self.x, self.nodes);
             crate::kernels::adt_calc(
                 self.gas,
-                x(0),
-                x(1),
-                x(2),
-                x(3),
+                qflow_par::Star::of_row(x, self.row(i)),
                 &*self.q.add(i),
                 &mut *self.adt.add(i),
             );
@@ -480,15 +488,26 @@ mod avx2 {
         for span in spans {
             let mut i = span.start;
             while i + 4 <= span.end {
+                // A group of four quadrilaterals; a group with another
+                // polygon goes cell by cell through the kernel.
+                // SAFETY (loads): the function's contract.
+                let rows = unsafe { [b.row(i), b.row(i + 1), b.row(i + 2), b.row(i + 3)] };
+                if rows.iter().any(|r| r.len() != 4) {
+                    for k in 0..4 {
+                        // SAFETY: the function's contract.
+                        unsafe { b.one(i + k) };
+                    }
+                    i += 4;
+                    continue;
+                }
                 // Each side's `dx`, `dy` (side s from node s to node s + 1),
                 // one lane per cell.
                 let mut dx = [[0.0; 4]; 4];
                 let mut dy = [[0.0; 4]; 4];
                 let mut l = [_mm256_setzero_pd(); 4];
-                for k in 0..4 {
+                for (k, n) in rows.iter().enumerate() {
                     // SAFETY (loads): the function's contract.
                     unsafe {
-                        let n = *b.pcell.add(i + k);
                         let p = [
                             *b.x.add(n[0] as usize),
                             *b.x.add(n[1] as usize),

@@ -9,6 +9,7 @@ use qflow_par::kernel::{Partials, RawDat, MAX_CONST};
 
 use super::*;
 use crate::kernels::{adt_calc, res_calc};
+use qflow_par::Star;
 
 /// A small deterministic generator (no dependency for a test).
 struct Lcg(u64);
@@ -264,20 +265,38 @@ fn adt_calc_four_cells_at_a_time_gives_the_kernels_bits() {
     let (cells, nn) = (58, 40);
     let mut x = nodes(&mut r, nn);
     let mut q = states(&mut r, cells);
-    let pcell: Vec<u32> = (0..4 * cells).map(|_| r.below(nn) as u32).collect();
+    // Quadrilaterals, and in two groups of four a triangle or a hexagon
+    // (those groups go cell by cell).
+    let mut start = vec![0u32];
+    let mut pcell = Vec::new();
+    for c in 0..cells {
+        let n = match c {
+            9 => 3,
+            30 => 6,
+            _ => 4,
+        };
+        pcell.extend((0..n).map(|_| r.below(nn) as u32));
+        start.push(pcell.len() as u32);
+    }
     let spans = [0..3, 3..3, 3..29, 29..cells];
     let want: Vec<f64> = (0..cells)
         .map(|c| {
-            let n = |k: usize| &x[pcell[4 * c + k] as usize];
+            let row = &pcell[start[c] as usize..start[c + 1] as usize];
             let mut a = 0.0;
-            adt_calc(GAS, n(0), n(1), n(2), n(3), &q[c], &mut a);
+            adt_calc(GAS, Star::of_row(&x, row), &q[c], &mut a);
             a
         })
         .collect();
     let mut adt = vec![f64::NAN; cells];
     let (xd, qd, ad) = (dat(&mut x, 2), dat(&mut q, 4), dat(&mut adt, 1));
     let mut args = vec![gas()];
-    args.extend((0..4).map(|k| mapped(xd, Access::Read, &pcell, 4, k)));
+    args.push(RawArg::Star {
+        dat: xd,
+        start: start.as_ptr(),
+        idx: pcell.as_ptr(),
+        rows: cells,
+        own: false,
+    });
     args.push(RawArg::Direct {
         dat: qd,
         access: Access::Read,
@@ -300,7 +319,7 @@ fn adt_calc_four_cells_at_a_time_gives_the_kernels_bits() {
     }
     // A structure-of-arrays state is left to the generated runner.
     let mut soa = args.clone();
-    if let RawArg::Direct { dat, .. } = &mut soa[5] {
+    if let RawArg::Direct { dat, .. } = &mut soa[2] {
         dat.stride = cells;
     }
     assert!(AdtBound::of(&LoopArgs {

@@ -2,7 +2,7 @@
 //! 40 x 60 mesh.
 
 use qflow_fv::{Settings, Solver};
-use qflow_mesh::quad::naca0012::Op2Naca0012;
+use qflow_mesh::poly::naca0012::Op2Naca0012;
 use qflow_par::backend::{BackendKind, BackendSpec};
 
 /// A CPU backend of `threads` threads, the rest default.

@@ -6,7 +6,7 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use qflow_mesh::quad::QuadMesh;
+use qflow_mesh::poly::PolyMesh;
 
 use crate::OutputError;
 
@@ -16,7 +16,7 @@ const VTK_QUAD: u8 = 9;
 /// per cell) as a `.vtu` file, atomically.
 pub fn write_cells_vtu(
     path: &Path,
-    mesh: &QuadMesh,
+    mesh: &PolyMesh,
     fields: &[(&str, &[f64])],
 ) -> Result<(), OutputError> {
     let (np, nc) = (mesh.nodes(), mesh.cells());
@@ -89,10 +89,8 @@ pub fn write_cells_vtu(
             }
         }
         header(w)?;
-        for c in &mesh.cell_nodes {
-            for n in c {
-                w.write_all(&(*n as i64).to_le_bytes())?;
-            }
+        for n in &mesh.cell_nodes {
+            w.write_all(&(*n as i64).to_le_bytes())?;
         }
         header(w)?;
         for i in 1..=nc {
@@ -111,14 +109,14 @@ pub fn write_cells_vtu(
 mod tests {
     use super::*;
 
-    fn square() -> QuadMesh {
-        QuadMesh {
+    fn square() -> PolyMesh {
+        PolyMesh {
             x: vec![[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]],
             cell_nodes: vec![[0, 1, 2, 3]],
             bedge_nodes: vec![[1, 0], [2, 1], [3, 2], [0, 3]],
             bedge_cell: vec![0; 4],
             bound: vec![1; 4],
-            ..QuadMesh::default()
+            ..PolyMesh::default()
         }
     }
 

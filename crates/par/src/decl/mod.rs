@@ -285,8 +285,9 @@ pub enum Via {
     Direct,
     /// Through slot `k` of a fixed-arity map from the loop's set.
     Map(&'static MapDecl, usize),
-    /// The element and its neighbours through a compressed-row map from
-    /// the loop's set to itself (the kernel gets a `Star`).
+    /// Through a compressed-row map from the loop's set (the kernel gets a
+    /// `Star`): to itself, the element and its neighbours (a stencil); to
+    /// another set, a row of its elements of any length (a cell's nodes).
     Star(&'static MapDecl),
     /// Structured: the element's neighbours at the stencil's offsets (the
     /// kernel gets an `Offsets`).

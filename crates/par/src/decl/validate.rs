@@ -104,12 +104,12 @@ impl LoopDecl {
                     m.to
                 }
                 Via::Star(m) => {
-                    if !std::ptr::eq(m.from, self.set) || !std::ptr::eq(m.to, self.set) {
+                    if !std::ptr::eq(m.from, self.set) {
                         return Err(err(
                             a,
                             format!(
-                                "a Star needs a map from `{}` to itself; `{}` is not",
-                                self.set.name, m.name
+                                "a Star needs a map from `{}`; `{}` is from `{}`",
+                                self.set.name, m.name, m.from.name
                             ),
                         ));
                     }

@@ -336,7 +336,7 @@ pub enum RawArg {
         /// How increments reach their targets.
         adds: Adds,
     },
-    /// A compressed-row map from the set to itself.
+    /// A compressed-row map from the set (to itself, or to another set).
     Star {
         /// The dat.
         dat: RawDat,
@@ -346,6 +346,9 @@ pub enum RawArg {
         idx: *const u32,
         /// Rows.
         rows: usize,
+        /// Whether the map goes from the set to itself (then an element
+        /// has an own value in the dat, [`Star::own`]).
+        own: bool,
     },
     /// A structured block's offsets (row stride `sy`, plane stride `sz`).
     Offsets {

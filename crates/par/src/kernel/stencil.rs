@@ -7,8 +7,13 @@
 use std::marker::PhantomData;
 use std::ops::Range;
 
-/// An element and its neighbours through a compressed-row map (a point's
-/// stencil), as a kernel reads them.
+/// [`Star::own`] of a map to another set: no own value.
+pub(crate) const NO_OWN: usize = usize::MAX;
+
+/// An element and its neighbours through a compressed-row map, as a kernel
+/// reads them: a point's stencil (a map from the set to itself, with the
+/// element's own value), or a row of another set's elements (a cell's
+/// nodes, any number of them).
 #[derive(Clone, Copy)]
 pub struct Star<'a, T> {
     pub(super) base: *const T,
@@ -18,7 +23,23 @@ pub struct Star<'a, T> {
     pub(super) _life: PhantomData<&'a T>,
 }
 
-impl<T: Copy> Star<'_, T> {
+impl<'a, T: Copy> Star<'a, T> {
+    /// The row `row` of `values` (a map to another set: no own value), for
+    /// code that calls a kernel itself (a hand-written runner, a test).
+    /// Panics if an index of the row is outside `values`.
+    pub fn of_row(values: &'a [T], row: &'a [u32]) -> Star<'a, T> {
+        if let Some(&k) = row.iter().find(|&&k| k as usize >= values.len()) {
+            panic!("a Star's row names value {k} of {}", values.len());
+        }
+        Star {
+            base: values.as_ptr(),
+            row: row.as_ptr(),
+            n: row.len() as u32,
+            own: NO_OWN,
+            _life: PhantomData,
+        }
+    }
+
     /// Number of neighbours.
     #[inline(always)]
     pub fn len(&self) -> usize {
@@ -31,9 +52,13 @@ impl<T: Copy> Star<'_, T> {
         self.n == 0
     }
 
-    /// The element's own value.
+    /// The element's own value (a map from the set to itself only: a
+    /// row of another set's elements has none, and asking is a panic).
     #[inline(always)]
     pub fn own(&self) -> T {
+        if self.own == NO_OWN {
+            no_own();
+        }
         // SAFETY: the view was made for an element of the set (`own` in
         // bounds, checked by the view).
         unsafe { *self.base.add(self.own) }
@@ -49,6 +74,14 @@ impl<T: Copy> Star<'_, T> {
         // the target set's local size when the map was built.
         unsafe { *self.base.add(*self.row.add(m) as usize) }
     }
+}
+
+/// The panic of [`Star::own`] on a map to another set.
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn no_own() -> ! {
+    panic!("`own()` of a Star through a map to another set: its rows have no own value")
 }
 
 /// The panic of [`Star::nbr`], out of line: its arguments go by value, so

@@ -211,6 +211,7 @@ impl<'a> ArgCursor<'a> {
                     start,
                     idx,
                     rows,
+                    own,
                 },
             ) => {
                 check_elem::<T>(&dat, k);
@@ -223,6 +224,7 @@ impl<'a> ArgCursor<'a> {
                     start,
                     idx,
                     rows,
+                    own,
                     _life: PhantomData,
                 }
             }
@@ -480,6 +482,8 @@ pub struct StarView<'a, T> {
     start: *const u32,
     idx: *const u32,
     rows: usize,
+    /// The map goes from the set to itself: element `i` owns value `i`.
+    own: bool,
     _life: PhantomData<&'a T>,
 }
 
@@ -497,7 +501,7 @@ impl<'a, T: Elem> StarView<'a, T> {
                 base: self.base,
                 row: self.idx.add(s as usize),
                 n: e - s,
-                own: i,
+                own: if self.own { i } else { super::stencil::NO_OWN },
                 _life: PhantomData,
             }
         }
@@ -664,7 +668,7 @@ impl<'a, T: Elem> StarView<'a, T> {
             base: self.base,
             row: row.row,
             n: row.n,
-            own: i,
+            own: if self.own { i } else { super::stencil::NO_OWN },
             _life: PhantomData,
         }
     }

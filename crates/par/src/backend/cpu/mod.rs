@@ -482,6 +482,7 @@ impl CpuBackend {
                         start: m.start.as_ptr(),
                         idx: m.values.as_ptr(),
                         rows: m.start.len() - 1,
+                        own: m.decl.from.name == m.decl.to.name,
                     }
                 }
                 Plan::Offsets { dat: d, set } => {

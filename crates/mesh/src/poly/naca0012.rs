@@ -27,7 +27,7 @@
 //! changes some sixth decimals), and the complex square `(1 + 0i) w^2`
 //! turns a `-0` on the cut into `+0`.
 
-use super::{Boundary, MeshError, QuadMesh};
+use super::{Boundary, MeshError, PolyMesh};
 
 /// OP2's NACA 0012 mesh of `3 i j` cells (the classic 720,000-cell mesh is
 /// `i = 400`, `j = 600`).
@@ -44,7 +44,7 @@ impl Op2Naca0012 {
     // Nodes are numbered row by row (j) across the columns (i): the loops
     // index the columns' values by row.
     #[allow(clippy::needless_range_loop)]
-    pub fn generate(&self) -> Result<QuadMesh, MeshError> {
+    pub fn generate(&self) -> Result<PolyMesh, MeshError> {
         let (ii, jj) = (self.i, self.j);
         if ii < 2 || jj < 2 {
             return Err(MeshError::Generate(format!(
@@ -75,13 +75,13 @@ impl Op2Naca0012 {
         }
         let node = |i: usize, j: usize| (i + j * n) as u32;
         let cell = |i: usize, j: usize| (i + j * 3 * ii) as u32;
-        let mut m = QuadMesh {
+        let mut m = PolyMesh {
             x,
-            ..QuadMesh::default()
+            ..PolyMesh::default()
         };
         for j in 0..jj {
             for i in 0..3 * ii {
-                m.cell_nodes.push([
+                m.push_cell(&[
                     node(i, j),
                     node(i + 1, j),
                     node(i + 1, j + 1),

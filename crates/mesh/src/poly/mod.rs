@@ -1,8 +1,9 @@
-//! Unstructured quadrilateral meshes for finite-volume methods, in OP2's
-//! terms: **nodes** with coordinates, **cells** (four nodes each,
-//! counter-clockwise), interior **edges** (two nodes and the two cells on
-//! either side) and boundary edges, **bedges** (two nodes, the one cell
-//! inside and a boundary flag).
+//! Unstructured 2D meshes of polygons for finite-volume methods, in OP2's
+//! terms: **nodes** with coordinates, **cells** (polygons of three or more
+//! nodes, counter-clockwise: triangles, quadrilaterals, or both in one
+//! mesh), interior **edges** (two nodes and the two cells on either side)
+//! and boundary edges, **bedges** (two nodes, the one cell inside and a
+//! boundary flag).
 //!
 //! Geometry and connectivity only: no flow. Indices are 0-based inside the
 //! library and in OP2's `new_grid.dat` files ([`op2`]); messages name
@@ -57,13 +58,17 @@ impl Boundary {
     }
 }
 
-/// An unstructured quadrilateral mesh (see the module documentation).
+/// An unstructured mesh of polygons (see the module documentation).
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct QuadMesh {
+pub struct PolyMesh {
     /// Node coordinates `(x, y)`.
     pub x: Vec<[f64; 2]>,
-    /// Each cell's four nodes, counter-clockwise.
-    pub cell_nodes: Vec<[u32; 4]>,
+    /// Where each cell's nodes start in [`Self::cell_nodes`]: one value
+    /// per cell and one more, the first 0 (empty: no cells).
+    pub cell_start: Vec<u32>,
+    /// Every cell's nodes, counter-clockwise, cell after cell
+    /// ([`Self::cell`]).
+    pub cell_nodes: Vec<u32>,
     /// Each interior edge's two nodes.
     pub edge_nodes: Vec<[u32; 2]>,
     /// Each interior edge's two cells.
@@ -76,7 +81,7 @@ pub struct QuadMesh {
     pub bound: Vec<i32>,
 }
 
-impl QuadMesh {
+impl PolyMesh {
     /// Number of nodes.
     pub fn nodes(&self) -> usize {
         self.x.len()
@@ -84,7 +89,45 @@ impl QuadMesh {
 
     /// Number of cells.
     pub fn cells(&self) -> usize {
-        self.cell_nodes.len()
+        self.cell_start.len().saturating_sub(1)
+    }
+
+    /// Cell `c`'s nodes, counter-clockwise.
+    pub fn cell(&self, c: usize) -> &[u32] {
+        &self.cell_nodes[self.cell_start[c] as usize..self.cell_start[c + 1] as usize]
+    }
+
+    /// Adds a cell of `nodes` (counter-clockwise).
+    pub fn push_cell(&mut self, nodes: &[u32]) {
+        if self.cell_start.is_empty() {
+            self.cell_start.push(0);
+        }
+        self.cell_nodes.extend_from_slice(nodes);
+        self.cell_start.push(self.cell_nodes.len() as u32);
+    }
+
+    /// The mesh's cells from each cell's nodes.
+    pub fn set_cells<'a>(&mut self, cells: impl IntoIterator<Item = &'a [u32]>) {
+        self.cell_start.clear();
+        self.cell_nodes.clear();
+        self.cell_start.push(0);
+        for c in cells {
+            self.push_cell(c);
+        }
+    }
+
+    /// Whether every cell has four nodes (OP2's meshes).
+    pub fn all_quadrilaterals(&self) -> bool {
+        self.cell_start.windows(2).all(|w| w[1] - w[0] == 4)
+    }
+
+    /// The number of cells of each node count, fewest nodes first.
+    pub fn cell_kinds(&self) -> Vec<(usize, usize)> {
+        let mut counts = std::collections::BTreeMap::new();
+        for w in self.cell_start.windows(2) {
+            *counts.entry((w[1] - w[0]) as usize).or_insert(0usize) += 1;
+        }
+        counts.into_iter().collect()
     }
 
     /// Number of interior edges.
@@ -157,14 +200,30 @@ impl QuadMesh {
 
     /// The signed area of cell `c` (positive when counter-clockwise).
     pub fn cell_area(&self, c: usize) -> f64 {
-        let n = self.cell_nodes[c];
-        let mut twice = 0.0;
-        for k in 0..4 {
-            let a = self.x[n[k] as usize];
-            let b = self.x[n[(k + 1) % 4] as usize];
-            twice += a[0] * b[1] - b[0] * a[1];
+        polygon_area(&self.x, self.cell(c))
+    }
+
+    /// The centroid of cell `c` (the mean of its nodes when its area is
+    /// zero).
+    pub fn cell_centroid(&self, c: usize) -> [f64; 2] {
+        let n = self.cell(c);
+        let mean = |k: usize| n.iter().map(|&i| self.x[i as usize][k]).sum::<f64>() / n.len() as f64;
+        let (mx, my) = (mean(0), mean(1));
+        let (mut a, mut cx, mut cy) = (0.0, 0.0, 0.0);
+        for k in 0..n.len() {
+            let p = self.x[n[k] as usize];
+            let q = self.x[n[(k + 1) % n.len()] as usize];
+            let (px, py, qx, qy) = (p[0] - mx, p[1] - my, q[0] - mx, q[1] - my);
+            let w = px * qy - qx * py;
+            a += w;
+            cx += (px + qx) * w;
+            cy += (py + qy) * w;
         }
-        0.5 * twice
+        if a == 0.0 {
+            [mx, my]
+        } else {
+            [mx + cx / (3.0 * a), my + cy / (3.0 * a)]
+        }
     }
 
     /// Checks that every array has the length its count implies and every
@@ -172,7 +231,7 @@ impl QuadMesh {
     /// A file reader calls it; so does anyone building a mesh in memory.
     pub fn validate(&self) -> Result<(), MeshError> {
         let bad = |what: String| Err(MeshError::Structure(what));
-        if self.cell_nodes.is_empty() || self.bedge_nodes.is_empty() {
+        if self.cells() == 0 || self.bedge_nodes.is_empty() {
             // (A file of counts 0 0 0 0 ran to its end and failed on its
             // pictures.)
             return bad(format!(
@@ -209,8 +268,23 @@ impl QuadMesh {
             ))),
             None => Ok(()),
         };
-        for (i, c) in self.cell_nodes.iter().enumerate() {
-            check("cell", i, c, nn, "node")?;
+        if self.cell_start[0] != 0 || self.cell_start[nc] as usize != self.cell_nodes.len() {
+            return bad(format!(
+                "the cells' rows start at {} and end at {}, their nodes number {}",
+                self.cell_start[0],
+                self.cell_start[nc],
+                self.cell_nodes.len()
+            ));
+        }
+        for i in 0..nc {
+            let (a, b) = (self.cell_start[i], self.cell_start[i + 1]);
+            if b < a + 3 {
+                return bad(format!(
+                    "cell {i}: {} nodes (a cell is a polygon of three or more)",
+                    b.saturating_sub(a)
+                ));
+            }
+            check("cell", i, self.cell(i), nn, "node")?;
         }
         for (i, e) in self.edge_nodes.iter().enumerate() {
             check("edge", i, e, nn, "node")?;
@@ -233,6 +307,18 @@ impl QuadMesh {
         }
         Ok(())
     }
+}
+
+/// The signed area of the polygon of `nodes` (positive when
+/// counter-clockwise).
+pub fn polygon_area(x: &[[f64; 2]], nodes: &[u32]) -> f64 {
+    let mut twice = 0.0;
+    for k in 0..nodes.len() {
+        let a = x[nodes[k] as usize];
+        let b = x[nodes[(k + 1) % nodes.len()] as usize];
+        twice += a[0] * b[1] - b[0] * a[1];
+    }
+    0.5 * twice
 }
 
 /// A mesh file's format, from its first bytes and name.
@@ -277,7 +363,7 @@ impl FileFormat {
 pub fn read_with_markers(
     path: &std::path::Path,
     boundaries: &[(&str, Boundary)],
-) -> Result<QuadMesh, MeshError> {
+) -> Result<PolyMesh, MeshError> {
     let bytes = std::fs::read(path).map_err(|source| MeshError::Io {
         path: path.into(),
         cause: source,
@@ -294,10 +380,10 @@ pub fn read_with_markers(
         FileFormat::Native => native::from_bytes(&bytes, path),
         FileFormat::Op2 => op2::parse(&bytes, path),
         FileFormat::Gmsh => gmsh::parse(&bytes, path)?
-            .to_quad_mesh(boundaries)
+            .to_poly_mesh(boundaries)
             .map_err(|e| e.in_file(path)),
         FileFormat::Su2 => su2::parse(text()?, path)?
-            .to_quad_mesh(boundaries)
+            .to_poly_mesh(boundaries)
             .map_err(|e| e.in_file(path)),
     }
 }
@@ -306,7 +392,7 @@ pub fn read_with_markers(
 /// text format as OP2's generator writes it (six decimals).
 /// A name ending in `.su2` or `.msh` is refused (those formats are read,
 /// not written: OP2's text under that name was unreadable as one).
-pub fn write_any(mesh: &QuadMesh, path: &std::path::Path) -> Result<(), MeshError> {
+pub fn write_any(mesh: &PolyMesh, path: &std::path::Path) -> Result<(), MeshError> {
     if let Some(e) = path
         .extension()
         .and_then(|e| e.to_str())
@@ -326,7 +412,7 @@ pub fn write_any(mesh: &QuadMesh, path: &std::path::Path) -> Result<(), MeshErro
     }
 }
 
-/// An error reading, writing, checking or generating a quadrilateral mesh.
+/// An error reading, writing, checking or generating a mesh.
 /// Every error that comes from user input names the file and line, or the
 /// element, at fault.
 #[derive(Debug, thiserror::Error)]
@@ -364,7 +450,7 @@ pub enum MeshError {
         /// Element lines found.
         found: usize,
     },
-    /// The in-memory mesh breaks an invariant (see [`QuadMesh::validate`]).
+    /// The in-memory mesh breaks an invariant (see [`PolyMesh::validate`]).
     #[error("invalid mesh: {0}")]
     Structure(String),
     /// A generator was asked for something it cannot make.
@@ -396,8 +482,8 @@ impl From<crate::fsutil::FileError> for MeshError {
 /// y = 1: one interior edge (4 -> 1, first cell on its right) and six
 /// boundary edges (cell on their right), walls along y = 0.
 #[cfg(test)]
-pub(crate) fn two_squares() -> QuadMesh {
-    QuadMesh {
+pub(crate) fn two_squares() -> PolyMesh {
+    PolyMesh {
         x: vec![
             [0.0, 0.0],
             [1.0, 0.0],
@@ -406,7 +492,8 @@ pub(crate) fn two_squares() -> QuadMesh {
             [1.0, 1.0],
             [2.0, 1.0],
         ],
-        cell_nodes: vec![[0, 1, 4, 3], [1, 2, 5, 4]],
+        cell_start: vec![0, 4, 8],
+        cell_nodes: vec![0, 1, 4, 3, 1, 2, 5, 4],
         edge_nodes: vec![[4, 1]],
         edge_cells: vec![[0, 1]],
         bedge_nodes: vec![[1, 0], [2, 1], [5, 2], [4, 5], [3, 4], [0, 3]],

@@ -1,4 +1,4 @@
-//! Checks a quadrilateral mesh for the defects that make a finite-volume
+//! Checks a mesh of polygons for the defects that make a finite-volume
 //! run fail or give wrong answers, element by element.
 //!
 //! The orientation rule OP2's Airfoil kernels rely on: the flux through an
@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 use std::fmt;
 
-use super::{Boundary, QuadMesh};
+use super::{Boundary, PolyMesh};
 
 /// One defect.
 #[derive(Clone, Debug, PartialEq)]
@@ -22,8 +22,8 @@ pub enum Problem {
         /// The cell.
         cell: usize,
     },
-    /// A cell's area is zero (to round-off) or its corners turn both ways
-    /// (a twisted or folded quadrilateral).
+    /// A cell's area is zero (to round-off) or its sides cross (a twisted
+    /// or folded polygon: a quadrilateral whose corners turn both ways).
     DegenerateCell {
         /// The cell.
         cell: usize,
@@ -86,7 +86,7 @@ impl fmt::Display for Problem {
             Problem::RepeatedNode { cell } => write!(f, "cell {cell}: a node is named twice"),
             Problem::DegenerateCell { cell, area } => write!(
                 f,
-                "cell {cell}: degenerate (signed area {area:.3e}, or corners turning both ways)"
+                "cell {cell}: degenerate (signed area {area:.3e}, or sides that cross)"
             ),
             Problem::InvertedCell { cell } => write!(
                 f,
@@ -130,16 +130,18 @@ impl Report {
     }
 }
 
-/// Checks `mesh`, which must satisfy [`QuadMesh::validate`].
-pub fn check(mesh: &QuadMesh) -> Report {
+/// Checks `mesh`, which must satisfy [`PolyMesh::validate`].
+pub fn check(mesh: &PolyMesh) -> Report {
     let mut out = Vec::new();
     let x = |n: u32| mesh.x[n as usize];
+    // A point inside a convex cell (or a dart): its nodes' mean.
     let centroid = |c: u32| {
-        let n = mesh.cell_nodes[c as usize];
+        let n = mesh.cell(c as usize);
+        let w = 1.0 / n.len() as f64;
         let mut s = [0.0; 2];
-        for k in n {
-            s[0] += 0.25 * x(k)[0];
-            s[1] += 0.25 * x(k)[1];
+        for &k in n {
+            s[0] += w * x(k)[0];
+            s[1] += w * x(k)[1];
         }
         s
     };
@@ -153,46 +155,39 @@ pub fn check(mesh: &QuadMesh) -> Report {
     // the cut names one copy while the cell across it has the other.
     type Side = ([u64; 2], [u64; 2]);
     let mut sides: HashMap<Side, usize> = HashMap::with_capacity(2 * mesh.cells());
+    // (A zero written `-0.000000` is the place `0.000000` is: adding 0.0
+    // makes every zero positive before its bits are taken.)
     let key = |a: u32, b: u32| -> Side {
         let (p, q) = (x(a), x(b));
-        let (p, q) = (
-            [p[0].to_bits(), p[1].to_bits()],
-            [q[0].to_bits(), q[1].to_bits()],
-        );
+        let bits = |v: f64| (v + 0.0).to_bits();
+        let (p, q) = ([bits(p[0]), bits(p[1])], [bits(q[0]), bits(q[1])]);
         (p.min(q), p.max(q))
     };
     let mut orientation = Vec::with_capacity(mesh.cells());
-    for (c, n) in mesh.cell_nodes.iter().enumerate() {
-        if (0..4).any(|i| (i + 1..4).any(|j| n[i] == n[j])) {
+    for c in 0..mesh.cells() {
+        let n = mesh.cell(c);
+        let len = n.len();
+        if (0..len).any(|i| (i + 1..len).any(|j| n[i] == n[j])) {
             out.push(Problem::RepeatedNode { cell: c });
             orientation.push(0.0);
             continue;
         }
         let area = mesh.cell_area(c);
-        let perimeter2: f64 = (0..4)
+        let perimeter2: f64 = (0..len)
             .map(|k| {
-                let (a, b) = (x(n[k]), x(n[(k + 1) % 4]));
+                let (a, b) = (x(n[k]), x(n[(k + 1) % len]));
                 (b[0] - a[0]).hypot(b[1] - a[1])
             })
             .sum::<f64>()
             .powi(2);
-        let turns: Vec<f64> = (0..4)
-            .map(|k| {
-                let (a, b, d) = (x(n[k]), x(n[(k + 1) % 4]), x(n[(k + 2) % 4]));
-                (b[0] - a[0]) * (d[1] - b[1]) - (b[1] - a[1]) * (d[0] - b[0])
-            })
-            .collect();
-        // A convex cell turns one way at every corner, a dart-shaped one at
-        // three of four; a bow tie turns both ways twice.
-        let twisted = turns.iter().filter(|&&t| t * area < 0.0).count() > 1;
-        if area.abs() <= 1e-12 * perimeter2 || twisted {
+        if area.abs() <= 1e-12 * perimeter2 || twisted(mesh, n, area) {
             out.push(Problem::DegenerateCell { cell: c, area });
             orientation.push(0.0);
         } else {
             orientation.push(area.signum());
         }
-        for k in 0..4 {
-            sides.entry(key(n[k], n[(k + 1) % 4])).or_insert(0);
+        for k in 0..len {
+            sides.entry(key(n[k], n[(k + 1) % len])).or_insert(0);
         }
     }
     let majority: f64 = orientation.iter().sum::<f64>().signum();
@@ -202,8 +197,8 @@ pub fn check(mesh: &QuadMesh) -> Report {
         }
     }
     let has_side = |c: u32, n: [u32; 2]| {
-        let cn = mesh.cell_nodes[c as usize];
-        (0..4).any(|k| key(cn[k], cn[(k + 1) % 4]) == key(n[0], n[1]))
+        let cn = mesh.cell(c as usize);
+        (0..cn.len()).any(|k| key(cn[k], cn[(k + 1) % cn.len()]) == key(n[0], n[1]))
     };
     for (e, (&n, &[c1, c2])) in mesh.edge_nodes.iter().zip(&mesh.edge_cells).enumerate() {
         if let Some(s) = sides.get_mut(&key(n[0], n[1])) {
@@ -252,9 +247,10 @@ pub fn check(mesh: &QuadMesh) -> Report {
             out.push(wrong("boundary edge", b, c));
         }
     }
-    for (c, n) in mesh.cell_nodes.iter().enumerate() {
-        for k in 0..4 {
-            let s = [n[k], n[(k + 1) % 4]];
+    for c in 0..mesh.cells() {
+        let n = mesh.cell(c);
+        for k in 0..n.len() {
+            let s = [n[k], n[(k + 1) % n.len()]];
             let count = sides.get(&key(s[0], s[1])).copied().unwrap_or(0);
             if count != 1 {
                 out.push(Problem::SideCoverage {
@@ -268,6 +264,35 @@ pub fn check(mesh: &QuadMesh) -> Report {
     Report { findings: out }
 }
 
+/// Whether the polygon of `n` (signed area `area`) folds over itself. A
+/// quadrilateral: its corners turn both ways twice (a bow tie; a dart
+/// turns the other way at one corner only). More sides: two sides that
+/// are not neighbours cross.
+fn twisted(mesh: &PolyMesh, n: &[u32], area: f64) -> bool {
+    let x = |k: usize| mesh.x[n[k % n.len()] as usize];
+    let len = n.len();
+    if len == 4 {
+        let turns = (0..4).filter(|&k| {
+            let (a, b, d) = (x(k), x(k + 1), x(k + 2));
+            let t = (b[0] - a[0]) * (d[1] - b[1]) - (b[1] - a[1]) * (d[0] - b[0]);
+            t * area < 0.0
+        });
+        return turns.count() > 1;
+    }
+    // Whether the segments p0-p1 and q0-q1 cross (strictly).
+    let cross = |p0: [f64; 2], p1: [f64; 2], q0: [f64; 2], q1: [f64; 2]| {
+        let o = |a: [f64; 2], b: [f64; 2], c: [f64; 2]| {
+            (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+        };
+        o(p0, p1, q0) * o(p0, p1, q1) < 0.0 && o(q0, q1, p0) * o(q0, q1, p1) < 0.0
+    };
+    (0..len).any(|i| {
+        (i + 2..len)
+            .filter(|&j| (j + 1) % len != i)
+            .any(|j| cross(x(i), x(i + 1), x(j), x(j + 1)))
+    })
+}
+
 fn wrong(kind: &'static str, edge: usize, cell: u32) -> Problem {
     Problem::WrongSide {
         kind,
@@ -279,16 +304,16 @@ fn wrong(kind: &'static str, edge: usize, cell: u32) -> Problem {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::quad::op2;
+    use crate::poly::op2;
 
-    fn squares() -> QuadMesh {
+    fn squares() -> PolyMesh {
         let mut text = Vec::new();
         // Written and read back, so the check sees what a reader gives it.
-        op2::write_to(&crate::quad::two_squares(), &mut text).unwrap();
+        op2::write_to(&crate::poly::two_squares(), &mut text).unwrap();
         op2::parse(&text, std::path::Path::new("t.dat")).unwrap()
     }
 
-    fn problems(m: &QuadMesh) -> Vec<String> {
+    fn problems(m: &PolyMesh) -> Vec<String> {
         check(m).findings.iter().map(|p| p.to_string()).collect()
     }
 
@@ -342,14 +367,14 @@ mod tests {
         let found = problems(&m);
         assert!(found[0].starts_with("cell 0: degenerate"), "{found:?}");
         let mut m = squares();
-        m.cell_nodes[1] = [1, 4, 5, 2];
+        m.cell_nodes[4..].copy_from_slice(&[1, 4, 5, 2]);
         let found = problems(&m);
         assert_eq!(
             found[0],
             "cell 1: inverted (turns the other way from the rest of the mesh)"
         );
         let mut m = squares();
-        m.cell_nodes[1] = [1, 2, 2, 4];
+        m.cell_nodes[4..].copy_from_slice(&[1, 2, 2, 4]);
         assert_eq!(problems(&m)[0], "cell 1: a node is named twice");
     }
 }

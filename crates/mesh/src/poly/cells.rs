@@ -1,19 +1,22 @@
-//! Quadrilateral meshes from their cells and named boundary segments, as
+//! Meshes of polygons from their cells and named boundary segments, as
 //! general mesh formats (Gmsh, SU2) give them: the edges, their cells and
 //! their orientation are derived, and each boundary side gets the flag
 //! its marker is mapped to.
 
 use std::collections::HashMap;
 
-use super::{Boundary, MeshError, QuadMesh};
+use super::{Boundary, MeshError, PolyMesh};
 
 /// A mesh as cells and named boundary segments.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CellMesh {
     /// Node coordinates.
     pub x: Vec<[f64; 2]>,
-    /// Each cell's four nodes (either orientation).
-    pub cells: Vec<[u32; 4]>,
+    /// Where each cell's nodes start in `cell_nodes` (one more value than
+    /// cells, the first 0; empty: no cells).
+    pub cell_start: Vec<u32>,
+    /// Every cell's nodes (either orientation), cell after cell.
+    pub cell_nodes: Vec<u32>,
     /// Boundary markers: a name and its segments (two nodes each).
     pub markers: Vec<(String, Vec<[u32; 2]>)>,
 }
@@ -24,24 +27,37 @@ impl CellMesh {
         self.markers.iter().map(|m| m.0.as_str()).collect()
     }
 
-    /// The quadrilateral mesh: cells made counter-clockwise, every side
-    /// shared by two cells an interior edge (first cell on its right, as
-    /// OP2 orients them), every other side a boundary edge whose flag is
-    /// that of its marker in `boundaries` (`(marker, kind)`; every marker
-    /// must be mapped, once, and every boundary side must be on a marker).
-    /// A marker's segments must be boundary sides, each on one marker
-    /// (a repeat within a marker counts once); a marker all of whose
-    /// segments lie between cells is an inner curve (Gmsh writes the
-    /// curves between a mesh's surfaces as lines) and is left out.
-    pub fn to_quad_mesh(&self, boundaries: &[(&str, Boundary)]) -> Result<QuadMesh, MeshError> {
-        let err = |m: String| Err(MeshError::Structure(m));
-        for (name, _) in &self.markers {
-            if !boundaries.iter().any(|(b, _)| b == name) {
-                return err(format!(
-                    "boundary marker `{name}` is not mapped to wall or far field"
-                ));
-            }
+    /// Number of cells.
+    pub fn cells(&self) -> usize {
+        self.cell_start.len().saturating_sub(1)
+    }
+
+    /// Cell `c`'s nodes.
+    pub fn cell(&self, c: usize) -> &[u32] {
+        &self.cell_nodes[self.cell_start[c] as usize..self.cell_start[c + 1] as usize]
+    }
+
+    /// Adds a cell of `nodes`.
+    pub fn push_cell(&mut self, nodes: &[u32]) {
+        if self.cell_start.is_empty() {
+            self.cell_start.push(0);
         }
+        self.cell_nodes.extend_from_slice(nodes);
+        self.cell_start.push(self.cell_nodes.len() as u32);
+    }
+
+    /// The mesh: cells made counter-clockwise, every side shared by two
+    /// cells an interior edge (first cell on its right, as OP2 orients
+    /// them), every other side a boundary edge whose flag is that of its
+    /// marker in `boundaries` (`(marker, kind)`; every marker with a
+    /// boundary side must be mapped, once, and every boundary side must be
+    /// on a marker). A marker's segments must be boundary sides, each on
+    /// one marker (a repeat within a marker counts once); a marker all of
+    /// whose segments lie between cells is an inner curve (Gmsh writes the
+    /// curves between a mesh's surfaces as lines) and is left out, mapped
+    /// or not.
+    pub fn to_poly_mesh(&self, boundaries: &[(&str, Boundary)]) -> Result<PolyMesh, MeshError> {
+        let err = |m: String| Err(MeshError::Structure(m));
         for (i, (name, kind)) in boundaries.iter().enumerate() {
             if let Some((_, other)) = boundaries[..i].iter().find(|(b, _)| b == name) {
                 return err(format!(
@@ -58,25 +74,79 @@ impl CellMesh {
             }
         }
         let n = self.x.len();
-        let mut m = QuadMesh {
+        let mut m = PolyMesh {
             x: self.x.clone(),
-            ..QuadMesh::default()
+            ..PolyMesh::default()
         };
-        for (c, cell) in self.cells.iter().enumerate() {
+        m.cell_start.push(0);
+        let mut cell = Vec::new();
+        for c in 0..self.cells() {
+            cell.clear();
+            cell.extend_from_slice(self.cell(c));
             if let Some(&k) = cell.iter().find(|&&k| k as usize >= n) {
                 return err(format!("cell {c}: node {k} out of range ({n} nodes)"));
             }
-            let mut cell = *cell;
-            m.cell_nodes.push(cell);
-            if m.cell_area(c) < 0.0 {
-                cell.reverse();
-                m.cell_nodes[c] = cell;
+            if cell.len() < 3 {
+                return err(format!(
+                    "cell {c}: {} nodes (a cell is a polygon of three or more)",
+                    cell.len()
+                ));
             }
+            if super::polygon_area(&self.x, &cell) < 0.0 {
+                cell.reverse();
+            }
+            m.push_cell(&cell);
         }
         let key = |a: u32, b: u32| (a.min(b), a.max(b));
+        // Each side's first cell (the side as that cell runs it, cell on
+        // its left) and second cell, in order of first appearance.
+        let mut sides: HashMap<(u32, u32), usize> = HashMap::new();
+        let mut list: Vec<([u32; 2], u32, Option<u32>)> = Vec::new();
+        for c in 0..m.cells() {
+            let cell = m.cell(c);
+            for k in 0..cell.len() {
+                let (a, b) = (cell[k], cell[(k + 1) % cell.len()]);
+                match sides.get(&key(a, b)) {
+                    None => {
+                        sides.insert(key(a, b), list.len());
+                        list.push(([a, b], c as u32, None));
+                    }
+                    Some(&i) => {
+                        if list[i].2.is_some() {
+                            return err(format!(
+                                "side {a}-{b} is shared by more than two cells (cell {c} is the third)"
+                            ));
+                        }
+                        list[i].2 = Some(c as u32);
+                    }
+                }
+            }
+        }
+        // Markers all of whose segments lie between cells: inner curves.
+        let inner: Vec<bool> = self
+            .markers
+            .iter()
+            .map(|(_, segs)| {
+                !segs.is_empty()
+                    && segs.iter().all(|s| {
+                        let at = sides.get(&key(s[0], s[1])).map(|&k| &list[k]);
+                        matches!(at, Some((_, _, Some(_))))
+                    })
+            })
+            .collect();
+        for ((name, _), &inner) in self.markers.iter().zip(&inner) {
+            if !inner && !boundaries.iter().any(|(b, _)| b == name) {
+                return err(format!(
+                    "boundary marker `{name}` is not mapped to wall or far field"
+                ));
+            }
+        }
         // Per segment, its flag and marker.
         let mut flags: HashMap<(u32, u32), (i32, usize)> = HashMap::new();
         for (i, (name, segs)) in self.markers.iter().enumerate() {
+            if inner[i] {
+                continue;
+            }
             let flag = boundaries
                 .iter()
                 .find(|(b, _)| b == name)
@@ -101,38 +171,11 @@ impl CellMesh {
                 }
             }
         }
-        // Each side's first cell (the side as that cell runs it, cell on
-        // its left) and second cell, in order of first appearance.
-        let mut sides: HashMap<(u32, u32), usize> = HashMap::new();
-        let mut list: Vec<([u32; 2], u32, Option<u32>)> = Vec::new();
-        for (c, cell) in m.cell_nodes.iter().enumerate() {
-            for k in 0..4 {
-                let (a, b) = (cell[k], cell[(k + 1) % 4]);
-                match sides.get(&key(a, b)) {
-                    None => {
-                        sides.insert(key(a, b), list.len());
-                        list.push(([a, b], c as u32, None));
-                    }
-                    Some(&i) => {
-                        if list[i].2.is_some() {
-                            return err(format!(
-                                "side {a}-{b} is shared by more than two cells (cell {c} is the third)"
-                            ));
-                        }
-                        list[i].2 = Some(c as u32);
-                    }
-                }
-            }
-        }
         // Every segment is a boundary side: one that is no side, or lies
         // between two cells, was dropped without a word.
-        for (name, segs) in &self.markers {
-            let inside = |s: &[u32; 2]| {
-                let at = sides.get(&key(s[0], s[1])).map(|&k| &list[k]);
-                matches!(at, Some((_, _, Some(_))))
-            };
-            if !segs.is_empty() && segs.iter().all(inside) {
-                continue; // An inner curve.
+        for ((name, segs), &inner) in self.markers.iter().zip(&inner) {
+            if inner {
+                continue;
             }
             for s in segs {
                 let at = sides.get(&key(s[0], s[1])).map(|&k| &list[k]);
@@ -174,7 +217,7 @@ impl CellMesh {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::quad::check::check;
+    use crate::poly::check::check;
 
     /// Two unit squares, the second given clockwise.
     fn two() -> CellMesh {
@@ -187,7 +230,8 @@ mod tests {
                 [1.0, 1.0],
                 [2.0, 1.0],
             ],
-            cells: vec![[0, 1, 4, 3], [1, 4, 5, 2]],
+            cell_start: vec![0, 4, 8],
+            cell_nodes: vec![0, 1, 4, 3, 1, 4, 5, 2],
             markers: vec![
                 ("wall".into(), vec![[0, 1], [1, 2]]),
                 ("far".into(), vec![[2, 5], [5, 4], [4, 3], [3, 0]]),
@@ -198,7 +242,7 @@ mod tests {
     #[test]
     fn edges_and_boundaries_are_derived_and_oriented() {
         let m = two()
-            .to_quad_mesh(&[("wall", Boundary::Wall), ("far", Boundary::FarField)])
+            .to_poly_mesh(&[("wall", Boundary::Wall), ("far", Boundary::FarField)])
             .unwrap();
         assert_eq!((m.cells(), m.edges(), m.bedges()), (2, 1, 6));
         assert!(check(&m).is_ok(), "{:?}", check(&m).findings);
@@ -209,7 +253,7 @@ mod tests {
     #[test]
     fn unmapped_or_missing_markers_and_open_sides_are_named() {
         let e =
-            |b: &[(&str, Boundary)], mesh: CellMesh| mesh.to_quad_mesh(b).unwrap_err().to_string();
+            |b: &[(&str, Boundary)], mesh: CellMesh| mesh.to_poly_mesh(b).unwrap_err().to_string();
         assert!(e(&[("wall", Boundary::Wall)], two()).contains("`far` is not mapped"));
         let s = e(
             &[
@@ -242,7 +286,7 @@ mod tests {
     fn stray_or_repeated_segments_and_markers_mapped_twice_are_named() {
         let both = [("wall", Boundary::Wall), ("far", Boundary::FarField)];
         let e =
-            |b: &[(&str, Boundary)], mesh: CellMesh| mesh.to_quad_mesh(b).unwrap_err().to_string();
+            |b: &[(&str, Boundary)], mesh: CellMesh| mesh.to_poly_mesh(b).unwrap_err().to_string();
         let mut interior = two();
         interior.markers[0].1.push([1, 4]);
         let s = e(&both, interior);
@@ -256,7 +300,7 @@ mod tests {
         inner.markers.push(("curve 9".into(), vec![[1, 4]]));
         inner.markers[0].1.push([1, 0]);
         let m = inner
-            .to_quad_mesh(&[
+            .to_poly_mesh(&[
                 ("wall", Boundary::Wall),
                 ("far", Boundary::FarField),
                 ("curve 9", Boundary::Wall),

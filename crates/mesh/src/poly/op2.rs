@@ -10,17 +10,17 @@
 //!
 //! Indices are 0-based. The reader accepts any whitespace between fields
 //! and names the line and field of anything malformed; it then checks the
-//! mesh's invariants ([`QuadMesh::validate`]). The writer prints every
+//! mesh's invariants ([`PolyMesh::validate`]). The writer prints every
 //! coordinate in its shortest form that reads back to the same bits, so a
 //! write-read cycle is lossless.
 
 use std::io::Write;
 use std::path::Path;
 
-use super::{MeshError, QuadMesh};
+use super::{MeshError, PolyMesh};
 
 /// Reads a `new_grid.dat` file.
-pub fn read(path: &Path) -> Result<QuadMesh, MeshError> {
+pub fn read(path: &Path) -> Result<PolyMesh, MeshError> {
     let bytes = std::fs::read(path).map_err(|source| MeshError::Io {
         path: path.into(),
         cause: source,
@@ -30,7 +30,7 @@ pub fn read(path: &Path) -> Result<QuadMesh, MeshError> {
 
 /// Parses the text of a `new_grid.dat` file; `path` is only named in
 /// messages.
-pub fn parse(text: &[u8], path: &Path) -> Result<QuadMesh, MeshError> {
+pub fn parse(text: &[u8], path: &Path) -> Result<PolyMesh, MeshError> {
     let text = std::str::from_utf8(text).map_err(|e| MeshError::Parse {
         path: path.into(),
         line: 1 + text[..e.valid_up_to()]
@@ -69,9 +69,10 @@ pub fn parse(text: &[u8], path: &Path) -> Result<QuadMesh, MeshError> {
     // text can hold (a line per element), so a corrupt header cannot make
     // the reader allocate without bound.
     let cap = |n: usize| n.min(text.len() / 4);
-    let mut mesh = QuadMesh {
+    let mut mesh = PolyMesh {
         x: Vec::with_capacity(cap(nn)),
-        cell_nodes: Vec::with_capacity(cap(nc)),
+        cell_start: Vec::with_capacity(cap(nc) + 1),
+        cell_nodes: Vec::with_capacity(4 * cap(nc)),
         edge_nodes: Vec::with_capacity(cap(ne)),
         edge_cells: Vec::with_capacity(cap(ne)),
         bedge_nodes: Vec::with_capacity(cap(nb)),
@@ -124,7 +125,10 @@ pub fn parse(text: &[u8], path: &Path) -> Result<QuadMesh, MeshError> {
         for (k, v) in c.iter_mut().enumerate() {
             *v = index(line, &f, k, format!("cell {i} node {}", k + 1), nn, "node")?;
         }
-        mesh.cell_nodes.push(c);
+        mesh.push_cell(&c);
+    }
+    if nc == 0 {
+        mesh.cell_start.push(0);
     }
     for i in 0..ne {
         let (line, f) = lines
@@ -189,13 +193,30 @@ pub fn parse(text: &[u8], path: &Path) -> Result<QuadMesh, MeshError> {
 
 /// Writes `mesh` as a `new_grid.dat` file, atomically (a crash leaves no
 /// partial file under `path`).
-pub fn write(mesh: &QuadMesh, path: &Path) -> Result<(), MeshError> {
+pub fn write(mesh: &PolyMesh, path: &Path) -> Result<(), MeshError> {
     crate::fsutil::write_atomically(path, |w| write_to(mesh, w))?;
     Ok(())
 }
 
-/// Writes `mesh` in the `new_grid.dat` format to `w`.
-pub fn write_to(mesh: &QuadMesh, w: &mut impl Write) -> std::io::Result<()> {
+/// The error of writing a mesh that is not all quadrilaterals in OP2's
+/// format (four nodes per cell).
+fn quadrilaterals_only(mesh: &PolyMesh) -> std::io::Result<()> {
+    match (0..mesh.cells()).find(|&c| mesh.cell(c).len() != 4) {
+        None => Ok(()),
+        Some(c) => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "OP2's mesh format holds quadrilaterals only, and cell {c} has {} nodes \
+                 (write qflow's native .qfm instead)",
+                mesh.cell(c).len()
+            ),
+        )),
+    }
+}
+
+/// Writes `mesh` (all quadrilaterals) in the `new_grid.dat` format to `w`.
+pub fn write_to(mesh: &PolyMesh, w: &mut impl Write) -> std::io::Result<()> {
+    quadrilaterals_only(mesh)?;
     writeln!(
         w,
         "{} {} {} {}",
@@ -207,7 +228,7 @@ pub fn write_to(mesh: &QuadMesh, w: &mut impl Write) -> std::io::Result<()> {
     for p in &mesh.x {
         writeln!(w, "{:?} {:?}", p[0], p[1])?;
     }
-    for c in &mesh.cell_nodes {
+    for c in mesh.cell_nodes.chunks_exact(4) {
         writeln!(w, "{} {} {} {}", c[0], c[1], c[2], c[3])?;
     }
     for (n, c) in mesh.edge_nodes.iter().zip(&mesh.edge_cells) {
@@ -228,13 +249,14 @@ pub fn write_to(mesh: &QuadMesh, w: &mut impl Write) -> std::io::Result<()> {
 /// with six decimals (`%f`), every line starting with a space and ending
 /// with a space before the newline. Coordinates lose digits beyond the
 /// sixth decimal; [`write_to`] keeps them all.
-pub fn write_to_op2_style(mesh: &QuadMesh, w: &mut impl Write) -> std::io::Result<()> {
+pub fn write_to_op2_style(mesh: &PolyMesh, w: &mut impl Write) -> std::io::Result<()> {
+    quadrilaterals_only(mesh)?;
     let (nn, nc, ne, nb) = (mesh.nodes(), mesh.cells(), mesh.edges(), mesh.bedges());
     writeln!(w, " {nn} {nc} {ne} {nb} ")?;
     for p in &mesh.x {
         writeln!(w, " {:.6} {:.6} ", p[0], p[1])?;
     }
-    for c in &mesh.cell_nodes {
+    for c in mesh.cell_nodes.chunks_exact(4) {
         writeln!(w, " {} {} {} {} ", c[0], c[1], c[2], c[3])?;
     }
     for (n, c) in mesh.edge_nodes.iter().zip(&mesh.edge_cells) {
@@ -341,7 +363,7 @@ mod tests {
 
     #[test]
     fn write_read_is_lossless() {
-        let mut m = crate::quad::two_squares();
+        let mut m = crate::poly::two_squares();
         m.x[4] = [1.0 + 1e-15, 0.1 + 0.2];
         let mut text = Vec::new();
         write_to(&m, &mut text).unwrap();
@@ -358,7 +380,7 @@ mod tests {
     #[test]
     fn malformed_files_name_line_and_field() {
         let mut good = Vec::new();
-        write_to(&crate::quad::two_squares(), &mut good).unwrap();
+        write_to(&crate::poly::two_squares(), &mut good).unwrap();
         let good = String::from_utf8(good).unwrap();
         let lines: Vec<&str> = good.lines().collect();
         let with = |k: usize, s: &str| {

@@ -100,7 +100,8 @@ pub fn parse(text: &str, path: &Path) -> Result<CellMesh, MeshError> {
                     let (line, l) = next("NELEM", k, n)?;
                     let v = ints(line, l, &format!("element {k}"))?;
                     match v.first() {
-                        Some(9) if v.len() >= 5 => mesh.cells.push(std::array::from_fn(|i| v[1 + i] as u32)),
+                        Some(5) if v.len() >= 4 => mesh.push_cell(&[v[1] as u32, v[2] as u32, v[3] as u32]),
+                        Some(9) if v.len() >= 5 => mesh.push_cell(&[v[1] as u32, v[2] as u32, v[3] as u32, v[4] as u32]),
                         Some(&t) => {
                             return Err(bad(
                                 line,
@@ -195,19 +196,19 @@ fn vtk_name(t: u64) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::quad::Boundary;
+    use crate::poly::Boundary;
 
     const TWO: &str = "% two squares\nNDIME= 2\nNELEM= 2\n9 0 1 4 3 0\n9 1 2 5 4 1\nNPOIN= 6\n0 0 0\n1 0 1\n2 0 2\n0 1 3\n1 1 4\n2 1 5\nNMARK= 2\nMARKER_TAG= wall\nMARKER_ELEMS= 2\n3 0 1\n3 1 2\nMARKER_TAG= far\nMARKER_ELEMS= 4\n3 2 5\n3 5 4\n3 4 3\n3 3 0\n";
 
     #[test]
     fn reads_cells_points_and_markers() {
         let m = parse(TWO, Path::new("t.su2")).unwrap();
-        assert_eq!((m.x.len(), m.cells.len()), (6, 2));
+        assert_eq!((m.x.len(), m.cells()), (6, 2));
         assert_eq!(m.marker_names(), ["wall", "far"]);
         let q = m
-            .to_quad_mesh(&[("wall", Boundary::Wall), ("far", Boundary::FarField)])
+            .to_poly_mesh(&[("wall", Boundary::Wall), ("far", Boundary::FarField)])
             .unwrap();
-        assert!(crate::quad::check::check(&q).is_ok());
+        assert!(crate::poly::check::check(&q).is_ok());
     }
 
     #[test]

@@ -135,12 +135,8 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<CellMesh, MeshError> {
         match (block.entity_dim, block.element_type) {
             (2, ElementType::Qua4) => {
                 for e in &block.elements {
-                    mesh.cells.push([
-                        node(e.nodes[0])?,
-                        node(e.nodes[1])?,
-                        node(e.nodes[2])?,
-                        node(e.nodes[3])?,
-                    ]);
+                    let c = [node(e.nodes[0])?, node(e.nodes[1])?, node(e.nodes[2])?, node(e.nodes[3])?];
+                    mesh.push_cell(&c);
                 }
             }
             (1, ElementType::Lin2) => {
@@ -163,7 +159,7 @@ pub fn parse(bytes: &[u8], path: &Path) -> Result<CellMesh, MeshError> {
             }
         }
     }
-    if mesh.cells.is_empty() {
+    if mesh.cells() == 0 {
         return Err(bad("no quadrilateral cells".into()));
     }
     Ok(mesh)
@@ -195,7 +191,7 @@ fn physical_names(bytes: &[u8]) -> HashMap<(i32, i32), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::quad::Boundary;
+    use crate::poly::Boundary;
 
     /// Two unit squares: curve 1 (physical "wall") along y = 0, curve 2
     /// ("far") around the rest.
@@ -207,9 +203,9 @@ mod tests {
         assert_eq!(m.cells, [[0, 1, 4, 3], [1, 2, 5, 4]]);
         assert_eq!(m.marker_names(), ["wall", "far"]);
         let q = m
-            .to_quad_mesh(&[("wall", Boundary::Wall), ("far", Boundary::FarField)])
+            .to_poly_mesh(&[("wall", Boundary::Wall), ("far", Boundary::FarField)])
             .unwrap();
-        assert!(crate::quad::check::check(&q).is_ok());
+        assert!(crate::poly::check::check(&q).is_ok());
         assert_eq!(q.bound.iter().filter(|&&b| b == 1).count(), 2);
     }
 
