@@ -10,6 +10,7 @@
 //! # wall = ["airfoil"]
 //! # far_field = ["farfield"]
 //! # or: generate = { kind = "op2-naca0012", i = 400, j = 600 }
+//! #     (split = "triangles" or "mixed": its cells, or every other, as two triangles)
 //!
 //! [fv]                           # all optional: OP2's values
 //! gam = 1.4                      # default: OP2's 1.4f widened to double
@@ -41,6 +42,7 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
 use qflow_fv::Settings;
+use qflow_mesh::poly::cells::CellMesh;
 use qflow_mesh::poly::naca0012::Op2Naca0012;
 use qflow_mesh::poly::{check, Boundary, FileFormat, PolyMesh};
 
@@ -97,7 +99,24 @@ pub enum GenerateMesh {
         i: usize,
         /// Cells from the section to the far field.
         j: usize,
+        /// Whether its quadrilaterals are split into triangles.
+        #[serde(default)]
+        split: Split,
     },
+}
+
+/// How a generated quadrilateral mesh is split into triangles (along the
+/// diagonal from each cell's first node).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Split {
+    /// OP2's quadrilaterals, unchanged.
+    #[default]
+    None,
+    /// Every quadrilateral into two triangles.
+    Triangles,
+    /// Every other quadrilateral: a mixed mesh.
+    Mixed,
 }
 
 /// The `[expect]` section: what the run must reproduce.
@@ -156,7 +175,7 @@ impl FvCase {
         if self.stop.residue_drop.is_some() {
             bail!("[stop] residue_drop: the fv method stops after max_iters (its history is the rms of each iteration)");
         }
-        if let Some(GenerateMesh::Op2Naca0012 { i, j }) = self.mesh.generate {
+        if let Some(GenerateMesh::Op2Naca0012 { i, j, .. }) = self.mesh.generate {
             // About 480 bytes per cell at the peak (measured: 347 MB for
             // the 720,000-cell mesh, 688 MB for twice that).
             let need = 3u64
@@ -221,10 +240,30 @@ impl FvCase {
                     path.display().to_string(),
                 )
             }
-            (None, Some(GenerateMesh::Op2Naca0012 { i, j })) => (
-                Op2Naca0012 { i: *i, j: *j }.generate()?,
-                format!("generated op2-naca0012 ({i} x {j})"),
-            ),
+            (None, Some(GenerateMesh::Op2Naca0012 { i, j, split })) => {
+                let quads = Op2Naca0012 { i: *i, j: *j }.generate()?;
+                let every = match split {
+                    Split::None => 0,
+                    Split::Triangles => 1,
+                    Split::Mixed => 2,
+                };
+                let mesh = if every == 0 {
+                    quads
+                } else {
+                    CellMesh::from_poly(&quads)
+                        .split_quadrilaterals(every)
+                        .to_poly_mesh(&[
+                            ("wall", Boundary::Wall),
+                            ("farfield", Boundary::FarField),
+                        ])?
+                };
+                let how = match split {
+                    Split::None => "",
+                    Split::Triangles => ", split into triangles",
+                    Split::Mixed => ", every other cell split into triangles",
+                };
+                (mesh, format!("generated op2-naca0012 ({i} x {j}{how})"))
+            }
             (None, None) => bail!("[mesh]: give a file or a generate spec"),
         };
         let report = check::check(&mesh);
@@ -300,7 +339,11 @@ mod tests {
         assert_eq!(c.fv, Settings::default());
         assert_eq!(
             c.mesh.generate,
-            Some(GenerateMesh::Op2Naca0012 { i: 4, j: 6 })
+            Some(GenerateMesh::Op2Naca0012 {
+                i: 4,
+                j: 6,
+                split: Split::None
+            })
         );
     }
 

@@ -46,6 +46,72 @@ impl CellMesh {
         self.cell_start.push(self.cell_nodes.len() as u32);
     }
 
+    /// The cells and boundaries of `mesh`, its walls as the marker `wall`
+    /// and its far field as `farfield`, nodes at the same place merged
+    /// (OP2's C-mesh has two nodes at each point of its wake cut, the
+    /// cut's edges listed between them: as cells alone they would leave
+    /// the cut open).
+    pub fn from_poly(mesh: &PolyMesh) -> CellMesh {
+        let mut first: HashMap<(u64, u64), u32> = HashMap::new();
+        let mut x = Vec::new();
+        let key = |v: f64| (v + 0.0).to_bits();
+        let merged: Vec<u32> = mesh
+            .x
+            .iter()
+            .map(|p| {
+                *first.entry((key(p[0]), key(p[1]))).or_insert_with(|| {
+                    x.push(*p);
+                    x.len() as u32 - 1
+                })
+            })
+            .collect();
+        let mut out = CellMesh {
+            x,
+            ..CellMesh::default()
+        };
+        let mut row = Vec::new();
+        for c in 0..mesh.cells() {
+            row.clear();
+            row.extend(mesh.cell(c).iter().map(|&k| merged[k as usize]));
+            out.push_cell(&row);
+        }
+        for (name, boundary) in [("wall", Boundary::Wall), ("farfield", Boundary::FarField)] {
+            let segs: Vec<[u32; 2]> = (0..mesh.bedges())
+                .filter(|&b| mesh.bound[b] == boundary.flag())
+                .map(|b| mesh.bedge_nodes[b].map(|k| merged[k as usize]))
+                .collect();
+            if !segs.is_empty() {
+                out.markers.push((name.to_string(), segs));
+            }
+        }
+        out
+    }
+
+    /// Every `every`-th quadrilateral (1: all of them, 2: every other, a
+    /// mixed mesh) split into two triangles along the diagonal from its
+    /// first node; other cells are kept.
+    pub fn split_quadrilaterals(&self, every: usize) -> CellMesh {
+        let mut out = CellMesh {
+            x: self.x.clone(),
+            markers: self.markers.clone(),
+            ..CellMesh::default()
+        };
+        let mut quads = 0usize;
+        for c in 0..self.cells() {
+            let n = self.cell(c);
+            if n.len() == 4 {
+                quads += 1;
+                if every > 0 && (quads - 1) % every == 0 {
+                    out.push_cell(&[n[0], n[1], n[2]]);
+                    out.push_cell(&[n[0], n[2], n[3]]);
+                    continue;
+                }
+            }
+            out.push_cell(n);
+        }
+        out
+    }
+
     /// The mesh: cells made counter-clockwise, every side shared by two
     /// cells an interior edge (first cell on its right, as OP2 orients
     /// them), every other side a boundary edge whose flag is that of its
@@ -236,6 +302,31 @@ mod tests {
                 ("wall".into(), vec![[0, 1], [1, 2]]),
                 ("far".into(), vec![[2, 5], [5, 4], [4, 3], [3, 0]]),
             ],
+        }
+    }
+
+    #[test]
+    fn op2s_mesh_split_into_triangles_is_a_mesh() {
+        let op2 = crate::poly::naca0012::Op2Naca0012 { i: 8, j: 6 }.generate().unwrap();
+        let kinds = [("wall", Boundary::Wall), ("farfield", Boundary::FarField)];
+        let same = CellMesh::from_poly(&op2).to_poly_mesh(&kinds).unwrap();
+        assert!(check(&same).is_ok(), "{:?}", check(&same).findings);
+        // The wake cut closed: the same edges, fewer nodes.
+        assert_eq!((same.cells(), same.edges(), same.bedges()), (op2.cells(), op2.edges(), op2.bedges()));
+        assert!(same.nodes() < op2.nodes());
+        for every in [1, 2] {
+            let t = CellMesh::from_poly(&op2)
+                .split_quadrilaterals(every)
+                .to_poly_mesh(&kinds)
+                .unwrap();
+            assert!(check(&t).is_ok(), "{:?}", check(&t).findings);
+            let split = op2.cells().div_ceil(every);
+            assert_eq!(t.cells(), op2.cells() + split);
+            assert_eq!(t.edges(), op2.edges() + split);
+            assert_eq!(t.bedges(), op2.bedges());
+            let area: f64 = (0..t.cells()).map(|c| t.cell_area(c)).sum();
+            let want: f64 = (0..op2.cells()).map(|c| op2.cell_area(c)).sum();
+            assert!((area - want).abs() < 1e-9 * want);
         }
     }
 
