@@ -112,7 +112,8 @@ mod tests {
     fn square() -> PolyMesh {
         PolyMesh {
             x: vec![[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]],
-            cell_nodes: vec![[0, 1, 2, 3]],
+            cell_start: vec![0, 4],
+            cell_nodes: vec![0, 1, 2, 3],
             bedge_nodes: vec![[1, 0], [2, 1], [3, 2], [0, 3]],
             bedge_cell: vec![0; 4],
             bound: vec![1; 4],

@@ -307,12 +307,17 @@ mod tests {
 
     #[test]
     fn op2s_mesh_split_into_triangles_is_a_mesh() {
-        let op2 = crate::poly::naca0012::Op2Naca0012 { i: 8, j: 6 }.generate().unwrap();
+        let op2 = crate::poly::naca0012::Op2Naca0012 { i: 8, j: 6 }
+            .generate()
+            .unwrap();
         let kinds = [("wall", Boundary::Wall), ("farfield", Boundary::FarField)];
         let same = CellMesh::from_poly(&op2).to_poly_mesh(&kinds).unwrap();
         assert!(check(&same).is_ok(), "{:?}", check(&same).findings);
         // The wake cut closed: the same edges, fewer nodes.
-        assert_eq!((same.cells(), same.edges(), same.bedges()), (op2.cells(), op2.edges(), op2.bedges()));
+        assert_eq!(
+            (same.cells(), same.edges(), same.bedges()),
+            (op2.cells(), op2.edges(), op2.bedges())
+        );
         assert!(same.nodes() < op2.nodes());
         for every in [1, 2] {
             let t = CellMesh::from_poly(&op2)

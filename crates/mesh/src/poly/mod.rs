@@ -207,7 +207,8 @@ impl PolyMesh {
     /// zero).
     pub fn cell_centroid(&self, c: usize) -> [f64; 2] {
         let n = self.cell(c);
-        let mean = |k: usize| n.iter().map(|&i| self.x[i as usize][k]).sum::<f64>() / n.len() as f64;
+        let mean =
+            |k: usize| n.iter().map(|&i| self.x[i as usize][k]).sum::<f64>() / n.len() as f64;
         let (mx, my) = (mean(0), mean(1));
         let (mut a, mut cx, mut cy) = (0.0, 0.0, 0.0);
         for k in 0..n.len() {

@@ -33,7 +33,10 @@ pub fn is_native(bytes: &[u8]) -> bool {
 /// The file's bytes.
 pub fn to_bytes(m: &PolyMesh) -> Vec<u8> {
     let mut b = Vec::with_capacity(
-        56 + 16 * m.nodes() + 4 * m.cells() + 4 * m.cell_nodes.len() + 16 * m.edges()
+        56 + 16 * m.nodes()
+            + 4 * m.cells()
+            + 4 * m.cell_nodes.len()
+            + 16 * m.edges()
             + 16 * m.bedges(),
     );
     b.extend_from_slice(MAGIC);
@@ -219,7 +222,12 @@ mod tests {
             u32s(c);
         }
         for i in 0..m.bedges() {
-            u32s(&[m.bedge_nodes[i][0], m.bedge_nodes[i][1], m.bedge_cell[i], m.bound[i] as u32]);
+            u32s(&[
+                m.bedge_nodes[i][0],
+                m.bedge_nodes[i][1],
+                m.bedge_cell[i],
+                m.bound[i] as u32,
+            ]);
         }
         let crc = crate::fsutil::crc32(&b);
         b.extend_from_slice(&crc.to_le_bytes());

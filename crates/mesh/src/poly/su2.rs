@@ -107,7 +107,7 @@ pub fn parse(text: &str, path: &Path) -> Result<CellMesh, MeshError> {
                                 line,
                                 &format!("element {k}"),
                                 format!(
-                                    "type {t} ({}): qflow's finite volumes take quadrilaterals (9) only",
+                                    "type {t} ({}): qflow's finite volumes take triangles (5) and quadrilaterals (9)",
                                     vtk_name(t)
                                 ),
                             ))
@@ -215,8 +215,8 @@ mod tests {
     fn malformed_files_name_the_line() {
         let e = |t: &str| parse(t, Path::new("t.su2")).unwrap_err().to_string();
         assert_eq!(
-            e(&TWO.replace("9 1 2 5 4 1", "5 1 2 5")),
-            "t.su2:5: element 1: type 5 (triangle): qflow's finite volumes take quadrilaterals (9) only"
+            e(&TWO.replace("9 1 2 5 4 1", "3 1 2")),
+            "t.su2:5: element 1: type 3 (line): qflow's finite volumes take triangles (5) and quadrilaterals (9)"
         );
         assert_eq!(
             e("NDIME= 3\n"),
