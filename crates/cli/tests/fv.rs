@@ -405,3 +405,110 @@ fn su2_and_gmsh_files_with_mapped_markers_give_the_same_flow() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// The mixed-cell case (triangles and quadrilaterals, 2 degrees) runs to
+/// its outputs; its lift is positive and its summary has the forces; an
+/// angle of attack out of range is refused before any work.
+#[test]
+fn the_mixed_mesh_case_lifts_at_an_angle_of_attack() {
+    let d = temp("mixed");
+    let out = d.join("out");
+    let o = run(
+        &cases_dir().join("fv-naca0012-mixed.toml"),
+        &out,
+        &["--max-iters", "1500"],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary: toml::Table = std::fs::read_to_string(out.join("summary.toml"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    let get = |k: &str| summary[k].as_float().unwrap();
+    assert_eq!(summary["cells"].as_integer(), Some(10_800));
+    assert_eq!(get("aoa"), 2.0);
+    assert!(get("cl") > 0.1 && get("cl") < 0.4, "cl {}", get("cl"));
+    assert!(get("cd").abs() < 0.1 && get("cm").abs() < 0.1);
+    for f in [
+        "surface.csv",
+        "field.vtu",
+        "cp.png",
+        "mach.png",
+        "history.png",
+    ] {
+        assert!(out.join(f).exists(), "{f}");
+    }
+    let o = run(
+        &cases_dir().join("fv-naca0012-mixed.toml"),
+        &d.join("bad"),
+        &["--set", "fv.aoa=400"],
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("[fv] aoa = 400"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(!d.join("bad").join("history.csv").exists());
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// `qflow convert` of a mesh: Gmsh (markers mapped) to `.qfm`, `.qfm` to
+/// OP2's text, and OP2's text read back: the same mesh each time; a Gmsh
+/// file without its markers mapped is refused, naming them.
+#[test]
+fn meshes_convert_between_formats() {
+    let d = temp("convert");
+    let qfm = d.join("m.qfm");
+    let o = qflow(&[
+        "generate",
+        "op2-naca0012",
+        "--i",
+        "8",
+        "--j",
+        "6",
+        "-o",
+        qfm.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (su2, msh) = (d.join("m.su2"), d.join("m.msh"));
+    common::write_su2_and_gmsh(&qfm, &su2, &msh);
+    let back = d.join("back.qfm");
+    let args = |input: &Path, output: &Path| {
+        vec![
+            "convert".to_string(),
+            input.display().to_string(),
+            output.display().to_string(),
+        ]
+    };
+    let mut a = args(&msh, &back);
+    a.extend(["--wall", "airfoil", "--far-field", "farfield"].map(String::from));
+    let o = qflow(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("144 quadrilaterals"));
+    let dat = d.join("back.dat");
+    let o = qflow(
+        &args(&back, &dat)
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let (a, b) = (
+        qflow_mesh::poly::native::read(&back).unwrap(),
+        qflow_mesh::poly::op2::read(&dat).unwrap(),
+    );
+    assert_eq!(a, b);
+    let o = qflow(
+        &args(&su2, &d.join("x.qfm"))
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(o.status.code(), Some(1));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("airfoil, farfield") && e.contains("--wall"),
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
