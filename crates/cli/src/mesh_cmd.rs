@@ -185,6 +185,13 @@ pub fn convert_mesh(
             output.display()
         );
     }
+    if output.extension().is_some_and(|e| e == "qfc") {
+        bail!(
+            "{}: a finite-volume mesh, and .qfc is qflow's point-cloud format: convert a mesh \
+             to .qfm (qflow's native mesh) or OP2's text",
+            input.display()
+        );
+    }
     let t = std::time::Instant::now();
     let mesh = read_mapped(input, wall, far_field)?;
     let report = check::check(&mesh);

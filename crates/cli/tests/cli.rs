@@ -303,11 +303,11 @@ fn bad_generate_arguments_are_errors() {
     let c = d.join("c.qfc");
     assert_fails_with(
         &qflow(&["convert", m, c.to_str().unwrap()]),
-        &["a quadrilateral mesh", "qflow convert"],
+        &["a finite-volume mesh", ".qfc is qflow's point-cloud format", ".qfm"],
     );
     assert_fails_with(
         &qflow(&["partition", "--parts", "2", m]),
-        &["a quadrilateral mesh", "qflow partition"],
+        &["a finite-volume mesh", "qflow partition"],
     );
 }
 
