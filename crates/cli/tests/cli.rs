@@ -303,7 +303,11 @@ fn bad_generate_arguments_are_errors() {
     let c = d.join("c.qfc");
     assert_fails_with(
         &qflow(&["convert", m, c.to_str().unwrap()]),
-        &["a finite-volume mesh", ".qfc is qflow's point-cloud format", ".qfm"],
+        &[
+            "a finite-volume mesh",
+            ".qfc is qflow's point-cloud format",
+            ".qfm",
+        ],
     );
     assert_fails_with(
         &qflow(&["partition", "--parts", "2", m]),
