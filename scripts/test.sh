@@ -13,10 +13,19 @@
 #                       PoCL; CUDA's skip without a GPU) and the NVRTC
 #                       check of the CUDA programs
 #   QFLOW_SKIP_MPI      if set, skip the MPI tests (scripts/test-mpi.sh)
+#
+# With the Python environment that install-deps.sh makes (target/pyenv),
+# qflow-io's meshio test reads the VTK files with its meshio, and a meshio
+# that cannot be imported fails that test instead of skipping it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-deps.sh
+
+if [ -x target/pyenv/bin/python ]; then
+    QFLOW_PYTHON="$(pwd)/target/pyenv/bin/python"
+    export QFLOW_PYTHON QFLOW_REQUIRE_MESHIO=1
+fi
 
 echo "== cargo fmt --check"
 cargo fmt --all -- --check

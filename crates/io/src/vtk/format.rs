@@ -142,8 +142,7 @@ impl Selection<'_> {
 
 /// Writes the `.vtu` file of the selected points: the XML header with the
 /// offset of every array in the appended block (known in advance from the
-/// sizes), then the block, each array as its byte count (`u64`) followed by
-/// its values.
+/// sizes), then the block ([`Appended`]).
 pub(super) fn write_selection(
     path: &Path,
     cloud: &Cloud,
@@ -152,19 +151,43 @@ pub(super) fn write_selection(
     sel: &Selection,
 ) -> Result<(), OutputError> {
     let n = sel.len();
-    let mut offset = 0u64;
-    // The `DataArray` element of `a`, advancing the running offset past it.
-    let mut element = |a: &Array| {
-        let e = format!(
-            r#"        <DataArray {} format="appended" offset="{offset}"/>"#,
-            a.attributes()
-        );
-        offset += 8 + a.block_bytes(n);
-        e
-    };
-    let point_data: Vec<String> = POINT_DATA.iter().map(&mut element).collect();
-    let points = element(&POINTS);
-    let cells: Vec<String> = CELLS.iter().map(&mut element).collect();
+    let mut block = Appended::default();
+    push_point_data(&mut block, cloud, prim, fs, sel);
+    block.push(POINTS.block_bytes(n), move |w| {
+        for k in 0..n {
+            let i = sel.index(k);
+            for c in [cloud.x[i], cloud.y[i], 0.0] {
+                w.write_all(&c.to_le_bytes())?;
+            }
+        }
+        Ok(())
+    });
+    let [connectivity, offsets, types] = &CELLS;
+    block.push(connectivity.block_bytes(n), move |w| {
+        (0..n as i64).try_for_each(|k| w.write_all(&k.to_le_bytes()))
+    });
+    block.push(offsets.block_bytes(n), move |w| {
+        (1..=n as i64).try_for_each(|k| w.write_all(&k.to_le_bytes()))
+    });
+    block.push(types.block_bytes(n), move |w| {
+        (0..n).try_for_each(|_| w.write_all(&[VTK_VERTEX]))
+    });
+    // The `DataArray` elements, in the order the blocks were pushed.
+    let offsets = block.offsets();
+    let mut elements = POINT_DATA
+        .iter()
+        .chain([&POINTS])
+        .chain(&CELLS)
+        .zip(&offsets)
+        .map(|(a, offset)| {
+            format!(
+                r#"        <DataArray {} format="appended" offset="{offset}"/>"#,
+                a.attributes()
+            )
+        });
+    let point_data: Vec<String> = elements.by_ref().take(POINT_DATA.len()).collect();
+    let points = elements.next().unwrap_or_default();
+    let cells: Vec<String> = elements.collect();
 
     qflow_mesh::fsutil::write_atomically(path, |w| {
         writeln!(w, r#"<?xml version="1.0"?>"#)?;
@@ -187,79 +210,110 @@ pub(super) fn write_selection(
         writeln!(w, "      </Cells>")?;
         writeln!(w, "    </Piece>")?;
         writeln!(w, "  </UnstructuredGrid>")?;
-        write!(w, r#"  <AppendedData encoding="raw">"#)?;
-        // The block starts after the underscore; offsets count from there.
-        write!(w, "\n   _")?;
-        write_point_data(w, cloud, prim, fs, sel)?;
-        write_block(w, &POINTS, n, |w, k| {
-            let i = sel.index(k);
-            for c in [cloud.x[i], cloud.y[i], 0.0] {
-                w.write_all(&c.to_le_bytes())?;
-            }
-            Ok(())
-        })?;
-        write_block(w, &CELLS[0], n, |w, k| {
-            w.write_all(&(k as i64).to_le_bytes())
-        })?;
-        write_block(w, &CELLS[1], n, |w, k| {
-            w.write_all(&(k as i64 + 1).to_le_bytes())
-        })?;
-        write_block(w, &CELLS[2], n, |w, _| w.write_all(&[VTK_VERTEX]))?;
-        writeln!(w, "\n  </AppendedData>")?;
+        block.write(w)?;
         writeln!(w, "</VTKFile>")
     })?;
     Ok(())
 }
 
-/// Writes the arrays of [`POINT_DATA`], in that order.
-pub(super) fn write_point_data<W: Write>(
-    w: &mut W,
-    cloud: &Cloud,
-    prim: &[Vec4],
-    fs: &FreeStream,
-    sel: &Selection,
-) -> io::Result<()> {
+/// Adds the blocks of [`POINT_DATA`], in that order.
+fn push_point_data<'a>(
+    block: &mut Appended<'a>,
+    cloud: &'a Cloud,
+    prim: &'a [Vec4],
+    fs: &'a FreeStream,
+    sel: &'a Selection,
+) {
     let n = sel.len();
-    let state = |k: usize| &prim[sel.index(k)];
-    let f64_block = |w: &mut W, a: &Array, value: &dyn Fn(&Vec4) -> f64| {
-        write_block(w, a, n, |w, k| w.write_all(&value(state(k)).to_le_bytes()))
+    let state = move |k: usize| &prim[sel.index(k)];
+    let mut f64_block = |a: &Array, value: fn(&Vec4, &FreeStream) -> f64| {
+        block.push(a.block_bytes(n), move |w| {
+            (0..n).try_for_each(|k| w.write_all(&value(state(k), fs).to_le_bytes()))
+        });
     };
     let [rho, u, v, p, mach, cp, velocity, kind, point] = &POINT_DATA;
-    f64_block(w, rho, &|s| s[0])?;
-    f64_block(w, u, &|s| s[1])?;
-    f64_block(w, v, &|s| s[2])?;
-    f64_block(w, p, &|s| s[3])?;
+    f64_block(rho, |s, _| s[0]);
+    f64_block(u, |s, _| s[1]);
+    f64_block(v, |s, _| s[2]);
+    f64_block(p, |s, _| s[3]);
     // Mach and Cp as `solution.dat` computes them.
-    f64_block(w, mach, &|s| {
-        s[1].hypot(s[2]) / (GAMMA * s[3] / s[0]).sqrt()
-    })?;
-    f64_block(w, cp, &|s| pressure_coefficient(s[3], fs))?;
-    write_block(w, velocity, n, |w, k| {
-        let s = state(k);
-        for c in [s[1], s[2], 0.0] {
-            w.write_all(&c.to_le_bytes())?;
+    f64_block(mach, |s, _| s[1].hypot(s[2]) / (GAMMA * s[3] / s[0]).sqrt());
+    f64_block(cp, |s, fs| pressure_coefficient(s[3], fs));
+    block.push(velocity.block_bytes(n), move |w| {
+        for k in 0..n {
+            let s = state(k);
+            for c in [s[1], s[2], 0.0] {
+                w.write_all(&c.to_le_bytes())?;
+            }
         }
         Ok(())
-    })?;
-    write_block(w, kind, n, |w, k| {
-        w.write_all(&i32::from(cloud.kind[sel.index(k)].code()).to_le_bytes())
-    })?;
-    write_block(w, point, n, |w, k| {
-        w.write_all(&(sel.number(k) as i64).to_le_bytes())
-    })
+    });
+    block.push(kind.block_bytes(n), move |w| {
+        (0..n).try_for_each(|k| {
+            w.write_all(&i32::from(cloud.kind[sel.index(k)].code()).to_le_bytes())
+        })
+    });
+    block.push(point.block_bytes(n), move |w| {
+        (0..n).try_for_each(|k| w.write_all(&(sel.number(k) as i64).to_le_bytes()))
+    });
 }
 
-/// Writes one block of the appended data: the byte count of array `a` over
-/// `n` entries, then `value(w, k)` for every entry `k`.
-pub(super) fn write_block<W: Write>(
-    w: &mut W,
-    a: &Array,
-    n: usize,
-    mut value: impl FnMut(&mut W, usize) -> io::Result<()>,
-) -> io::Result<()> {
-    w.write_all(&a.block_bytes(n).to_le_bytes())?;
-    for k in 0..n {
-        value(w, k)?;
+/// The file being written.
+pub(super) type Out = std::io::BufWriter<std::fs::File>;
+
+/// A writer of the values of one block.
+type Values<'a> = Box<dyn Fn(&mut Out) -> io::Result<()> + 'a>;
+
+/// The raw appended data block of a file: its arrays are declared in the
+/// order of their `DataArray` elements in the file ([`Appended::push`]),
+/// and written in the reverse order, the last declared first, each as its
+/// byte count (`u64`, the file's `header_type`) followed by its values.
+///
+/// The reverse order is for meshio (5.3), which reads raw appended data by
+/// re-encoding it to base64 block after block and, for each block, looking
+/// up the first `DataArray` (in file order) whose offset attribute is the
+/// block's raw offset, then setting that attribute to the block's base64
+/// offset. A base64 offset set earlier can equal a later block's raw offset
+/// (block sizes `S` divisible by 3: the fifth array's raw offset `4S` is
+/// the fourth's base64 offset), and then the earlier array is found
+/// instead: with five or more arrays of one size (`rho`, `u`, `v`, `p`,
+/// `Mach` of a cloud or mesh whose point or cell count is 2 mod 3) meshio
+/// swapped `p` and `Mach`. Written last declared first, every array that
+/// has been re-numbered comes after the one looked up, so the look-up finds
+/// the right one. VTK and ParaView read each array at its offset, in any
+/// order.
+#[derive(Default)]
+pub(super) struct Appended<'a> {
+    blocks: Vec<(u64, Values<'a>)>,
+}
+
+impl<'a> Appended<'a> {
+    /// Declares the next array: `bytes` bytes of values, written by
+    /// `values` (exactly that many).
+    pub(super) fn push(&mut self, bytes: u64, values: impl Fn(&mut Out) -> io::Result<()> + 'a) {
+        self.blocks.push((bytes, Box::new(values)));
     }
-    Ok(())
+
+    /// The offset of each array in the block (its `offset` attribute), in
+    /// the order declared.
+    pub(super) fn offsets(&self) -> Vec<u64> {
+        let mut offsets = vec![0; self.blocks.len()];
+        let mut at = 0;
+        for (k, (bytes, _)) in self.blocks.iter().enumerate().rev() {
+            offsets[k] = at;
+            at += 8 + bytes;
+        }
+        offsets
+    }
+
+    /// Writes the `<AppendedData>` element: the arrays, last declared first.
+    pub(super) fn write(&self, w: &mut Out) -> io::Result<()> {
+        // The block starts after the underscore; offsets count from there.
+        write!(w, "  <AppendedData encoding=\"raw\">\n   _")?;
+        for (bytes, values) in self.blocks.iter().rev() {
+            w.write_all(&bytes.to_le_bytes())?;
+            values(w)?;
+        }
+        writeln!(w, "\n  </AppendedData>")
+    }
 }

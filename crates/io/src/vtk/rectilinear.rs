@@ -1,13 +1,15 @@
 //! Cell fields on a rectilinear grid as a VTK XML rectilinear grid
 //! (`.vtr`): the cell boundaries along x, y and z (each increasing), one
 //! Float64 cell-data array per field in x-fastest order, raw appended
-//! blocks with UInt64 byte counts (as [`super::write_cells_vtu`]). For
+//! blocks with UInt64 byte counts, last declared first (as
+//! [`super::write_cells_vtu`]). For
 //! fields on tensor-product grids, such as a 3D DG solution with a
 //! picture cell per node.
 
 use std::io::Write;
 use std::path::Path;
 
+use super::format::Appended;
 use crate::OutputError;
 
 /// Writes the cells bounded by `bounds` (`[x, y, z]`, `n_d + 1`
@@ -31,16 +33,17 @@ pub fn write_rectilinear_vtr(
     }
     let nc: usize = cells.iter().product();
     super::check_cell_fields(path, fields, nc)?;
-    // Blocks in the order written: the fields, then the three coordinate
-    // arrays.
-    let mut blocks: Vec<u64> = fields.iter().map(|_| 8 * nc as u64).collect();
-    blocks.extend(bounds.iter().map(|b| 8 * b.len() as u64));
-    let mut offsets = Vec::with_capacity(blocks.len());
-    let mut at = 0u64;
-    for b in &blocks {
-        offsets.push(at);
-        at += 8 + b;
+    // The arrays in the order declared: the fields, then the three
+    // coordinate arrays.
+    let mut block = Appended::default();
+    for values in fields.iter().map(|(_, v)| *v).chain(bounds) {
+        block.push(8 * values.len() as u64, move |w| {
+            values
+                .iter()
+                .try_for_each(|v| w.write_all(&v.to_le_bytes()))
+        });
     }
+    let offsets = block.offsets();
     let array = |name: &str, k: usize| {
         format!(
             r#"        <DataArray type="Float64" Name="{name}" NumberOfComponents="1" format="appended" offset="{}"/>"#,
@@ -72,15 +75,8 @@ pub fn write_rectilinear_vtr(
             w,
             "      </Coordinates>\n    </Piece>\n  </RectilinearGrid>"
         )?;
-        write!(w, "  <AppendedData encoding=\"raw\">\n   _")?;
-        let data = fields.iter().map(|(_, v)| *v).chain(bounds.iter().copied());
-        for (values, bytes) in data.zip(&blocks) {
-            w.write_all(&bytes.to_le_bytes())?;
-            for v in values {
-                w.write_all(&v.to_le_bytes())?;
-            }
-        }
-        writeln!(w, "\n  </AppendedData>\n</VTKFile>")
+        block.write(w)?;
+        writeln!(w, "</VTKFile>")
     })?;
     Ok(())
 }
@@ -99,15 +95,22 @@ mod tests {
         let bytes = std::fs::read(&path).unwrap();
         let text = String::from_utf8_lossy(&bytes);
         assert!(text.contains(r#"<RectilinearGrid WholeExtent="0 2 0 1 0 1">"#));
-        assert!(text.contains(r#"Name="u" NumberOfComponents="1" format="appended" offset="0""#));
-        // x's block after u's (8 + 16 bytes).
-        assert!(text.contains(r#"Name="x" NumberOfComponents="1" format="appended" offset="24""#));
+        // The blocks, last declared first: z and y (8 + 16 bytes each), x
+        // (8 + 24), u.
+        for (name, offset) in [("z", 0), ("y", 24), ("x", 48), ("u", 80)] {
+            assert!(text.contains(&format!(
+                r#"Name="{name}" NumberOfComponents="1" format="appended" offset="{offset}""#
+            )));
+        }
         let start = bytes.windows(2).position(|w| w == b" _").unwrap() + 2;
         assert_eq!(bytes[start..start + 8], 16u64.to_le_bytes());
-        assert_eq!(bytes[start + 8..start + 16], 1.25f64.to_le_bytes());
-        assert_eq!(bytes[start + 16..start + 24], (-3.0f64).to_le_bytes());
-        assert_eq!(bytes[start + 24..start + 32], 24u64.to_le_bytes());
-        assert_eq!(bytes[start + 40..start + 48], 0.5f64.to_le_bytes());
+        assert_eq!(bytes[start + 16..start + 24], 2.0f64.to_le_bytes());
+        assert_eq!(bytes[start + 48..start + 56], 24u64.to_le_bytes());
+        assert_eq!(bytes[start + 64..start + 72], 0.5f64.to_le_bytes());
+        assert_eq!(bytes[start + 80..start + 88], 16u64.to_le_bytes());
+        assert_eq!(bytes[start + 88..start + 96], 1.25f64.to_le_bytes());
+        assert_eq!(bytes[start + 96..start + 104], (-3.0f64).to_le_bytes());
+        assert_eq!(&bytes[start + 104..], b"\n  </AppendedData>\n</VTKFile>\n");
         let e = write_rectilinear_vtr(&path, [&x, &y, &z], &[("u", &[1.0])]).unwrap_err();
         assert!(
             e.to_string().contains("`u` has 1 values for 2 cells"),

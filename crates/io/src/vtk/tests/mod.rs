@@ -5,6 +5,7 @@
 //! `.vtu` files themselves: it parses the appended block as XML text, so it
 //! reads base64 appended data but not raw.)
 
+mod cells;
 mod reader;
 
 use std::path::PathBuf;

@@ -24,6 +24,8 @@ pub(super) struct Vtu {
     pub(super) cells: usize,
     /// The attributes of `<PointData>`.
     pub(super) point_data_attributes: HashMap<String, String>,
+    /// The attributes of `<CellData>`.
+    pub(super) cell_data_attributes: HashMap<String, String>,
     /// In the order declared.
     pub(super) arrays: Vec<ReadArray>,
 }
@@ -102,6 +104,7 @@ pub(super) fn read_vtu(path: &Path) -> Vtu {
                 vtu.cells = a["NumberOfCells"].parse().unwrap();
             }
             "PointData" => vtu.point_data_attributes = a.clone(),
+            "CellData" => vtu.cell_data_attributes = a.clone(),
             "DataArray" => {
                 assert_eq!(a["format"], "appended");
                 offsets.push(a["offset"].parse::<usize>().unwrap());
