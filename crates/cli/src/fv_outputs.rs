@@ -57,7 +57,7 @@ pub fn wall_rows(mesh: &PolyMesh, q: &[f64], settings: &Settings) -> Vec<Surface
             .map(|n| mesh.x[n as usize][0]);
         let (lo, hi) = xs.fold((f64::MAX, f64::MIN), |(a, b), x| (a.min(x), b.max(x)));
         let chord = if hi > lo { hi - lo } else { 1.0 };
-        for &b in chain {
+        for &b in &from_trailing_edge(mesh, chain) {
             let [n1, n2] = mesh.bedge_nodes[b];
             let (a, c) = (mesh.x[n1 as usize], mesh.x[n2 as usize]);
             let (x, y) = (0.5 * (a[0] + c[0]), 0.5 * (a[1] + c[1]));
@@ -73,6 +73,32 @@ pub fn wall_rows(mesh: &PolyMesh, q: &[f64], settings: &Settings) -> Vec<Surface
         }
     }
     rows
+}
+
+/// A closed chain of wall edges turned to start at the edge whose midpoint
+/// has the largest x (an aerofoil's trailing edge), as the cp plot and
+/// `surface.csv` expect (a mesh's wall edges may start anywhere: Gmsh's
+/// and SU2's at the first curve's first node); an open chain as it is.
+fn from_trailing_edge(mesh: &PolyMesh, chain: &[usize]) -> Vec<usize> {
+    let (Some(&first), Some(&last)) = (chain.first(), chain.last()) else {
+        return Vec::new();
+    };
+    let [a, b] = mesh.bedge_nodes[first];
+    let [c, d] = mesh.bedge_nodes[last];
+    let closed = chain.len() > 2 && (a == c || a == d || b == c || b == d);
+    if !closed {
+        return chain.to_vec();
+    }
+    let mid_x = |e: usize| {
+        let [n1, n2] = mesh.bedge_nodes[e];
+        mesh.x[n1 as usize][0] + mesh.x[n2 as usize][0]
+    };
+    let start = (0..chain.len())
+        .max_by(|&i, &j| mid_x(chain[i]).total_cmp(&mid_x(chain[j])))
+        .unwrap_or(0);
+    let mut turned = chain[start..].to_vec();
+    turned.extend_from_slice(&chain[..start]);
+    turned
 }
 
 /// `surface.csv`: `x,y,cp` of the wall rows ([`wall_rows`]), in order
