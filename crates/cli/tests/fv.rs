@@ -466,7 +466,11 @@ fn gmsh_meshes_run_to_forces_and_pictures() {
         let out = d.join(kind);
         let case = cases_dir().join(format!("fv-gmsh-naca0012-{kind}.toml"));
         let o = run(&case, &out, &["--max-iters", "6000"]);
-        assert!(o.status.success(), "{kind}: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "{kind}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         let summary: toml::Table = std::fs::read_to_string(out.join("summary.toml"))
             .unwrap()
             .parse()
@@ -474,9 +478,22 @@ fn gmsh_meshes_run_to_forces_and_pictures() {
         let get = |k: &str| summary[k].as_float().unwrap();
         assert_eq!(summary["cells"].as_integer(), Some(cells), "{kind}");
         let (_, rows) = history(&out);
-        assert!(get("rms") < 1e-5 * rows[0][1], "{kind}: rms {} from {}", get("rms"), rows[0][1]);
-        assert!(get("cl") > 0.22 && get("cl") < 0.27, "{kind}: cl {}", get("cl"));
-        assert!(get("cd") > 0.0 && get("cd") < 0.1, "{kind}: cd {}", get("cd"));
+        assert!(
+            get("rms") < 1e-5 * rows[0][1],
+            "{kind}: rms {} from {}",
+            get("rms"),
+            rows[0][1]
+        );
+        assert!(
+            get("cl") > 0.22 && get("cl") < 0.27,
+            "{kind}: cl {}",
+            get("cl")
+        );
+        assert!(
+            get("cd") > 0.0 && get("cd") < 0.1,
+            "{kind}: cd {}",
+            get("cd")
+        );
         lift.push(get("cl"));
         for f in ["field.vtu", "cp.png", "mach.png", "history.png"] {
             assert!(out.join(f).exists(), "{kind}: {f}");
@@ -491,12 +508,22 @@ fn gmsh_meshes_run_to_forces_and_pictures() {
             })
             .collect();
         let max_x = rows.iter().map(|r| r[0]).fold(f64::MIN, f64::max);
-        assert_eq!(rows[0][0], max_x, "{kind}: surface.csv starts at the trailing edge");
+        assert_eq!(
+            rows[0][0], max_x,
+            "{kind}: surface.csv starts at the trailing edge"
+        );
         let mean = |upper: bool| {
-            let side: Vec<f64> = rows.iter().filter(|r| (r[1] > 0.0) == upper).map(|r| r[2]).collect();
+            let side: Vec<f64> = rows
+                .iter()
+                .filter(|r| (r[1] > 0.0) == upper)
+                .map(|r| r[2])
+                .collect();
             side.iter().sum::<f64>() / side.len() as f64
         };
-        assert!(mean(true) < mean(false) - 0.05, "{kind}: suction on the upper surface");
+        assert!(
+            mean(true) < mean(false) - 0.05,
+            "{kind}: suction on the upper surface"
+        );
     }
     assert!((lift[0] - lift[1]).abs() < 0.02 * lift[0], "lift {lift:?}");
     let _ = std::fs::remove_dir_all(&d);
