@@ -56,11 +56,7 @@ pub fn refuse_mesh(path: &Path, what: &str) -> Result<()> {
 fn cells_of(bytes: &[u8], path: &Path, format: FileFormat) -> Result<CellMesh> {
     Ok(match format {
         FileFormat::Gmsh => gmsh::parse(bytes, path)?,
-        _ => su2::parse(
-            std::str::from_utf8(bytes)
-                .with_context(|| format!("{}: an SU2 file is text", path.display()))?,
-            path,
-        )?,
+        _ => su2::parse_bytes(bytes, path)?,
     })
 }
 

@@ -369,21 +369,13 @@ pub fn read_with_markers(
         path: path.into(),
         cause: source,
     })?;
-    let text = || {
-        std::str::from_utf8(&bytes).map_err(|_| MeshError::Parse {
-            path: path.into(),
-            line: 0,
-            field: "text".into(),
-            message: "not UTF-8 text".into(),
-        })
-    };
     match FileFormat::of(path, &bytes) {
         FileFormat::Native => native::from_bytes(&bytes, path),
         FileFormat::Op2 => op2::parse(&bytes, path),
         FileFormat::Gmsh => gmsh::parse(&bytes, path)?
             .to_poly_mesh(boundaries)
             .map_err(|e| e.in_file(path)),
-        FileFormat::Su2 => su2::parse(text()?, path)?
+        FileFormat::Su2 => su2::parse_bytes(&bytes, path)?
             .to_poly_mesh(boundaries)
             .map_err(|e| e.in_file(path)),
     }

@@ -153,9 +153,11 @@ pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<PolyMesh, MeshError> {
     let mut m = PolyMesh::default();
     for _ in 0..nn {
         let s = take(16);
+        // `+ 0.0` makes a stored `-0.0` the zero `0.0` is (every reader
+        // gives the same mesh for either).
         m.x.push([
-            f64::from_le_bytes(s[..8].try_into().expect("8")),
-            f64::from_le_bytes(s[8..].try_into().expect("8")),
+            f64::from_le_bytes(s[..8].try_into().expect("8")) + 0.0,
+            f64::from_le_bytes(s[8..].try_into().expect("8")) + 0.0,
         ]);
     }
     m.cell_start.push(0);
