@@ -367,7 +367,9 @@ fn bytes_that_are_not_text_name_their_line() {
     std::fs::write(&path, &b).unwrap();
     let e = super::read(&path).unwrap_err().to_string();
     // The reader of any mesh (a run's `[mesh] file`) says the same.
-    let any = crate::poly::read_with_markers(&path, &[]).unwrap_err().to_string();
+    let any = crate::poly::read_with_markers(&path, &[])
+        .unwrap_err()
+        .to_string();
     std::fs::remove_file(&path).unwrap();
     assert!(
         e.ends_with(".su2:11: text: not UTF-8 text (is this a binary file?)"),
