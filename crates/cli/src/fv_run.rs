@@ -95,7 +95,7 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
     let max_iters = opts.max_iters.unwrap_or(fc.stop.max_iters);
     let config = RunConfig {
         max_iters,
-        residue_drop: None,
+        residue_drop: fc.stop.residue_drop,
         final_time: None,
         checkpoint_every: fc.output.checkpoint_every,
         out_dir: Some(out_dir.clone()),

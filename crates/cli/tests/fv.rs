@@ -62,7 +62,7 @@ fn the_small_case_passes_its_check_against_op2() {
     assert!(o.status.success(), "{stderr}");
     assert!(stderr.contains("PASSED"), "{stderr}");
     let (header, rows) = history(&d.join("out"));
-    assert_eq!(header, "iteration,rms,wall_seconds");
+    assert_eq!(header, "iteration,rms,log_rms_drop,wall_seconds");
     assert_eq!(rows.len(), 1000);
     let summary = std::fs::read_to_string(d.join("out/summary.toml")).unwrap();
     assert!(summary.contains("check = \"passed\""), "{summary}");
@@ -526,6 +526,23 @@ fn gmsh_meshes_run_to_forces_and_pictures() {
         );
     }
     assert!((lift[0] - lift[1]).abs() < 0.02 * lift[0], "lift {lift:?}");
+    // To convergence by the residue's drop: stopped once the rms has
+    // fallen 6 orders below the first iteration's, well before max_iters.
+    let out = d.join("drop");
+    let case = cases_dir().join("fv-gmsh-naca0012-mixed.toml");
+    let o = run(&case, &out, &["--set", "stop.residue_drop=6"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let summary = std::fs::read_to_string(out.join("summary.toml")).unwrap();
+    assert!(summary.contains("stop = \"residue dropped\""), "{summary}");
+    let (header, rows) = history(&out);
+    assert_eq!(header, "iteration,rms,log_rms_drop,wall_seconds");
+    let last = rows.last().unwrap();
+    assert!(last[0] < 12000.0 && last[2] <= -6.0, "{last:?}");
+    assert!(
+        rows[rows.len() - 2][2] > -6.0,
+        "stopped at the first drop of 6 orders"
+    );
+    assert!((last[2] - (last[1] / rows[0][1]).log10()).abs() < 1e-12);
     let _ = std::fs::remove_dir_all(&d);
 }
 

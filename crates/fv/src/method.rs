@@ -1,7 +1,9 @@
 //! The Airfoil method for the run driver: one iteration is OP2's
 //! `save_soln`, then two stages of `adt_calc`, `res_calc`, `bres_calc` and
 //! `update`; the history's `rms` is the second stage's
-//! `sqrt(sum of squared changes / cells)`, as OP2 prints it.
+//! `sqrt(sum of squared changes / cells)`, as OP2 prints it, and
+//! `log_rms_drop` its `log10` relative to the first iteration's (which
+//! `[stop] residue_drop` watches).
 
 use qflow_par::driver::{Method, StepError};
 use qflow_par::{DatDecl, Exec, GlobalDecl, LoopDecl, SetDecl};
@@ -17,18 +19,25 @@ mod device {
 pub use device::{DEVICE_FUNCTIONS, DEVICE_SOURCE};
 
 /// The columns of the method's history.
-pub const COLUMNS: [&str; 1] = ["rms"];
+pub const COLUMNS: [&str; 2] = ["rms", "log_rms_drop"];
 
 /// The Airfoil method on one rank.
 pub struct Fv {
     settings: Settings,
     cells: usize,
+    /// The first iteration's rms, the reference of `log_rms_drop` (0 until
+    /// it is known).
+    first_rms: f64,
 }
 
 impl Fv {
     /// The method with `settings` on a mesh of `cells` cells in all.
     pub fn new(settings: Settings, cells: usize) -> Self {
-        Fv { settings, cells }
+        Fv {
+            settings,
+            cells,
+            first_rms: 0.0,
+        }
     }
 
     /// The settings.
@@ -66,6 +75,24 @@ impl Method for Fv {
         &COLUMNS
     }
 
+    fn log_residue_column(&self) -> Option<usize> {
+        Some(1)
+    }
+
+    fn books(&self) -> Vec<(&'static str, f64)> {
+        vec![("first_rms", self.first_rms)]
+    }
+
+    fn restore_books(&mut self, books: &[(String, f64)]) -> Result<(), String> {
+        // A checkpoint from before the drop was kept has none: the first
+        // iteration after the restart is then the reference.
+        self.first_rms = books
+            .iter()
+            .find(|(k, _)| k == "first_rms")
+            .map_or(0.0, |b| b.1);
+        Ok(())
+    }
+
     fn start(&mut self, ex: &mut Exec) -> Result<(), StepError> {
         ex.set_const(&GAS, &self.settings.gas());
         ex.set_const(&QINF, &self.settings.qinf());
@@ -95,7 +122,15 @@ impl Method for Fv {
                 iteration - 1
             )));
         }
+        if self.first_rms <= 0.0 {
+            self.first_rms = rms;
+        }
         row[0] = rms;
+        row[1] = if self.first_rms > 0.0 && rms > 0.0 {
+            (rms / self.first_rms).log10()
+        } else {
+            0.0
+        };
         Ok(())
     }
 
