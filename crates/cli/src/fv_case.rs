@@ -205,8 +205,15 @@ impl FvCase {
                 if !path.exists() {
                     bail!("mesh file {} does not exist", path.display());
                 }
-                let head = std::fs::read(&path)
-                    .with_context(|| format!("cannot read mesh file {}", path.display()))?;
+                // The format is told by the first bytes (magic numbers).
+                let head = {
+                    use std::io::Read;
+                    let mut head = Vec::with_capacity(64);
+                    std::fs::File::open(&path)
+                        .and_then(|f| f.take(64).read_to_end(&mut head))
+                        .with_context(|| format!("cannot read mesh file {}", path.display()))?;
+                    head
+                };
                 let format = FileFormat::of(&path, &head);
                 let mapped = !self.mesh.wall.is_empty() || !self.mesh.far_field.is_empty();
                 if format.has_markers() && !mapped {

@@ -90,6 +90,8 @@ pub fn build(mesh: &PolyMesh, settings: &Settings) -> Result<Built, String> {
     })
 }
 
+/// The mesh's arrays copied whole (each allocated once at its size: on a
+/// large mesh, fresh memory is most of the set-up's cost).
 fn build_in_mesh_order(mesh: &PolyMesh, settings: &Settings) -> Problem {
     let nc = mesh.cells();
     let qinf = settings.qinf();
@@ -101,12 +103,9 @@ fn build_in_mesh_order(mesh: &PolyMesh, settings: &Settings) -> Problem {
             set(&BEDGES, mesh.bedges()),
         ],
         maps: vec![
-            map(&PEDGE, mesh.edge_nodes.iter().flatten().copied().collect()),
-            map(&PECELL, mesh.edge_cells.iter().flatten().copied().collect()),
-            map(
-                &PBEDGE,
-                mesh.bedge_nodes.iter().flatten().copied().collect(),
-            ),
+            map(&PEDGE, mesh.edge_nodes.as_flattened().to_vec()),
+            map(&PECELL, mesh.edge_cells.as_flattened().to_vec()),
+            map(&PBEDGE, mesh.bedge_nodes.as_flattened().to_vec()),
             map(&PBECELL, mesh.bedge_cell.clone()),
             MapData {
                 decl: &PCELL,
@@ -115,12 +114,12 @@ fn build_in_mesh_order(mesh: &PolyMesh, settings: &Settings) -> Problem {
             },
         ],
         dats: vec![
-            f64_dat(&X, mesh.x.iter().flatten().copied().collect()),
+            f64_dat(&X, mesh.x.as_flattened().to_vec()),
             DatData {
                 decl: &BOUND,
                 values: Values::I32(mesh.bound.clone()),
             },
-            f64_dat(&Q, (0..nc).flat_map(|_| qinf).collect()),
+            f64_dat(&Q, qinf.repeat(nc)),
             f64_dat(&QOLD, vec![0.0; 4 * nc]),
             f64_dat(&ADT, vec![0.0; nc]),
             f64_dat(&RES, vec![0.0; 4 * nc]),

@@ -55,7 +55,7 @@ impl Solver {
     /// Runs one iteration; its rms.
     pub fn step(&mut self) -> Result<f64, StepError> {
         let it = self.iteration + 1;
-        let mut row = [0.0];
+        let mut row = [0.0; 2];
         qflow_par::driver::step_in_pool(&mut self.method, &mut self.ex, it, &mut row)?;
         self.iteration = it;
         Ok(row[0])

@@ -151,10 +151,8 @@ fn op2_text_reads_negative_zeros_as_the_same_mesh() {
     }
 }
 
-/// The bits of OP2's coordinates: `op2::parse` keeps a `-0.0` (reported;
-/// `op2.rs` is another's to change). Run with `--ignored` once it is fixed.
+/// The bits of OP2's coordinates: no `-0.0` is kept.
 #[test]
-#[ignore = "op2::parse keeps a -0.0 as read (reported, not fixed here)"]
 fn op2_text_keeps_no_negative_zero() {
     let plain = two_squares();
     let mut text = Vec::new();

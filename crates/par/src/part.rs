@@ -366,8 +366,13 @@ impl Part {
                 let local = &sets[fs];
                 let runs = local.owned + local.exec.iter().map(|r| r.len()).sum::<usize>();
                 let lo = &local_of[ts];
-                let mut values = Vec::new();
-                let mut start = Vec::new();
+                let (mut values, mut start) = match m.decl.arity {
+                    Arity::Fixed(a) => (Vec::with_capacity(local.len * a), Vec::new()),
+                    Arity::Variable => (
+                        Vec::with_capacity(m.values.len()),
+                        Vec::with_capacity(local.len + 1),
+                    ),
+                };
                 match m.decl.arity {
                     Arity::Fixed(a) => {
                         for (l, &g) in local.global.iter().enumerate() {

@@ -39,17 +39,16 @@ impl Values {
     /// The values of the elements `elements` (in that order), `dim` per
     /// element.
     pub fn gather(&self, dim: usize, elements: impl Iterator<Item = usize>) -> Values {
+        fn pick<T: Copy>(v: &[T], dim: usize, elements: impl Iterator<Item = usize>) -> Vec<T> {
+            let mut out = Vec::with_capacity(elements.size_hint().0 * dim);
+            for e in elements {
+                out.extend_from_slice(&v[e * dim..(e + 1) * dim]);
+            }
+            out
+        }
         match self {
-            Values::F64(v) => Values::F64(
-                elements
-                    .flat_map(|e| v[e * dim..(e + 1) * dim].iter().copied())
-                    .collect(),
-            ),
-            Values::I32(v) => Values::I32(
-                elements
-                    .flat_map(|e| v[e * dim..(e + 1) * dim].iter().copied())
-                    .collect(),
-            ),
+            Values::F64(v) => Values::F64(pick(v, dim, elements)),
+            Values::I32(v) => Values::I32(pick(v, dim, elements)),
         }
     }
 }

@@ -9,6 +9,7 @@
 //! cell on the right (the normal points out of the domain). A mirrored mesh
 //! breaks this for every edge.
 
+use rustc_hash::FxBuildHasher;
 use std::collections::HashMap;
 use std::fmt;
 
@@ -152,24 +153,35 @@ pub fn check(mesh: &PolyMesh) -> Report {
     };
     // Sides are matched by their end points' coordinates, not node numbers:
     // OP2's meshes duplicate the nodes along a C-mesh's cut, and an edge of
-    // the cut names one copy while the cell across it has the other.
-    type Side = ([u64; 2], [u64; 2]);
-    let mut sides: HashMap<Side, usize> = HashMap::with_capacity(2 * mesh.cells());
+    // the cut names one copy while the cell across it has the other. Each
+    // node is named by the first node at its place, and a side by its two
+    // places' names, lower first.
     // (A zero written `-0.000000` is the place `0.000000` is: adding 0.0
     // makes every zero positive before its bits are taken.)
-    let key = |a: u32, b: u32| -> Side {
-        let (p, q) = (x(a), x(b));
+    let place = {
         let bits = |v: f64| (v + 0.0).to_bits();
-        let (p, q) = ([bits(p[0]), bits(p[1])], [bits(q[0]), bits(q[1])]);
-        (p.min(q), p.max(q))
+        let mut first: HashMap<[u64; 2], u32, FxBuildHasher> =
+            HashMap::with_capacity_and_hasher(mesh.nodes(), FxBuildHasher);
+        mesh.x
+            .iter()
+            .enumerate()
+            .map(|(n, p)| *first.entry([bits(p[0]), bits(p[1])]).or_insert(n as u32))
+            .collect::<Vec<u32>>()
+    };
+    let key = |a: u32, b: u32| -> [u32; 2] {
+        let (p, q) = (place[a as usize], place[b as usize]);
+        [p.min(q), p.max(q)]
     };
     let mut orientation = Vec::with_capacity(mesh.cells());
+    // Whether the cell's sides are counted (not if it names a node twice).
+    let mut with_sides = Vec::with_capacity(mesh.cells());
     for c in 0..mesh.cells() {
         let n = mesh.cell(c);
         let len = n.len();
         if (0..len).any(|i| (i + 1..len).any(|j| n[i] == n[j])) {
             out.push(Problem::RepeatedNode { cell: c });
             orientation.push(0.0);
+            with_sides.push(false);
             continue;
         }
         let area = mesh.cell_area(c);
@@ -186,10 +198,9 @@ pub fn check(mesh: &PolyMesh) -> Report {
         } else {
             orientation.push(area.signum());
         }
-        for k in 0..len {
-            sides.entry(key(n[k], n[(k + 1) % len])).or_insert(0);
-        }
+        with_sides.push(true);
     }
+    let mut sides = Sides::new(mesh, &with_sides, key);
     let majority: f64 = orientation.iter().sum::<f64>().signum();
     for (c, &o) in orientation.iter().enumerate() {
         if o != 0.0 && o != majority {
@@ -201,7 +212,7 @@ pub fn check(mesh: &PolyMesh) -> Report {
         (0..cn.len()).any(|k| key(cn[k], cn[(k + 1) % cn.len()]) == key(n[0], n[1]))
     };
     for (e, (&n, &[c1, c2])) in mesh.edge_nodes.iter().zip(&mesh.edge_cells).enumerate() {
-        if let Some(s) = sides.get_mut(&key(n[0], n[1])) {
+        if let Some(s) = sides.count_mut(key(n[0], n[1])) {
             *s += 1;
         }
         if c1 == c2 {
@@ -228,7 +239,7 @@ pub fn check(mesh: &PolyMesh) -> Report {
         }
     }
     for (b, (&n, &c)) in mesh.bedge_nodes.iter().zip(&mesh.bedge_cell).enumerate() {
-        if let Some(s) = sides.get_mut(&key(n[0], n[1])) {
+        if let Some(s) = sides.count_mut(key(n[0], n[1])) {
             *s += 1;
         }
         if Boundary::from_flag(mesh.bound[b]).is_none() {
@@ -251,7 +262,7 @@ pub fn check(mesh: &PolyMesh) -> Report {
         let n = mesh.cell(c);
         for k in 0..n.len() {
             let s = [n[k], n[(k + 1) % n.len()]];
-            let count = sides.get(&key(s[0], s[1])).copied().unwrap_or(0);
+            let count = sides.count_mut(key(s[0], s[1])).map_or(0, |k| *k);
             if count != 1 {
                 out.push(Problem::SideCoverage {
                     cell: c,
@@ -291,6 +302,51 @@ fn twisted(mesh: &PolyMesh, n: &[u32], area: f64) -> bool {
             .filter(|&j| (j + 1) % len != i)
             .any(|j| cross(x(i), x(i + 1), x(j), x(j + 1)))
     })
+}
+
+/// The cells' sides by their places `[lo, hi]` (lower first), grouped by
+/// `lo`: a side of lower place `lo` is in `hi[start[lo]..start[lo + 1]]`
+/// once per cell that has it, its count of edges at its first entry. In
+/// node order, not hashed: a mesh's neighbouring cells have neighbouring
+/// nodes, so the look-ups stay in the caches.
+struct Sides {
+    start: Vec<u32>,
+    hi: Vec<u32>,
+    count: Vec<usize>,
+}
+
+impl Sides {
+    /// The sides of the cells `c` with `with_sides[c]`.
+    fn new(mesh: &PolyMesh, with_sides: &[bool], key: impl Fn(u32, u32) -> [u32; 2]) -> Sides {
+        let each = |f: &mut dyn FnMut([u32; 2])| {
+            for (c, _) in with_sides.iter().enumerate().filter(|w| *w.1) {
+                let n = mesh.cell(c);
+                for k in 0..n.len() {
+                    f(key(n[k], n[(k + 1) % n.len()]));
+                }
+            }
+        };
+        let mut start = vec![0u32; mesh.nodes() + 1];
+        each(&mut |[lo, _]| start[lo as usize + 1] += 1);
+        for k in 1..start.len() {
+            start[k] += start[k - 1];
+        }
+        let mut at = start.clone();
+        let mut hi = vec![0u32; *start.last().unwrap_or(&0) as usize];
+        each(&mut |[lo, h]| {
+            hi[at[lo as usize] as usize] = h;
+            at[lo as usize] += 1;
+        });
+        let count = vec![0; hi.len()];
+        Sides { start, hi, count }
+    }
+
+    /// The count of edges of the side `[lo, hi]`, if a cell has it.
+    fn count_mut(&mut self, [lo, hi]: [u32; 2]) -> Option<&mut usize> {
+        let (a, b) = (self.start[lo as usize], self.start[lo as usize + 1]);
+        let k = (a..b).find(|&k| self.hi[k as usize] == hi)?;
+        Some(&mut self.count[k as usize])
+    }
 }
 
 fn wrong(kind: &'static str, edge: usize, cell: u32) -> Problem {

@@ -12,12 +12,16 @@
 //! and names the line and field of anything malformed; it then checks the
 //! mesh's invariants ([`PolyMesh::validate`]). The writer prints every
 //! coordinate in its shortest form that reads back to the same bits, so a
-//! write-read cycle is lossless.
+//! write-read cycle is lossless (but for the sign of a zero: the reader
+//! makes a `-0.0` the zero, as every qflow reader does).
 
 use std::io::Write;
 use std::path::Path;
 
 use super::{MeshError, PolyMesh};
+
+mod fast;
+pub use fast::parse_fast;
 
 /// Reads a `new_grid.dat` file.
 pub fn read(path: &Path) -> Result<PolyMesh, MeshError> {
@@ -30,7 +34,30 @@ pub fn read(path: &Path) -> Result<PolyMesh, MeshError> {
 
 /// Parses the text of a `new_grid.dat` file; `path` is only named in
 /// messages.
+///
+/// A well-formed file is read by [`parse_fast`], over the machine's cores;
+/// anything it does not take (a malformed file, or a spelling it leaves to
+/// the standard parsers, such as an index `+5`) is read again line by
+/// line, which names the line and field of what is wrong. The two give the same
+/// mesh, bit for bit, wherever both read a file.
 pub fn parse(text: &[u8], path: &Path) -> Result<PolyMesh, MeshError> {
+    let threads = if text.len() < 1 << 22 {
+        1
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+    };
+    match parse_fast(text, threads) {
+        Some(mesh) => {
+            mesh.validate()?;
+            Ok(mesh)
+        }
+        None => parse_by_line(text, path),
+    }
+}
+
+/// Parses line by line, naming the line and field of the first thing
+/// malformed.
+fn parse_by_line(text: &[u8], path: &Path) -> Result<PolyMesh, MeshError> {
     let text = std::str::from_utf8(text).map_err(|e| MeshError::Parse {
         path: path.into(),
         line: 1 + text[..e.valid_up_to()]
@@ -87,7 +114,9 @@ pub fn parse(text: &[u8], path: &Path) -> Result<PolyMesh, MeshError> {
         let coord = |k: usize, name: &str| -> Result<f64, MeshError> {
             let s = field(path, line, &f, k, &format!("node {i} {name}"))?;
             match s.parse::<f64>() {
-                Ok(v) if v.is_finite() => Ok(v),
+                // `+ 0.0`: a `-0.000000` (OP2's files have them) is the
+                // zero `0.000000` is (every reader gives the same mesh).
+                Ok(v) if v.is_finite() => Ok(v + 0.0),
                 _ => Err(MeshError::Parse {
                     path: path.into(),
                     line,
@@ -359,6 +388,7 @@ fn field<'a>(
 
 #[cfg(test)]
 mod tests {
+    use super::fast::{decimal, Cursor};
     use super::*;
 
     #[test]
@@ -369,6 +399,131 @@ mod tests {
         write_to(&m, &mut text).unwrap();
         let back = parse(&text, Path::new("t.dat")).unwrap();
         assert_eq!(back, m);
+    }
+
+    /// The fast reading of `text` on 1 to 5 threads: each the line by
+    /// line reading's mesh, or `None` where that fails.
+    fn fast_as_by_line(text: &[u8]) {
+        let slow = parse_by_line(text, Path::new("t.dat"));
+        for threads in 1..=5 {
+            match (parse_fast(text, threads), &slow) {
+                (Some(m), Ok(s)) => assert_eq!(&m, s, "{threads} threads"),
+                (Some(m), Err(e)) => {
+                    // Read, but the mesh's invariants fail as they did.
+                    assert_eq!(m.validate().unwrap_err().to_string(), e.to_string())
+                }
+                (None, _) => {}
+            }
+        }
+    }
+
+    #[test]
+    fn fast_reading_gives_the_line_by_line_mesh() {
+        let mut op2 = Vec::new();
+        let mesh = crate::poly::naca0012::Op2Naca0012 { i: 6, j: 4 }
+            .generate()
+            .unwrap();
+        write_to_op2_style(&mesh, &mut op2).unwrap();
+        let mut shortest = Vec::new();
+        write_to(&mesh, &mut shortest).unwrap();
+        let mut m = crate::poly::two_squares();
+        m.x[4] = [1.0 + 1e-15, 0.1 + 0.2];
+        m.x[1] = [-0.0, 1e300];
+        let mut odd = Vec::new();
+        write_to(&m, &mut odd).unwrap();
+        for text in [&op2, &shortest, &odd] {
+            assert!(parse_fast(text, 3).is_some());
+            fast_as_by_line(text);
+            let s = String::from_utf8(text.clone()).unwrap();
+            // Blank lines, tabs, CRLF, no final line end, blanks at the
+            // start.
+            for t in [
+                s.replace('\n', "\n\n"),
+                s.replace(' ', " \t "),
+                s.replace('\n', "\r\n"),
+                format!("\n  \n{}", s.trim_end()),
+            ] {
+                assert!(parse_fast(t.as_bytes(), 4).is_some());
+                fast_as_by_line(t.as_bytes());
+            }
+        }
+        assert_eq!(
+            parse_fast(&op2, 2).unwrap(),
+            parse_by_line(&op2, Path::new("t.dat")).unwrap()
+        );
+        // OP2's `-0.000000` is the zero, both ways.
+        let zero = String::from_utf8(odd)
+            .unwrap()
+            .replace("-0.0 ", "-0.000000 ");
+        assert!(zero.contains("-0.000000"));
+        let fast = parse_fast(zero.as_bytes(), 1).unwrap();
+        assert_eq!(fast.x[1][0].to_bits(), 0);
+        let slow = parse_by_line(zero.as_bytes(), Path::new("t.dat")).unwrap();
+        assert_eq!(slow.x[1][0].to_bits(), 0);
+    }
+
+    /// OP2's 720k-cell file (as its generator writes it), read both ways.
+    #[test]
+    #[ignore = "large: generates OP2's 720k-cell file (about 10 s)"]
+    fn the_720k_file_reads_the_same_both_ways() {
+        let mesh = crate::poly::naca0012::Op2Naca0012 { i: 400, j: 600 }
+            .generate()
+            .unwrap();
+        let mut text = Vec::new();
+        write_to_op2_style(&mesh, &mut text).unwrap();
+        let slow = parse_by_line(&text, Path::new("new_grid.dat")).unwrap();
+        assert_eq!(parse_fast(&text, 2).unwrap(), slow);
+        assert_eq!(parse(&text, Path::new("new_grid.dat")).unwrap(), slow);
+    }
+
+    #[test]
+    fn fast_reading_leaves_every_fault_to_the_line_by_line_reading() {
+        let mut good = Vec::new();
+        write_to(&crate::poly::two_squares(), &mut good).unwrap();
+        let good = String::from_utf8(good).unwrap();
+        let lines: Vec<&str> = good.lines().collect();
+        for k in 0..lines.len() {
+            for bad in [
+                "",
+                "x",
+                "1 2 3 4 5",
+                "0",
+                "-1 0 0 0",
+                "9 9 9 9",
+                "1e400 0",
+                "nan 1",
+                "0 1 0 7",
+                "1 2 3 x",
+                "+1 2 0 1",
+                "\u{a0}1 2 0 1",
+                "1 2 0 1\x0c",
+            ] {
+                let mut l = lines.clone();
+                l[k] = bad;
+                fast_as_by_line(l.join("\n").as_bytes());
+            }
+            fast_as_by_line(lines[..k].join("\n").as_bytes());
+        }
+        fast_as_by_line(format!("{good}\n7 7\n").as_bytes());
+        fast_as_by_line(&[b'4', b'\n', 0xff, 0xfe]);
+        fast_as_by_line(b"");
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_decimal_is_what_the_standard_parser_reads(s in "-?[0-9]{0,21}(\\.[0-9]{0,24})?") {
+            if let Some(v) = decimal(s.as_bytes()) {
+                proptest::prop_assert_eq!(v.to_bits(), s.parse::<f64>().unwrap().to_bits(), "{}", s);
+            }
+        }
+
+        #[test]
+        fn coordinates_as_op2_writes_them_read_exactly(v in -1e9f64..1e9, d in 0usize..17) {
+            let s = format!("{v:.d$}");
+            let mut c = Cursor { b: s.as_bytes(), i: 0 };
+            let v = s.parse::<f64>().unwrap() + 0.0;
+            proptest::prop_assert_eq!(c.float().unwrap().to_bits(), v.to_bits());
+        }
     }
 
     fn err(text: &str) -> String {
