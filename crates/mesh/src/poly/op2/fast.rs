@@ -5,7 +5,7 @@
 
 use super::super::PolyMesh;
 /// Reads a well-formed `new_grid.dat` text on `threads` threads, or
-/// `None` if the text is anything else (then [`parse`] reads it line by
+/// `None` if the text is anything else (then [`super::parse`] reads it line by
 /// line, for the message). It takes numbers in the forms OP2's files have
 /// (indices and flags as plain digits, coordinates as `-123.456`, or any
 /// form `f64::from_str` reads), fields between spaces, tabs or `\r`, blank
