@@ -381,6 +381,20 @@ pub fn read_with_markers(
     }
 }
 
+/// `bytes` as text, or an error naming the line of the first byte that is
+/// not UTF-8 (the text readers' shared check).
+fn utf8_text<'a>(bytes: &'a [u8], path: &std::path::Path) -> Result<&'a str, MeshError> {
+    std::str::from_utf8(bytes).map_err(|e| MeshError::Parse {
+        path: path.into(),
+        line: 1 + bytes[..e.valid_up_to()]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count(),
+        field: "text".into(),
+        message: "not UTF-8 text (is this a binary file?)".into(),
+    })
+}
+
 /// Writes a mesh file: native binary if `path` ends in `.qfm`, else OP2's
 /// text format as OP2's generator writes it (six decimals).
 /// A name ending in `.su2` or `.msh` is refused (those formats are read,

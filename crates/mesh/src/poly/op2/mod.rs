@@ -58,15 +58,7 @@ pub fn parse(text: &[u8], path: &Path) -> Result<PolyMesh, MeshError> {
 /// Parses line by line, naming the line and field of the first thing
 /// malformed.
 fn parse_by_line(text: &[u8], path: &Path) -> Result<PolyMesh, MeshError> {
-    let text = std::str::from_utf8(text).map_err(|e| MeshError::Parse {
-        path: path.into(),
-        line: 1 + text[..e.valid_up_to()]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count(),
-        field: "text".into(),
-        message: "not UTF-8 text (is this a binary file?)".into(),
-    })?;
+    let text = super::utf8_text(text, path)?;
     let mut lines = Lines {
         path,
         inner: text.lines().enumerate(),

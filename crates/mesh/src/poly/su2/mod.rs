@@ -55,15 +55,7 @@ pub fn read(path: &Path) -> Result<CellMesh, MeshError> {
 /// Parses the bytes of an SU2 mesh file (`path` for messages): bytes that
 /// are not UTF-8 text are refused naming their line.
 pub fn parse_bytes(bytes: &[u8], path: &Path) -> Result<CellMesh, MeshError> {
-    let text = std::str::from_utf8(bytes).map_err(|e| MeshError::Parse {
-        path: path.into(),
-        line: 1 + bytes[..e.valid_up_to()]
-            .iter()
-            .filter(|&&b| b == b'\n')
-            .count(),
-        field: "text".into(),
-        message: "not UTF-8 text (is this a binary file?)".into(),
-    })?;
+    let text = super::utf8_text(bytes, path)?;
     parse(text, path)
 }
 
