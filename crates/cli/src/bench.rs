@@ -12,6 +12,90 @@ use qflow_par::backend::{BackendSpec, Program};
 use qflow_par::driver::{LoopTime, Method};
 use qflow_par::Exec;
 
+use crate::args::BackendArgs;
+
+/// `qflow bench`'s options.
+#[derive(Clone, Debug, clap::Args)]
+pub struct BenchArgs {
+    /// A case file (its cloud and settings); without one, a generated
+    /// NACA 0012 cloud of about --points points at the reference settings.
+    pub case: Option<std::path::PathBuf>,
+    /// Override a key of the case: `section.key=value`; repeatable.
+    /// Without a case file, keys of `[flow]` and `[solver]` only.
+    #[arg(long = "set", value_name = "SECTION.KEY=VALUE")]
+    pub sets: Vec<String>,
+    /// Points of the generated cloud.
+    #[arg(long, default_value_t = 9600)]
+    pub points: usize,
+    /// The backend.
+    #[command(flatten)]
+    pub backend: BackendArgs,
+    /// Iterations per timed run.
+    #[arg(long, default_value_t = 20)]
+    pub iterations: u64,
+    /// Untimed iterations before the timed runs.
+    #[arg(long, default_value_t = 5)]
+    pub warmup: u64,
+    /// Timed runs (the median is reported).
+    #[arg(long, default_value_t = 5)]
+    pub repeats: usize,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Renumber the points first: none, rcm, hilbert or random.
+    #[arg(long, default_value = "none")]
+    pub renumber: qflow_mesh::renumber::Renumbering,
+}
+
+/// `qflow bench`: the case's (or the generated cloud's) benchmark, its
+/// report written to `out` as a table or JSON.
+pub fn run_cmd(a: BenchArgs, out: &mut dyn std::io::Write) -> Result<()> {
+    let backend = a.backend.spec()?;
+    let (cloud, name, settings) = match &a.case {
+        Some(path) => {
+            let c = crate::case::CaseFile::load(path, &a.sets)?;
+            if c.method != crate::case::MethodName::Lskum {
+                anyhow::bail!(
+                    "case file {}: qflow bench times q-LSKUM cases; method = \"{}\" is timed by \
+                     `qflow run` (its summary has seconds per step per element for every loop) \
+                     and by {}",
+                    path.display(),
+                    c.method.name(),
+                    match c.method {
+                        crate::case::MethodName::Fv => "cargo bench -p qflow-fv --bench bandwidth",
+                        crate::case::MethodName::Dg => "its summary's pid",
+                        _ => "scripts/bench-lw.py",
+                    }
+                );
+            }
+            let lc: crate::lskum_case::LskumCase = c.get()?;
+            lc.validate()?;
+            let (cloud, name) = crate::lskum_case::load_cloud(&lc, &c.dir)?;
+            (cloud, name, lc.settings())
+        }
+        None => {
+            let settings = default_settings(&a.sets)?;
+            let g = naca0012_of_size(a.points)?;
+            let name = format!("generated naca0012 {} x {}", g.wall_points, g.rings);
+            (g.generate()?, name, settings)
+        }
+    };
+    let o = BenchOptions {
+        backend,
+        iterations: a.iterations,
+        warmup: a.warmup,
+        repeats: a.repeats,
+        renumber: a.renumber,
+    };
+    let report = bench(&cloud, &name, &settings, &o)?;
+    if a.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)
+    } else {
+        write!(out, "{}", report.render())
+    }
+    .context("writing to standard output")
+}
+
 /// What to measure.
 #[derive(Clone, Debug)]
 pub struct BenchOptions {

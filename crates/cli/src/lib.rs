@@ -13,15 +13,21 @@ macro_rules! errln {
     }};
 }
 
+pub mod args;
 pub mod bench;
 pub mod case;
+pub mod check_cmd;
+pub mod convert_cmd;
 pub mod devices;
 pub mod dg_case;
+pub mod dg_outputs;
 pub mod dg_run;
 pub mod fv_case;
 pub mod fv_outputs;
 pub mod fv_run;
+pub mod generate_cmd;
 pub mod lskum_case;
+pub mod lskum_outputs;
 pub mod lskum_run;
 pub mod lw_case;
 pub mod lw_outputs;

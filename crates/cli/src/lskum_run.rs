@@ -10,17 +10,17 @@ use std::time::Instant;
 
 use anyhow::{anyhow, Context, Result};
 
-use qflow_lskum::decl::{KIND, LOOPS, PRIM, X, Y};
+use qflow_lskum::decl::LOOPS;
 use qflow_lskum::settings::Scheme;
-use qflow_lskum::{method::Lskum, problem, Settings, Vec4};
+use qflow_lskum::{method::Lskum, problem, Settings};
 use qflow_mesh::partition::{Method as PartitionMethod, Partition};
-use qflow_mesh::{renumber, Cloud, PointKind};
+use qflow_mesh::{renumber, Cloud};
 use qflow_par::comm::{Comm, ExchangeMode};
 use qflow_par::driver::history::Row;
 use qflow_par::driver::summary::{Summary, Value};
 use qflow_par::driver::{self, OutputPhase, RunConfig};
-use qflow_par::launch::{agree, distribute, executor, Catalog};
-use qflow_par::{Exec, Values};
+use qflow_par::launch::{distribute, executor, Catalog};
+use qflow_par::Exec;
 
 use crate::case::{prepare_output_dir, CaseFile};
 use crate::lskum_case::{choose_numbering, load_cloud, problem_key, LskumCase};
@@ -179,9 +179,18 @@ pub fn run(comm: Box<dyn Comm>, case: &CaseFile, opts: &RunOptions) -> Result<Fi
             if phase != OutputPhase::Final {
                 return Ok(());
             }
-            write_outputs(ex, root, &out_dir, rows, &settings, vtk && !pieces, plots)?;
+            let root = root.map(|r| (&r.cloud, r.new_of_old.as_slice()));
+            crate::lskum_outputs::write_outputs(
+                ex,
+                root,
+                &out_dir,
+                rows,
+                &settings,
+                vtk && !pieces,
+                plots,
+            )?;
             if vtk && pieces {
-                write_pieces(ex, &out_dir, &settings)?;
+                crate::lskum_outputs::write_pieces(ex, &out_dir, &settings)?;
             }
             Ok(())
         };
@@ -247,148 +256,4 @@ pub fn scheme_label(s: &Settings) -> String {
         s.scheme.name(),
         if n == 1 { "" } else { "s" }
     )
-}
-
-/// The final outputs (collective: gathers the state): `solution.dat`,
-/// `surface.csv`, `field.vtu` and the plots, in the cloud's numbering.
-fn write_outputs(
-    ex: &mut Exec,
-    root: Option<&Root>,
-    dir: &Path,
-    rows: &[Row],
-    settings: &Settings,
-    vtk: bool,
-    plots: bool,
-) -> Result<(), String> {
-    let gathered = ex.gather(&PRIM);
-    let written = match (root, gathered) {
-        (Some(r), Some(Values::F64(p))) => {
-            let prim: Vec<Vec4> = r
-                .new_of_old
-                .iter()
-                .map(|&new| {
-                    p[4 * new as usize..4 * new as usize + 4]
-                        .try_into()
-                        .expect("4")
-                })
-                .collect();
-            write_files(dir, &r.cloud, &prim, rows, settings, vtk, plots)
-                .map_err(|e| format!("{e:#}"))
-        }
-        _ => Ok(()),
-    };
-    agree(ex.comm(), written)
-}
-
-fn write_files(
-    d: &Path,
-    cloud: &Cloud,
-    prim: &[Vec4],
-    rows: &[Row],
-    settings: &Settings,
-    vtk: bool,
-    plots: bool,
-) -> Result<()> {
-    let fs = settings.free_stream();
-    qflow_io::fields::write_solution(&d.join("solution.dat"), cloud, prim, &fs)?;
-    let shapes = cloud.shape.iter().any(|&s| s > 0);
-    if shapes {
-        qflow_io::surface::write_surface(&d.join("surface.csv"), cloud, prim, &fs)?;
-    }
-    if vtk {
-        qflow_io::vtk::write_vtu(&d.join("field.vtu"), cloud, prim, &fs)?;
-    }
-    if plots {
-        if !rows.is_empty() {
-            crate::run::picture(
-                qflow_io::plot::plot_history(
-                    &d.join("history.png"),
-                    &qflow_lskum::method::COLUMNS,
-                    &crate::run::plot_rows(rows),
-                ),
-                "the history",
-            )?;
-        }
-        if shapes {
-            crate::run::picture(
-                qflow_io::plot::plot_surface_cp(&d.join("cp.png"), cloud, prim, &fs),
-                "the surface Cp",
-            )?;
-            crate::run::picture(
-                qflow_io::plot::plot_mach_field(
-                    &d.join("mach.png"),
-                    cloud,
-                    prim,
-                    None,
-                    (1200, 900),
-                ),
-                "the Mach field",
-            )?;
-        }
-    }
-    Ok(())
-}
-
-/// Every rank writes its owned points as one VTK piece; rank 0 writes the
-/// index `field.pvtu` once all are written (collective).
-fn write_pieces(ex: &mut Exec, dir: &Path, settings: &Settings) -> Result<(), String> {
-    let rank = ex.rank();
-    let name = |r: usize| format!("field-{r:05}.vtu");
-    let set = ex
-        .part()
-        .set(&qflow_lskum::decl::POINTS)
-        .expect("points")
-        .clone();
-    let owned = set.owned;
-    let f = |v: Values| match v {
-        Values::F64(v) => v,
-        Values::I32(v) => v.into_iter().map(f64::from).collect(),
-    };
-    let x = f(ex.backend().read(&X));
-    let y = f(ex.backend().read(&Y));
-    let kind = ex.backend().read(&KIND);
-    let prim = f(ex.backend().read(&PRIM));
-    let Values::I32(kind) = kind else {
-        unreachable!("kind is an i32 dat")
-    };
-    let piece = Cloud {
-        x: x[..owned].to_vec(),
-        y: y[..owned].to_vec(),
-        kind: kind[..owned]
-            .iter()
-            .map(|&k| PointKind::from_code(k as i64).unwrap_or(PointKind::Interior))
-            .collect(),
-        left: vec![qflow_mesh::NO_POINT; owned],
-        right: vec![qflow_mesh::NO_POINT; owned],
-        shape: vec![0; owned],
-        min_dist: vec![0.0; owned],
-        nbr_start: vec![0; owned + 1],
-        nbr: Vec::new(),
-        quadtree: None,
-    };
-    let local: Vec<Vec4> = (0..owned)
-        .map(|i| prim[4 * i..4 * i + 4].try_into().expect("4"))
-        .collect();
-    let points: Vec<u32> = (0..owned as u32).collect();
-    let numbers: Vec<u64> = (0..owned)
-        .map(|i| set.global_of(i).unwrap_or(0) as u64 + 1)
-        .collect();
-    let fs = settings.free_stream();
-    let written = qflow_io::vtk::write_vtu_piece(
-        &dir.join(name(rank)),
-        &piece,
-        &local,
-        &fs,
-        &points,
-        &numbers,
-    )
-    .map_err(|e| e.to_string());
-    agree(ex.comm(), written)?;
-    let index = if rank == 0 {
-        let files: Vec<String> = (0..ex.ranks()).map(name).collect();
-        qflow_io::vtk::write_pvtu(&dir.join("field.pvtu"), &files).map_err(|e| e.to_string())
-    } else {
-        Ok(())
-    };
-    agree(ex.comm(), index)
 }
