@@ -26,7 +26,7 @@ fi
 IFS=';' read -r -a configs <<<"${QFLOW_BENCH_ARGS:---backend serial;--backend threads --threads 2}"
 
 rdp() { # binary, args...: the RDP of one bench run (median of its repeats)
-    "$@" --json 2>/dev/null | python3 -c 'import json,sys; d = json.load(sys.stdin); print(d.get("total_rdp", d.get("rdp")))'
+    "$@" --json 2>/dev/null | python3 -c 'import json,sys; d = json.load(sys.stdin); print(d.get("total", d.get("total_rdp", d.get("rdp"))))'
 }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 

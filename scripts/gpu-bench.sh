@@ -267,13 +267,13 @@ EOF
                 [ -n "$DRY" ] && bb=opencl
                 if step 120 "lskum bench $b $n points euler" "$Q" bench --backend $bb --points "$n" \
                     --iterations $bench_iters --warmup 2 --repeats 3 --set solver.scheme=euler --json; then
-                    row "lskum | RDP s (euler, 3 inner) | qflow $b | $n points | $(jkeys "$TMP/step.out" points total_rdp wall_rdp)"
+                    row "lskum | RDP s (euler, 3 inner) | qflow $b | $n points | $(jkeys "$TMP/step.out" elements total wall)"
                 fi
             done
         done
         step 120 "lskum bench cuda ${points%% *} points ssprk43" "$Q" bench --backend "$([ -n "$DRY" ] && echo opencl || echo cuda)" \
             --points "${points%% *}" --iterations $bench_iters --warmup 2 --repeats 3 --json &&
-            row "lskum | RDP s (ssprk43) | qflow cuda | ${points%% *} points | $(jkeys "$TMP/step.out" points total_rdp wall_rdp)"
+            row "lskum | RDP s (ssprk43) | qflow cuda | ${points%% *} points | $(jkeys "$TMP/step.out" elements total wall)"
         reference lskum 100
     fi
     if want fv; then

@@ -1,127 +1,65 @@
-//! `qflow bench`: RDP (seconds per iteration per point) per kernel, as the
-//! paper's Table 3 reports it, measured as the median of repeated timed runs
-//! after a warm-up.
+//! `qflow bench`: a case of any method timed step by step, per loop, as
+//! the run pipeline builds it (one process, the backend asked for): the
+//! median of repeated timed runs after a warm-up. Each method's figure is
+//! the one its paper reports: RDP (seconds per iteration per point) for
+//! q-LSKUM, seconds per cell-iteration for fv and lw, PID (seconds per
+//! right-hand-side evaluation per degree of freedom) for DG.
+
+use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use qflow_lskum::decl::LOOPS;
-use qflow_lskum::{problem, Lskum, Settings};
-use qflow_mesh::Cloud;
-use qflow_par::backend::{BackendSpec, Program};
+use qflow_par::comm::SelfComm;
 use qflow_par::driver::{LoopTime, Method};
-use qflow_par::Exec;
 
 use crate::args::BackendArgs;
+use crate::case::{CaseFile, MethodName};
+use crate::pipeline::{prepare, CaseMethod, Ready};
+use crate::run::RunOptions;
 
 /// `qflow bench`'s options.
 #[derive(Clone, Debug, clap::Args)]
 pub struct BenchArgs {
-    /// A case file (its cloud and settings); without one, a generated
+    /// A case file of any method; without one, q-LSKUM on a generated
     /// NACA 0012 cloud of about --points points at the reference settings.
-    pub case: Option<std::path::PathBuf>,
+    pub case: Option<PathBuf>,
     /// Override a key of the case: `section.key=value`; repeatable.
     /// Without a case file, keys of `[flow]` and `[solver]` only.
     #[arg(long = "set", value_name = "SECTION.KEY=VALUE")]
     pub sets: Vec<String>,
-    /// Points of the generated cloud.
+    /// Points of the generated cloud (without a case file).
     #[arg(long, default_value_t = 9600)]
     pub points: usize,
     /// The backend.
     #[command(flatten)]
     pub backend: BackendArgs,
-    /// Iterations per timed run.
-    #[arg(long, default_value_t = 20)]
+    /// Steps per timed run.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..))]
     pub iterations: u64,
-    /// Untimed iterations before the timed runs.
+    /// Untimed steps before the timed runs.
     #[arg(long, default_value_t = 5)]
     pub warmup: u64,
     /// Timed runs (the median is reported).
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = 5, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
     pub repeats: usize,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
-    /// Renumber the points first: none, rcm, hilbert or random.
-    #[arg(long, default_value = "none")]
-    pub renumber: qflow_mesh::renumber::Renumbering,
 }
 
-/// `qflow bench`: the case's (or the generated cloud's) benchmark, its
-/// report written to `out` as a table or JSON.
-pub fn run_cmd(a: BenchArgs, out: &mut dyn std::io::Write) -> Result<()> {
-    let backend = a.backend.spec()?;
-    let (cloud, name, settings) = match &a.case {
-        Some(path) => {
-            let c = crate::case::CaseFile::load(path, &a.sets)?;
-            if c.method != crate::case::MethodName::Lskum {
-                anyhow::bail!(
-                    "case file {}: qflow bench times q-LSKUM cases; method = \"{}\" is timed by \
-                     `qflow run` (its summary has seconds per step per element for every loop) \
-                     and by {}",
-                    path.display(),
-                    c.method.name(),
-                    match c.method {
-                        crate::case::MethodName::Fv => "cargo bench -p qflow-fv --bench bandwidth",
-                        crate::case::MethodName::Dg => "its summary's pid",
-                        _ => "scripts/bench-lw.py",
-                    }
-                );
-            }
-            let lc: crate::lskum_case::LskumCase = c.get()?;
-            lc.validate()?;
-            let (cloud, name) = crate::lskum_case::load_cloud(&lc, &c.dir)?;
-            (cloud, name, lc.settings())
-        }
-        None => {
-            let settings = default_settings(&a.sets)?;
-            let g = naca0012_of_size(a.points)?;
-            let name = format!("generated naca0012 {} x {}", g.wall_points, g.rings);
-            (g.generate()?, name, settings)
-        }
-    };
-    let o = BenchOptions {
-        backend,
-        iterations: a.iterations,
-        warmup: a.warmup,
-        repeats: a.repeats,
-        renumber: a.renumber,
-    };
-    let report = bench(&cloud, &name, &settings, &o)?;
-    if a.json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)
-    } else {
-        write!(out, "{}", report.render())
-    }
-    .context("writing to standard output")
-}
-
-/// What to measure.
-#[derive(Clone, Debug)]
-pub struct BenchOptions {
-    /// Backend, threads, device.
-    pub backend: BackendSpec,
-    /// Iterations per timed run.
-    pub iterations: u64,
-    /// Untimed iterations first.
-    pub warmup: u64,
-    /// Timed runs; the median is reported.
-    pub repeats: usize,
-    /// Renumbering applied before the run.
-    pub renumber: qflow_mesh::renumber::Renumbering,
-}
-
-/// One kernel's row.
+/// One loop's row: its median time per step and unit of work, in the
+/// method's figure.
 #[derive(Clone, Debug, Serialize)]
 pub struct KernelRow {
-    /// Kernel name.
+    /// The loop.
     pub kernel: String,
-    /// Median seconds per iteration per point.
-    pub rdp: f64,
+    /// Median over the repeats.
+    pub seconds: f64,
     /// Smallest over the repeats.
-    pub rdp_min: f64,
+    pub min: f64,
     /// Largest over the repeats.
-    pub rdp_max: f64,
+    pub max: f64,
     /// Share of the total (medians).
     pub fraction: f64,
 }
@@ -131,35 +69,65 @@ pub struct KernelRow {
 pub struct BenchReport {
     /// CPU model and core count.
     pub machine: String,
-    /// What the cloud is.
-    pub cloud: String,
-    /// Points.
-    pub points: usize,
-    /// Backend with its thread count.
+    /// The case file (or the generated cloud).
+    pub case: String,
+    /// The method.
+    pub method: String,
+    /// What runs, as `qflow run` says it.
+    pub run: String,
+    /// The work set (`points`, `cells`).
+    pub set: String,
+    /// Its elements.
+    pub elements: usize,
+    /// Backend with its thread count or device.
     pub backend: String,
-    /// Scheme.
-    pub scheme: String,
-    /// Runge-Kutta stages.
-    pub stages: usize,
-    /// Inner iterations of the q-derivatives.
-    pub inner_iterations: u32,
-    /// Iterations per timed run.
+    /// The figure: `rdp` (q-LSKUM: seconds per iteration per point),
+    /// `seconds_per_cell_iteration` (fv, lw) or `pid` (DG: seconds per
+    /// right-hand-side evaluation per degree of freedom).
+    pub figure: String,
+    /// Units of work per step the figure divides by (points, cells, or
+    /// stages times degrees of freedom).
+    pub units_per_step: f64,
+    /// Steps per timed run.
     pub iterations: u64,
     /// Timed runs.
     pub repeats: usize,
-    /// Per kernel, in iteration order.
+    /// Per loop, in step order, in the figure.
     pub kernels: Vec<KernelRow>,
-    /// All kernels: median over the repeats of the total (on a device, the
-    /// device's busy time).
-    pub total_rdp: f64,
-    /// The whole iteration by the host's clock, launch gaps, host work and
-    /// waits included: median over the repeats.
-    pub wall_rdp: f64,
-    /// Bytes of solver state and geometry per point.
-    pub bytes_per_point: f64,
-    /// Renumbering and the mean index gap between a point and its
-    /// neighbours after it.
-    pub renumbering: String,
+    /// All loops: median over the repeats of their sum (on a device, the
+    /// device's busy time), in the figure.
+    pub total: f64,
+    /// The whole step by the host's clock (launch gaps, host work and
+    /// waits included), in the figure: median over the repeats.
+    pub wall: f64,
+    /// Bytes of dats per element.
+    pub bytes_per_element: f64,
+}
+
+/// `qflow bench`: the case's (or the generated cloud's) benchmark, its
+/// report written to `out` as a table or JSON.
+pub fn run_cmd(a: BenchArgs, out: &mut dyn std::io::Write) -> Result<()> {
+    let opts = RunOptions {
+        backend: a.backend.spec()?,
+        quiet: true,
+        ..RunOptions::default()
+    };
+    let case = match &a.case {
+        Some(path) => CaseFile::load(path, &a.sets)?,
+        None => generated_case(a.points, &a.sets)?,
+    };
+    let report = match case.method {
+        MethodName::Lskum => bench::<crate::lskum_run::LskumRun>(&case, &opts, &a),
+        MethodName::Fv => bench::<crate::fv_run::FvRun>(&case, &opts, &a),
+        MethodName::Lw => bench::<crate::lw_run::LwRun>(&case, &opts, &a),
+        MethodName::Dg => bench::<crate::dg_run::DgRun>(&case, &opts, &a),
+    }?;
+    if a.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)
+    } else {
+        write!(out, "{}", report.render())
+    }
+    .context("writing to standard output")
 }
 
 /// The machine, for reports: CPU model and logical cores.
@@ -177,6 +145,7 @@ pub fn machine() -> String {
     format!("{model}, {cores} logical cores")
 }
 
+/// The median of `v` (sorted in place).
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     let n = v.len();
@@ -187,114 +156,91 @@ fn median(v: &mut [f64]) -> f64 {
     }
 }
 
-/// Runs the benchmark on `cloud` with `settings`: one process, the
-/// backend `o` asks for, every loop timed.
-pub fn bench(
-    cloud: &Cloud,
-    name: &str,
-    settings: &Settings,
-    o: &BenchOptions,
-) -> Result<BenchReport> {
-    let renumbered;
-    let cloud = if o.renumber == qflow_mesh::renumber::Renumbering::None {
-        cloud
-    } else {
-        renumbered = cloud.permuted(&o.renumber.permutation(cloud));
-        &renumbered
-    };
-    let problem = problem::build(cloud, settings);
-    let mut method = Lskum::new(settings.clone(), cloud.len());
-    if settings.scheme == qflow_lskum::settings::Scheme::NewtonKrylov {
-        method.set_stencils(problem::stencil_rows(&problem));
+/// Times the case `case` of the method `M` as `a` asks.
+fn bench<M: CaseMethod>(case: &CaseFile, opts: &RunOptions, a: &BenchArgs) -> Result<BenchReport> {
+    let cm = M::read(case, opts)?;
+    let (ready, _) = prepare(cm, Box::new(SelfComm), case, opts, None)?;
+    let Ready {
+        cm,
+        mut method,
+        mut ex,
+        root,
+        elements,
+        ..
+    } = ready;
+    let root = root.expect("one process is rank 0");
+    let steps = a.warmup + a.iterations * a.repeats as u64;
+    let sched = cm.schedule(&method, Some(&root), opts)?;
+    if let Some(t) = sched.final_time.filter(|_| steps > sched.max_iters) {
+        anyhow::bail!(
+            "case file {}: the bench runs {steps} steps and the case ends after {} (its final \
+             time {t}, or its [stop] max_iters): give fewer --iterations, --repeats or \
+             --warmup, or a later final time with --set",
+            case.path.display(),
+            sched.max_iters
+        );
     }
-    let program = Program {
-        name: "lskum",
-        loops: &LOOPS,
-        device_source: method.device_source(),
-    };
-    let mut ex =
-        qflow_par::launch::single_process(&problem, &program, method.globals(), &o.backend)
-            .map_err(anyhow::Error::msg)?;
-    drop(problem);
+    let run = cm.banner(&root, &method, &ex, sched.max_iters);
+    let (figure, units) = cm.figure(&method, elements);
     method.start(&mut ex).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let n = cloud.len() as f64;
+    let mut row = vec![0.0; method.columns().len()];
     let mut iteration = 0u64;
-    let mut row = [0.0; 5];
-    let mut run = |iters: u64, ex: &mut Exec, method: &mut Lskum| -> Result<(Vec<LoopTime>, f64)> {
+    let mut timed = |iters: u64, ex: &mut qflow_par::Exec| -> Result<(Vec<LoopTime>, f64)> {
         ex.reset_times();
         let t = std::time::Instant::now();
         for _ in 0..iters {
             iteration += 1;
-            let it = iteration;
-            qflow_par::driver::step_in_pool(method, ex, it, &mut row)
+            qflow_par::driver::step_in_pool(&mut method, ex, iteration, &mut row)
                 .map_err(|e| anyhow::anyhow!("benchmark run: {e}"))?;
         }
         // The loop times wait for the device: the wall time is whole.
         let times = ex.loop_times();
         Ok((times, t.elapsed().as_secs_f64()))
     };
-    if o.warmup > 0 {
-        run(o.warmup, &mut ex, &mut method)?;
+    if a.warmup > 0 {
+        timed(a.warmup, &mut ex)?;
     }
-    let mut samples: Vec<Vec<LoopTime>> = Vec::with_capacity(o.repeats);
-    let mut walls: Vec<f64> = Vec::with_capacity(o.repeats);
-    for _ in 0..o.repeats.max(1) {
-        let (times, wall) = run(o.iterations, &mut ex, &mut method).context("benchmark run")?;
+    let per = |seconds: f64| seconds / (a.iterations as f64 * units);
+    let (mut samples, mut walls) = (Vec::new(), Vec::new());
+    for _ in 0..a.repeats {
+        let (times, wall) = timed(a.iterations, &mut ex)?;
         samples.push(times);
-        walls.push(wall / (o.iterations as f64 * n));
+        walls.push(per(wall));
     }
-    let wall_rdp = median(&mut walls);
-    let per = |d: std::time::Duration| d.as_secs_f64() / (o.iterations as f64 * n);
-    let mut totals: Vec<f64> = samples
+    let secs = |l: &LoopTime| per(l.time.as_secs_f64());
+    let mut totals: Vec<f64> = samples.iter().map(|t| t.iter().map(secs).sum()).collect();
+    let total = median(&mut totals);
+    let kernels = samples[0]
         .iter()
-        .map(|t| t.iter().map(|l| per(l.time)).sum())
-        .collect();
-    let total_rdp = median(&mut totals);
-    let names: Vec<&str> = samples[0].iter().map(|l| l.name).collect();
-    let kernels = names
-        .iter()
-        .map(|name| {
-            let mut v: Vec<f64> = samples
-                .iter()
-                .map(|t| {
-                    t.iter()
-                        .find(|l| l.name == *name)
-                        .map_or(0.0, |l| per(l.time))
-                })
-                .collect();
+        .map(|first| {
+            let of = |t: &Vec<LoopTime>| t.iter().find(|l| l.name == first.name).map_or(0.0, secs);
+            let mut v: Vec<f64> = samples.iter().map(of).collect();
             let med = median(&mut v);
             KernelRow {
-                kernel: name.to_string(),
-                rdp: med,
-                rdp_min: v[0],
-                rdp_max: v[v.len() - 1],
-                fraction: if total_rdp > 0.0 {
-                    med / total_rdp
-                } else {
-                    0.0
-                },
+                kernel: first.name.to_string(),
+                seconds: med,
+                min: v[0],
+                max: v[v.len() - 1],
+                fraction: if total > 0.0 { med / total } else { 0.0 },
             }
         })
         .collect();
     Ok(BenchReport {
         machine: machine(),
-        cloud: name.to_string(),
-        points: cloud.len(),
+        case: case.path.display().to_string(),
+        method: method.name().to_string(),
+        run,
+        set: method.work_set().name.to_string(),
+        elements,
         backend: ex.describe(),
-        scheme: settings.scheme.name().to_string(),
-        stages: settings.scheme.stages(),
-        inner_iterations: settings.inner_iterations,
-        iterations: o.iterations,
-        repeats: samples.len(),
+        figure: figure.to_string(),
+        units_per_step: units,
+        iterations: a.iterations,
+        repeats: a.repeats,
         kernels,
-        total_rdp,
-        wall_rdp,
-        bytes_per_point: ex.bytes() as f64 / n,
-        renumbering: format!(
-            "{:?} (mean neighbour index gap {:.1})",
-            o.renumber,
-            qflow_mesh::renumber::mean_neighbour_gap(cloud)
-        ),
+        total,
+        wall: median(&mut walls),
+        bytes_per_element: ex.bytes() as f64 / elements.max(1) as f64,
     })
 }
 
@@ -302,48 +248,47 @@ impl BenchReport {
     /// The table, as text.
     pub fn render(&self) -> String {
         let mut s = format!(
-            "machine     {}\ncloud       {} ({} points)\nbackend     {}\nscheme      {} ({} stages), {} inner iterations\n\
-             timing      median of {} runs of {} iterations after a warm-up\nmemory      {:.0} bytes per point\nnumbering   {}\n\n",
+            "machine     {}\ncase        {} ({})\nrun         {}\nbackend     {}\n\
+             timing      median of {} runs of {} steps after a warm-up\nmemory      {:.0} bytes per element of {}\n\
+             figure      {} = seconds per step / {} (its units of work per step)\n\n",
             self.machine,
-            self.cloud,
-            self.points,
+            self.case,
+            self.method,
+            self.run,
             self.backend,
-            self.scheme,
-            self.stages,
-            self.inner_iterations,
             self.repeats,
             self.iterations,
-            self.bytes_per_point,
-            self.renumbering
+            self.bytes_per_element,
+            self.set,
+            self.figure,
+            self.units_per_step,
         );
         s += &format!(
-            "{:<18} {:>12} {:>12} {:>12} {:>7}\n",
-            "kernel", "RDP (s)", "min", "max", "share"
+            "{:<30} {:>12} {:>12} {:>12} {:>7}\n",
+            "loop", self.figure, "min", "max", "share"
         );
         for k in &self.kernels {
             s += &format!(
-                "{:<18} {:>12.4e} {:>12.4e} {:>12.4e} {:>6.1}%\n",
+                "{:<30} {:>12.4e} {:>12.4e} {:>12.4e} {:>6.1}%\n",
                 k.kernel,
-                k.rdp,
-                k.rdp_min,
-                k.rdp_max,
+                k.seconds,
+                k.min,
+                k.max,
                 100.0 * k.fraction
             );
         }
-        s += &format!("{:<18} {:>12.4e}\n", "total", self.total_rdp);
-        s += &format!("{:<18} {:>12.4e}\n", "wall", self.wall_rdp);
+        s += &format!("{:<30} {:>12.4e}\n", "total", self.total);
+        s += &format!("{:<30} {:>12.4e}\n", "wall", self.wall);
         s
     }
 }
 
-/// The settings of a bench without a case file: the reference settings,
-/// with the `--set` overrides of the `[flow]` and `[solver]` sections
-/// (checked as a case file's are). The cloud comes from `--points`, so
-/// `cloud.*` is refused, and the other sections do not apply to a bench.
-pub fn default_settings(sets: &[String]) -> Result<Settings> {
-    if sets.is_empty() {
-        return Ok(Settings::default());
-    }
+/// The q-LSKUM case of a bench without a case file: a generated NACA 0012
+/// cloud of about `points` points at the reference settings, with the
+/// `--set` overrides of the `[flow]` and `[solver]` sections (checked as a
+/// case file's are). The cloud comes from `--points`, so `cloud.*` is
+/// refused, and the other sections do not apply to a bench.
+pub fn generated_case(points: usize, sets: &[String]) -> Result<CaseFile> {
     if let Some(s) = sets.iter().find(|s| {
         let s = s.trim_start();
         !(s.starts_with("flow.") || s.starts_with("solver."))
@@ -353,14 +298,13 @@ pub fn default_settings(sets: &[String]) -> Result<Settings> {
              and takes only [flow] and [solver] settings; give a case file for anything else"
         );
     }
-    let case = crate::case::CaseFile::parse(
-        "[cloud]\nfile = \"generated by --points\"\n",
-        std::path::Path::new("(qflow bench's reference settings)"),
-        sets,
-    )?;
-    let lc: crate::lskum_case::LskumCase = case.get()?;
-    lc.validate()?;
-    Ok(lc.settings())
+    let g = naca0012_of_size(points)?;
+    let text = format!(
+        "[cloud.generate]\nsection = \"naca0012\"\nwall_points = {}\nrings = {}\nfar_field = {:?}\n",
+        g.wall_points, g.rings, g.far_field
+    );
+    let name = format!("generated naca0012 {} x {}", g.wall_points, g.rings);
+    CaseFile::parse(&text, std::path::Path::new(&name), sets)
 }
 
 /// A NACA 0012 O-grid of about `points` points with the 9,600-point cloud's

@@ -130,6 +130,34 @@ impl DgCase {
     }
 }
 
+/// The settings that define a DG run's discrete problem (a checkpoint of
+/// another is refused).
+pub fn problem_key(settings: &qflow_dg::Settings) -> String {
+    let mut key = format!(
+        "equation = {}\ndimensions = {}\norder = {}\ncells = {:?}\nvelocity = {:?}\nsound_speed = {:?}\namplitude = {:?}\nrk = {}\ncfl = {:?}\ninitial = {}\n",
+        settings.equation.name(),
+        settings.dimensions,
+        settings.order,
+        settings.cells,
+        settings.velocity,
+        settings.sound_speed,
+        settings.amplitude,
+        settings.rk,
+        settings.cfl,
+        settings.initial.name()
+    );
+    // The multi-mode signal's amplitudes are part of the problem (a resume
+    // with another seed or count was accepted and measured its errors
+    // against another exact solution).
+    if settings.initial == qflow_dg::settings::Initial::Multimode {
+        key.push_str(&format!(
+            "modes = {}\nseed = {}\n",
+            settings.modes, settings.seed
+        ));
+    }
+    key
+}
+
 /// Keys of `[dg]` that the case's equation or initial state does not use
 /// (they were accepted and ignored), refused by name.
 pub fn refuse_unused_keys(case: &CaseFile, dg: &qflow_dg::Settings) -> Result<()> {

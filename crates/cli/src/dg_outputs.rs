@@ -20,6 +20,12 @@ use qflow_io::plot::{GridField, LinePlot, Series, Style};
 use qflow_mesh::poly::PolyMesh;
 
 use crate::dg_case::{Axis, Plane};
+use qflow_par::driver::summary::{Summary, Value};
+use qflow_par::driver::Method;
+
+use crate::dg_run::DgRun;
+use crate::pipeline::{Ran, Verdict};
+use qflow_dg::Dg;
 
 /// The boundaries of the picture cells of one direction: each DG cell's
 /// `n` nodes get the interval from half-way to the node before to half-way
@@ -347,6 +353,55 @@ fn field_samples(
         }
     }
     Ok((samples, sx, sy))
+}
+
+impl DgRun {
+    /// Cells of the block.
+    pub(crate) fn cells(&self) -> usize {
+        self.case.dg.grid().iter().product()
+    }
+
+    /// Degrees of freedom (nodes) per variable.
+    pub(crate) fn dofs(&self) -> usize {
+        let s = &self.case.dg;
+        self.cells() * s.order.pow(s.dimensions as u32)
+    }
+
+    /// The summary's fields of the run (after `case` and `method`).
+    pub(crate) fn summary_fields(&self, s: &mut Summary, ran: &Ran<Dg>) -> Option<Verdict> {
+        let (outcome, ex, method) = (ran.outcome, ran.ex, ran.method);
+        let dg = &self.case.dg;
+        let time = method.time().unwrap_or(0.0);
+        s.push("equation", Value::Text(dg.equation.name().into()));
+        s.push("dimensions", Value::Int(dg.dimensions as i64));
+        s.push("order", Value::Int(dg.order as i64));
+        s.push("cells", Value::Int(self.cells() as i64));
+        s.push("dofs", Value::Int(self.dofs() as i64));
+        s.push("rk", Value::Text(dg.rk.clone()));
+        s.push("backend", Value::Text(ex.describe()));
+        s.push("steps", Value::Int(outcome.iterations as i64));
+        s.push("dt", Value::Real(method.dt()));
+        s.push("time", Value::Real(time));
+        s.push("stop", Value::Text(outcome.stop.label().into()));
+        if let Some((l2, linf)) = self.errors.as_ref().filter(|_| time == dg.final_time) {
+            // The first variable (u, or the density) plainly; the momenta
+            // by name.
+            s.push("l2_error", Value::Real(l2[0]));
+            s.push("linf_error", Value::Real(linf[0]));
+            for (v, name) in problem::variable_names(dg).iter().enumerate().skip(1) {
+                s.push(&format!("l2_error_{name}"), Value::Real(l2[v]));
+                s.push(&format!("linf_error_{name}"), Value::Real(linf[v]));
+            }
+            s.push(
+                "error_norms",
+                Value::Text(
+                    "l2: Gauss-Lobatto quadrature on each cell (the mass matrix's); linf: at the nodes; l2_error and linf_error are of the first variable (u, or the density)"
+                        .into(),
+                ),
+            );
+        }
+        None
+    }
 }
 
 #[cfg(test)]

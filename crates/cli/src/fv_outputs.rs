@@ -13,12 +13,17 @@ use qflow_fv::decl::Q;
 use qflow_fv::forces::Coefficients;
 use qflow_fv::method::COLUMNS;
 use qflow_fv::problem::CellOrder;
-use qflow_fv::Settings;
+use qflow_fv::{Fv, Settings};
 use qflow_io::plot::{MachPoints, Window};
 use qflow_io::surface::SurfaceRow;
 use qflow_mesh::poly::PolyMesh;
 use qflow_par::driver::history::Row;
+use qflow_par::driver::summary::{Summary, Value};
+use qflow_par::driver::{RunOutcome, StopReason};
 use qflow_par::{Exec, Values};
+
+use crate::fv_run::{FvRun, Root};
+use crate::pipeline::{Ran, Verdict};
 
 /// Pixels of `mach.png`.
 const MACH_SIZE: (u32, u32) = (1200, 900);
@@ -231,4 +236,70 @@ pub fn write_outputs(
         )?;
     }
     Ok(forces)
+}
+
+impl FvRun {
+    /// The summary's fields of a finite-volume run, and the verdict of
+    /// its `[expect]` check.
+    pub(crate) fn summary_fields(
+        &self,
+        root: &Root,
+        s: &mut Summary,
+        ran: &Ran<Fv>,
+    ) -> Option<Verdict> {
+        let (outcome, ex, method) = (ran.outcome, ran.ex, ran.method);
+        let settings = &self.case.fv;
+        // No iteration completed (the first one blew up): no rms to report.
+        let rms = outcome.history.last().map(|r| r.values[0]);
+        s.push("mesh", Value::Text(root.name.clone()));
+        s.push("cells", Value::Int(method.cells() as i64));
+        s.push("backend", Value::Text(ex.describe()));
+        s.push("strategy", Value::Text(settings.strategy.name().into()));
+        s.push("reorder", Value::Text(settings.reorder.name().into()));
+        s.push("layout", Value::Text(settings.layout.name().into()));
+        s.push("iterations", Value::Int(outcome.iterations as i64));
+        s.push("stop", Value::Text(outcome.stop.label().into()));
+        if let Some(rms) = rms {
+            s.push("rms", Value::Real(rms));
+        }
+        s.push("mach", Value::Real(settings.mach));
+        s.push("aoa", Value::Real(settings.aoa));
+        if let Some(f) = &self.forces {
+            s.push("cl", Value::Real(f.cl));
+            s.push("cd", Value::Real(f.cd));
+            s.push("cm", Value::Real(f.cm));
+        }
+        self.verdict(s, outcome, rms)
+    }
+
+    /// The `[expect]` check of the final rms, into the summary.
+    fn verdict(&self, s: &mut Summary, outcome: &RunOutcome, rms: Option<f64>) -> Option<Verdict> {
+        let (expect, max_iters) = (self.case.expect.as_ref()?, self.case.stop.max_iters);
+        match (&outcome.stop, rms) {
+            // The expectation is of the case's own iteration count.
+            (StopReason::MaxIterations, Some(rms)) if outcome.iterations == max_iters => {
+                let (line, passed) = expect.verdict(rms);
+                s.push("expected_rms", Value::Real(expect.rms));
+                let check = if passed { "passed" } else { "failed" };
+                s.push("check", Value::Text(check.into()));
+                Some((line, passed))
+            }
+            (StopReason::MaxIterations, _) => {
+                // Said, not silent: a user may think the check passed.
+                // (Other stops say why themselves.)
+                let at = format!(
+                    "of iteration {max_iters}, the run stopped at {} ({})",
+                    outcome.iterations,
+                    outcome.stop.label()
+                );
+                s.push(
+                    "check",
+                    Value::Text(format!("not made: the expected rms is {at}")),
+                );
+                crate::errln!("[expect] rms not checked: it is {at}");
+                None
+            }
+            _ => None,
+        }
+    }
 }

@@ -36,4 +36,5 @@ pub mod mesh_cmd;
 /// The allocator of the `qflow` binary (large blocks on huge pages), from the layer.
 pub use qflow_par::memory;
 pub mod partition_cmd;
+pub mod pipeline;
 pub mod run;

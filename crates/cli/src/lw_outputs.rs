@@ -15,6 +15,12 @@ use qflow_lw::problem::primitive;
 use qflow_lw::settings::{Grid, Settings, DOMAIN};
 use qflow_mesh::poly::PolyMesh;
 use qflow_par::driver::history::Row;
+use qflow_par::driver::summary::{Summary, Value};
+use qflow_par::driver::Method;
+
+use crate::lw_run::LwRun;
+use crate::pipeline::{Ran, Verdict};
+use qflow_lw::Lw;
 
 /// Pixels of the contour pictures.
 const FIELD_SIZE: (u32, u32) = (1600, 600);
@@ -269,4 +275,33 @@ pub fn write_outputs(
         }
     }
     Ok(())
+}
+
+impl LwRun {
+    /// The summary's fields of the run (after `case` and `method`).
+    pub(crate) fn summary_fields(&self, s: &mut Summary, ran: &Ran<Lw>) -> Option<Verdict> {
+        let (outcome, ex, method) = (ran.outcome, ran.ex, ran.method);
+        let (grid, settings) = (&self.case.grid, &self.case.lw);
+        s.push("nx", Value::Int(grid.nx as i64));
+        s.push("ny", Value::Int(grid.ny as i64));
+        s.push("cells", Value::Int((grid.nx * grid.ny) as i64));
+        s.push("backend", Value::Text(ex.describe()));
+        s.push("viscosity", Value::Text(settings.viscosity.name().into()));
+        s.push("wall", Value::Text(settings.wall.name().into()));
+        s.push("setup", Value::Text(settings.setup.name().into()));
+        s.push("steps", Value::Int(outcome.iterations as i64));
+        s.push("dt", Value::Real(method.dt()));
+        s.push("time", Value::Real(method.time().unwrap_or(0.0)));
+        s.push("stop", Value::Text(outcome.stop.label().into()));
+        for (k, v) in &self.measured {
+            // A shock the analysis cannot find (a run stopped early, a
+            // coarse grid) is said so, not written as NaN.
+            if v.is_finite() {
+                s.push(k, Value::Real(*v));
+            } else {
+                s.push(k, Value::Text("not found".into()));
+            }
+        }
+        None
+    }
 }

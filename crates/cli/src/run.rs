@@ -175,11 +175,12 @@ fn run_on(comm: Box<dyn Comm>, path: &Path, opts: &RunOptions) -> Result<Finishe
     let mut text = agree(&*comm, read).map_err(|e| anyhow!(e))?.into_bytes();
     comm.broadcast(0, &mut text);
     let case = CaseFile::parse(&String::from_utf8_lossy(&text), path, &[])?;
+    use crate::pipeline::run_case;
     match case.method {
-        MethodName::Lskum => crate::lskum_run::run(comm, &case, opts),
-        MethodName::Fv => crate::fv_run::run(comm, &case, opts),
-        MethodName::Lw => crate::lw_run::run(comm, &case, opts),
-        MethodName::Dg => crate::dg_run::run(comm, &case, opts),
+        MethodName::Lskum => run_case::<crate::lskum_run::LskumRun>(comm, &case, opts),
+        MethodName::Fv => run_case::<crate::fv_run::FvRun>(comm, &case, opts),
+        MethodName::Lw => run_case::<crate::lw_run::LwRun>(comm, &case, opts),
+        MethodName::Dg => run_case::<crate::dg_run::DgRun>(comm, &case, opts),
     }
 }
 

@@ -151,7 +151,7 @@ fn bench_without_a_case_takes_solver_settings() {
     assert!(o.status.success(), "{}", stderr(&o));
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
-        out.contains("euler (1 stages), 2 inner iterations"),
+        out.contains("euler (1 stage) with 2 inner iterations"),
         "{out}"
     );
     let o = run(&[]);

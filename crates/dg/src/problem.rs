@@ -268,7 +268,17 @@ pub fn for_each_node(settings: &Settings, mut f: impl FnMut(usize, usize, [f64; 
     }
 }
 
-/// The dats of the family `settings` runs.
+/// The loops of the kernel family `settings` runs.
+pub fn loops(settings: &Settings) -> &'static [&'static qflow_par::LoopDecl] {
+    crate::family(settings.order, settings.equation, settings.dimensions).loops
+}
+
+/// The solution's dat of the kernel family `settings` runs.
+pub fn solution(settings: &Settings) -> &'static DatDecl {
+    crate::family(settings.order, settings.equation, settings.dimensions).u
+}
+
+/// The dats of `settings`'s kernel family.
 pub fn dats(settings: &Settings) -> &'static [&'static DatDecl] {
     crate::family(settings.order, settings.equation, settings.dimensions).dats
 }

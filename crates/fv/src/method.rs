@@ -44,6 +44,11 @@ impl Fv {
     pub fn settings(&self) -> &Settings {
         &self.settings
     }
+
+    /// The mesh's cells (every rank's).
+    pub fn cells(&self) -> usize {
+        self.cells
+    }
 }
 
 impl Method for Fv {

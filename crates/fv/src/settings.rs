@@ -88,6 +88,20 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// The backend `spec` with the plan of the edge loops these settings
+    /// choose (strategy, block size, layout).
+    pub fn backend(
+        &self,
+        spec: &qflow_par::backend::BackendSpec,
+    ) -> qflow_par::backend::BackendSpec {
+        qflow_par::backend::BackendSpec {
+            increments: self.strategy,
+            block_size: self.block_size,
+            layout: self.layout,
+            ..spec.clone()
+        }
+    }
+
     /// Checks every value; the error names the key and the reason.
     pub fn validate(&self) -> Result<(), String> {
         let Settings {

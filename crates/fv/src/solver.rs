@@ -35,12 +35,7 @@ impl Solver {
             device_source: method.device_source(),
         };
         // The method's settings choose the plan of its edge loops.
-        let spec = BackendSpec {
-            increments: settings.strategy,
-            block_size: settings.block_size,
-            layout: settings.layout,
-            ..spec.clone()
-        };
+        let spec = settings.backend(spec);
         let mut ex = qflow_par::launch::single_process(&p, &program, method.globals(), &spec)?;
         drop(p);
         method.start(&mut ex).map_err(|e| e.to_string())?;
