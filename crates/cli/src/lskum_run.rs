@@ -69,9 +69,11 @@ impl CaseMethod for LskumRun {
             name,
             new_of_old,
             numbering,
-            stencils: newton
-                .then(|| problem::stencil_rows(&problem))
-                .unwrap_or_default(),
+            stencils: if newton {
+                problem::stencil_rows(&problem)
+            } else {
+                Vec::new()
+            },
         };
         Ok(Built {
             problem,
