@@ -18,8 +18,8 @@
 //! neighbours read it); after the first stage the step's start is swapped
 //! into `u0`, so no loop copies it.
 
-use qflow_par::driver::{Method, StepError};
-use qflow_par::{DatDecl, Exec, GlobalDecl, LoopDecl, SetDecl};
+use qflow_par::driver::{Declared, Method, StepError};
+use qflow_par::{DatDecl, Exec, GlobalDecl, LoopDecl};
 
 use crate::decl::{
     CELLS, COEF, GLOBALS, KINETIC, MASS, MAX_STAGES, NORM_SQ, PARAMS, PARAMS_3, RHO_MIN, STAGE,
@@ -263,35 +263,20 @@ impl Dg {
 }
 
 impl Method for Dg {
-    fn name(&self) -> &'static str {
-        "dg"
-    }
-
-    fn loops(&self) -> &'static [&'static LoopDecl] {
-        self.family.loops
-    }
-
-    fn dats(&self) -> &'static [&'static DatDecl] {
-        self.family.dats
-    }
-
-    fn globals(&self) -> &'static [&'static GlobalDecl] {
-        &GLOBALS
-    }
-
-    fn device_source(&self) -> &'static str {
-        // The kernels of the run's order only (one translation per order).
-        crate::device_source(self.settings.order)
-    }
-
-    fn work_set(&self) -> &'static SetDecl {
-        &CELLS
-    }
-
-    fn columns(&self) -> &'static [&'static str] {
-        match self.settings.equation {
-            Equation::Advection => &COLUMNS,
-            Equation::IsothermalEuler => &EULER_COLUMNS,
+    fn declared(&self) -> Declared {
+        Declared {
+            name: "dg",
+            loops: self.family.loops,
+            dats: self.family.dats,
+            globals: &GLOBALS,
+            // The kernels of the run's order only (one translation per
+            // order).
+            device_source: crate::device_source(self.settings.order),
+            work_set: &CELLS,
+            columns: match self.settings.equation {
+                Equation::Advection => &COLUMNS,
+                Equation::IsothermalEuler => &EULER_COLUMNS,
+            },
         }
     }
 

@@ -5,8 +5,8 @@
 //! `log_rms_drop` its `log10` relative to the first iteration's (which
 //! `[stop] residue_drop` watches).
 
-use qflow_par::driver::{Method, StepError};
-use qflow_par::{DatDecl, Exec, GlobalDecl, LoopDecl, SetDecl};
+use qflow_par::driver::{Declared, Method, StepError};
+use qflow_par::Exec;
 
 use crate::decl::*;
 use crate::settings::Settings;
@@ -52,32 +52,16 @@ impl Fv {
 }
 
 impl Method for Fv {
-    fn name(&self) -> &'static str {
-        "fv"
-    }
-
-    fn loops(&self) -> &'static [&'static LoopDecl] {
-        &LOOPS
-    }
-
-    fn dats(&self) -> &'static [&'static DatDecl] {
-        &DATS
-    }
-
-    fn globals(&self) -> &'static [&'static GlobalDecl] {
-        &GLOBALS
-    }
-
-    fn device_source(&self) -> &'static str {
-        DEVICE_SOURCE
-    }
-
-    fn work_set(&self) -> &'static SetDecl {
-        &CELLS
-    }
-
-    fn columns(&self) -> &'static [&'static str] {
-        &COLUMNS
+    fn declared(&self) -> Declared {
+        Declared {
+            name: "fv",
+            loops: &LOOPS,
+            dats: &DATS,
+            globals: &GLOBALS,
+            device_source: DEVICE_SOURCE,
+            work_set: &CELLS,
+            columns: &COLUMNS,
+        }
     }
 
     fn log_residue_column(&self) -> Option<usize> {

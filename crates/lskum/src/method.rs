@@ -4,8 +4,8 @@
 
 use std::sync::Arc;
 
-use qflow_par::driver::{Method, StepError};
-use qflow_par::{DatDecl, Exec, GlobalDecl, LoopDecl, SetDecl, Values};
+use qflow_par::driver::{Declared, Method, StepError};
+use qflow_par::{Exec, Values};
 
 use crate::decl::*;
 use crate::forces::Coefficients;
@@ -245,32 +245,16 @@ impl Lskum {
 }
 
 impl Method for Lskum {
-    fn name(&self) -> &'static str {
-        "lskum"
-    }
-
-    fn loops(&self) -> &'static [&'static LoopDecl] {
-        &LOOPS
-    }
-
-    fn dats(&self) -> &'static [&'static DatDecl] {
-        &DATS
-    }
-
-    fn globals(&self) -> &'static [&'static GlobalDecl] {
-        &GLOBALS
-    }
-
-    fn device_source(&self) -> &'static str {
-        DEVICE_SOURCE
-    }
-
-    fn work_set(&self) -> &'static SetDecl {
-        &POINTS
-    }
-
-    fn columns(&self) -> &'static [&'static str] {
-        &COLUMNS
+    fn declared(&self) -> Declared {
+        Declared {
+            name: "lskum",
+            loops: &LOOPS,
+            dats: &DATS,
+            globals: &GLOBALS,
+            device_source: DEVICE_SOURCE,
+            work_set: &POINTS,
+            columns: &COLUMNS,
+        }
     }
 
     fn log_residue_column(&self) -> Option<usize> {

@@ -7,8 +7,8 @@
 //! (`max |rho_new - rho_old| / dt` over the cells; it falls as the flow
 //! settles).
 
-use qflow_par::driver::{Method, StepError};
-use qflow_par::{DatDecl, Exec, GlobalDecl, LoopDecl, SetDecl};
+use qflow_par::driver::{Declared, Method, StepError};
+use qflow_par::{Exec, LoopDecl};
 
 use crate::decl::*;
 use crate::settings::{Grid, Settings, Setup, Viscosity};
@@ -192,32 +192,16 @@ impl Lw {
 }
 
 impl Method for Lw {
-    fn name(&self) -> &'static str {
-        "lw"
-    }
-
-    fn loops(&self) -> &'static [&'static LoopDecl] {
-        &LOOPS
-    }
-
-    fn dats(&self) -> &'static [&'static DatDecl] {
-        &DATS
-    }
-
-    fn globals(&self) -> &'static [&'static GlobalDecl] {
-        &GLOBALS
-    }
-
-    fn device_source(&self) -> &'static str {
-        DEVICE_SOURCE
-    }
-
-    fn work_set(&self) -> &'static SetDecl {
-        &CELLS
-    }
-
-    fn columns(&self) -> &'static [&'static str] {
-        &COLUMNS
+    fn declared(&self) -> Declared {
+        Declared {
+            name: "lw",
+            loops: &LOOPS,
+            dats: &DATS,
+            globals: &GLOBALS,
+            device_source: DEVICE_SOURCE,
+            work_set: &CELLS,
+            columns: &COLUMNS,
+        }
     }
 
     fn start(&mut self, ex: &mut Exec) -> Result<(), StepError> {

@@ -57,23 +57,60 @@ pub enum StepError {
     Exec(#[from] ExecError),
 }
 
-/// What the driver needs of a method.
-pub trait Method: Send {
+/// What a method declares to the layer, in one table: its name, loops,
+/// dats, globals, device source, work set and history columns.
+#[derive(Clone, Copy, Debug)]
+pub struct Declared {
     /// The method's name, as in case files.
-    fn name(&self) -> &'static str;
+    pub name: &'static str,
     /// Every loop the method runs.
-    fn loops(&self) -> &'static [&'static LoopDecl];
+    pub loops: &'static [&'static LoopDecl],
     /// Every dat the method declares (those declared state go into
     /// checkpoints).
-    fn dats(&self) -> &'static [&'static DatDecl];
+    pub dats: &'static [&'static DatDecl],
     /// Every global the method declares.
-    fn globals(&self) -> &'static [&'static GlobalDecl];
+    pub globals: &'static [&'static GlobalDecl],
     /// The device source of its kernels (translated from the Rust).
-    fn device_source(&self) -> &'static str;
+    pub device_source: &'static str,
     /// The set whose size the speed is counted per (points, cells).
-    fn work_set(&self) -> &'static SetDecl;
+    pub work_set: &'static SetDecl,
     /// The names of the values of a history row.
-    fn columns(&self) -> &'static [&'static str];
+    pub columns: &'static [&'static str],
+}
+
+/// What the driver needs of a method.
+pub trait Method: Send {
+    /// The method's declarations.
+    fn declared(&self) -> Declared;
+    /// The method's name, as in case files.
+    fn name(&self) -> &'static str {
+        self.declared().name
+    }
+    /// Every loop the method runs.
+    fn loops(&self) -> &'static [&'static LoopDecl] {
+        self.declared().loops
+    }
+    /// Every dat the method declares (those declared state go into
+    /// checkpoints).
+    fn dats(&self) -> &'static [&'static DatDecl] {
+        self.declared().dats
+    }
+    /// Every global the method declares.
+    fn globals(&self) -> &'static [&'static GlobalDecl] {
+        self.declared().globals
+    }
+    /// The device source of its kernels (translated from the Rust).
+    fn device_source(&self) -> &'static str {
+        self.declared().device_source
+    }
+    /// The set whose size the speed is counted per (points, cells).
+    fn work_set(&self) -> &'static SetDecl {
+        self.declared().work_set
+    }
+    /// The names of the values of a history row.
+    fn columns(&self) -> &'static [&'static str] {
+        self.declared().columns
+    }
     /// The column holding `log10` of the residue relative to its reference,
     /// which the residue-drop rule watches.
     fn log_residue_column(&self) -> Option<usize> {
