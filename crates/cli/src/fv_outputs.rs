@@ -209,6 +209,9 @@ pub fn write_outputs(
                         &wall,
                         settings.mach,
                         settings.aoa,
+                        // As always drawn: for gamma 1.4 (OP2's 1.4f
+                        // widened, `settings.gam`, differs in the 8th digit).
+                        qflow_lskum::fields::sonic_pressure_coefficient(settings.mach),
                     ),
                     "the surface pressure",
                 )?;

@@ -1,12 +1,16 @@
 //! q-LSKUM's outputs: `solution.dat`, `surface.csv`, `field.vtu` (or one
 //! VTK piece per rank and `field.pvtu`) and the plots, in the cloud's own
-//! numbering.
+//! numbering: the fields of the state ([`qflow_lskum::fields`]) handed to
+//! the writers of `qflow-io` by name.
 
 use std::path::Path;
 
 use anyhow::Result;
 
 use qflow_lskum::decl::{KIND, PRIM, X, Y};
+use qflow_lskum::fields::{
+    sonic_pressure_coefficient, PointFields, VTK_ACTIVE_SCALAR, VTK_VELOCITY,
+};
 use qflow_lskum::{Settings, Vec4};
 use qflow_mesh::{Cloud, PointKind};
 use qflow_par::driver::history::Row;
@@ -43,6 +47,18 @@ pub fn write_outputs(
     agree(ex.comm(), written)
 }
 
+/// Runs `f` on the VTK point data of `fields`: `rho`, `u`, `v`, `p`,
+/// `Mach`, `Cp` and the velocity, `Mach` and the velocity active.
+fn with_vtk_data<T>(fields: &PointFields, f: impl FnOnce(&qflow_io::vtk::PointData) -> T) -> T {
+    let (scalars, vectors) = (fields.vtk_scalars(), fields.vtk_vectors());
+    f(&qflow_io::vtk::PointData {
+        scalars: &scalars,
+        vectors: &vectors,
+        active_scalar: Some(VTK_ACTIVE_SCALAR),
+        active_vector: Some(VTK_VELOCITY),
+    })
+}
+
 fn write_files(
     d: &Path,
     cloud: &Cloud,
@@ -53,13 +69,16 @@ fn write_files(
     plots: bool,
 ) -> Result<()> {
     let fs = settings.free_stream();
-    qflow_io::fields::write_solution(&d.join("solution.dat"), cloud, prim, &fs)?;
+    let fields = PointFields::new(prim, &fs);
+    qflow_io::table::write_table(&d.join("solution.dat"), cloud, &fields.table_columns())?;
     let shapes = cloud.shape.iter().any(|&s| s > 0);
     if shapes {
-        qflow_io::surface::write_surface(&d.join("surface.csv"), cloud, prim, &fs)?;
+        qflow_io::surface::write_surface(&d.join("surface.csv"), cloud, &fields.surface_columns())?;
     }
     if vtk {
-        qflow_io::vtk::write_vtu(&d.join("field.vtu"), cloud, prim, &fs)?;
+        with_vtk_data(&fields, |data| {
+            qflow_io::vtk::write_vtu(&d.join("field.vtu"), cloud, data)
+        })?;
     }
     if plots {
         if !rows.is_empty() {
@@ -74,14 +93,22 @@ fn write_files(
         }
         if shapes {
             crate::run::picture(
-                qflow_io::plot::plot_surface_cp(&d.join("cp.png"), cloud, prim, &fs),
+                qflow_io::plot::plot_surface_cp(
+                    &d.join("cp.png"),
+                    cloud,
+                    &fields.cp,
+                    fs.mach,
+                    // The angle back from the free stream's radians.
+                    fs.theta.to_degrees(),
+                    sonic_pressure_coefficient(fs.mach),
+                ),
                 "the surface Cp",
             )?;
             crate::run::picture(
                 qflow_io::plot::plot_mach_field(
                     &d.join("mach.png"),
                     cloud,
-                    prim,
+                    &fields.mach,
                     None,
                     (1200, 900),
                 ),
@@ -136,20 +163,18 @@ pub fn write_pieces(ex: &mut Exec, dir: &Path, settings: &Settings) -> Result<()
     let numbers: Vec<u64> = (0..owned)
         .map(|i| set.global_of(i).unwrap_or(0) as u64 + 1)
         .collect();
-    let fs = settings.free_stream();
-    let written = qflow_io::vtk::write_vtu_piece(
-        &dir.join(name(rank)),
-        &piece,
-        &local,
-        &fs,
-        &points,
-        &numbers,
-    )
+    let fields = PointFields::new(&local, &settings.free_stream());
+    let written = with_vtk_data(&fields, |data| {
+        qflow_io::vtk::write_vtu_piece(&dir.join(name(rank)), &piece, data, &points, &numbers)
+    })
     .map_err(|e| e.to_string());
     agree(ex.comm(), written)?;
     let index = if rank == 0 {
         let files: Vec<String> = (0..ex.ranks()).map(name).collect();
-        qflow_io::vtk::write_pvtu(&dir.join("field.pvtu"), &files).map_err(|e| e.to_string())
+        with_vtk_data(&fields, |data| {
+            qflow_io::vtk::write_pvtu(&dir.join("field.pvtu"), &files, data)
+        })
+        .map_err(|e| e.to_string())
     } else {
         Ok(())
     };

@@ -56,11 +56,31 @@ impl DataError {
     }
 }
 
-/// Checks that there is one state per point: `states` states for `points`
-/// points.
-pub(crate) fn check_states(states: usize, points: usize) -> Result<(), DataError> {
-    if states != points {
-        return Err(DataError(format!("{states} states for {points} points")));
+/// Checks named fields before writing: one value per item each (`n`
+/// `items`, such as "points" or "cells"), names of ASCII letters, digits
+/// and `_` (they stand in XML attributes, CSV headers and space-separated
+/// tables as they are), no name twice.
+pub(crate) fn check_fields<'a>(
+    fields: impl IntoIterator<Item = (&'a str, usize)>,
+    n: usize,
+    items: &str,
+) -> Result<(), DataError> {
+    let mut seen: Vec<&str> = Vec::new();
+    for (name, len) in fields {
+        if len != n {
+            return Err(DataError(format!(
+                "field `{name}` has {len} values for {n} {items}"
+            )));
+        }
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(DataError(format!(
+                "field name `{name}`: letters, digits and _ only"
+            )));
+        }
+        if seen.contains(&name) {
+            return Err(DataError(format!("field `{name}` is given twice")));
+        }
+        seen.push(name);
     }
     Ok(())
 }
@@ -72,10 +92,10 @@ mod tests {
     #[test]
     fn errors_name_the_file() {
         let path = Path::new("out/field.vtu");
-        let e = DataError("3 states for 4 points".into()).at(path);
+        let e = DataError("field `rho` has 3 values for 4 points".into()).at(path);
         assert_eq!(
             e.to_string(),
-            "out/field.vtu: cannot write: 3 states for 4 points"
+            "out/field.vtu: cannot write: field `rho` has 3 values for 4 points"
         );
         assert_eq!(e.path(), path);
         let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such folder");
@@ -83,10 +103,30 @@ mod tests {
         assert!(matches!(e, OutputError::File(_)));
         assert_eq!(e.to_string(), "out/field.vtu: no such folder");
         assert_eq!(e.path(), path);
-        assert!(check_states(4, 4).is_ok());
-        assert_eq!(
-            check_states(3, 4).unwrap_err().to_string(),
-            "3 states for 4 points"
-        );
+    }
+
+    #[test]
+    fn fields_need_one_value_per_item_and_plain_distinct_names() {
+        let check = |fields: &[(&str, usize)]| check_fields(fields.iter().copied(), 4, "points");
+        assert!(check(&[]).is_ok());
+        assert!(check(&[("rho", 4), ("x_over_c", 4), ("Cp2", 4)]).is_ok());
+        for (fields, message) in [
+            (
+                &[("rho", 4), ("p", 3)][..],
+                "field `p` has 3 values for 4 points",
+            ),
+            (&[("", 4)], "field name ``: letters, digits and _ only"),
+            (
+                &[("a b", 4)],
+                "field name `a b`: letters, digits and _ only",
+            ),
+            (
+                &[("a,b", 4)],
+                "field name `a,b`: letters, digits and _ only",
+            ),
+            (&[("Mach", 4), ("Mach", 4)], "field `Mach` is given twice"),
+        ] {
+            assert_eq!(check(fields).unwrap_err().to_string(), message);
+        }
     }
 }

@@ -1,5 +1,7 @@
-//! The surface pressure, `surface.csv`: one row per point of each body, in
-//! order along the body's surface.
+//! The surfaces of a cloud's bodies: their points in order along each
+//! body, the rows of a surface plot ([`surface_rows`]), and `surface.csv`
+//! ([`write_surface`]): one row per point of each body, with the named
+//! columns a method gives (q-LSKUM's: `cp`).
 //!
 //! A body is the set of points with one shape id `> 0`: its wall points and,
 //! in the usual clouds, the trailing-edge point, which is an interior point
@@ -13,20 +15,10 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Write;
 use std::path::Path;
 
-use qflow_lskum::forces::pressure_coefficient;
-use qflow_lskum::gas::FreeStream;
-use qflow_lskum::Vec4;
 use qflow_mesh::{Cloud, NO_POINT};
 
-use crate::error::check_states;
+use crate::error::check_fields;
 use crate::{DataError, OutputError};
-
-/// The header of `surface.csv` for a cloud with one body.
-pub const HEADER: &str = "x,y,x_over_c,cp,point";
-
-/// The header of `surface.csv` for a cloud with several bodies: the same
-/// columns, and the body's shape id last.
-pub const HEADER_SHAPES: &str = "x,y,x_over_c,cp,point,shape";
 
 /// The points of one body (shape id), in order along its surface.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,10 +32,11 @@ pub struct BodyOutline {
     pub points: Vec<usize>,
 }
 
-/// One row of `surface.csv`.
+/// One point of a body's surface with its pressure coefficient: a row of
+/// [`crate::plot::plot_cp_rows`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SurfaceRow {
-    /// The point (0-based cloud index; written 1-based).
+    /// The point (0-based cloud index) or, on a mesh, the wall edge.
     pub index: usize,
     /// The body's shape id.
     pub shape: u32,
@@ -159,16 +152,18 @@ fn order_body(cloud: &Cloud, shape: u32, members: &[usize]) -> Vec<usize> {
     order
 }
 
-/// The rows of `surface.csv`: every body's points in surface order (see
-/// [`body_outlines`]), with `prim[i]` the state of point `i`. An error
-/// unless there is one state per point.
-pub fn surface_rows(
-    cloud: &Cloud,
-    prim: &[Vec4],
-    fs: &FreeStream,
-) -> Result<Vec<SurfaceRow>, DataError> {
-    check_states(prim.len(), cloud.len())?;
-    let mut rows = Vec::new();
+/// A point of a body in surface order: the point, its body's shape id and
+/// its `x_over_c` (see [`SurfaceRow`]).
+struct Place {
+    index: usize,
+    shape: u32,
+    x_over_c: f64,
+}
+
+/// Every body's points in surface order (see [`body_outlines`]), with
+/// their x/c.
+fn places(cloud: &Cloud) -> Vec<Place> {
+    let mut places = Vec::new();
     for body in body_outlines(cloud) {
         let (x_min, x_max) = body
             .points
@@ -177,49 +172,85 @@ pub fn surface_rows(
                 (lo.min(cloud.x[i]), hi.max(cloud.x[i]))
             });
         let chord = x_max - x_min;
-        rows.extend(body.points.iter().map(|&i| SurfaceRow {
+        places.extend(body.points.iter().map(|&i| Place {
             index: i,
             shape: body.shape,
-            x: cloud.x[i],
-            y: cloud.y[i],
             x_over_c: if chord > 0.0 {
                 (cloud.x[i] - x_min) / chord
             } else {
                 0.0
             },
-            cp: pressure_coefficient(prim[i][3], fs),
         }));
     }
-    Ok(rows)
+    places
 }
 
-/// Writes `surface.csv` (see [`surface_rows`]): header [`HEADER`], or
-/// [`HEADER_SHAPES`] when the cloud has more than one body; reals to 17
-/// significant digits, point numbers 1-based; atomically. `cp` has the
-/// conventional sign: negative on the suction side. An error, and nothing
-/// written, unless there is one state per point.
+/// The rows of a surface plot: every body's points in surface order (see
+/// [`body_outlines`]), with `cp[i]` the pressure coefficient of point `i`.
+/// An error unless there is one value per point.
+pub fn surface_rows(cloud: &Cloud, cp: &[f64]) -> Result<Vec<SurfaceRow>, DataError> {
+    check_fields([("cp", cp.len())], cloud.len(), "points")?;
+    Ok(places(cloud)
+        .into_iter()
+        .map(|p| SurfaceRow {
+            index: p.index,
+            shape: p.shape,
+            x: cloud.x[p.index],
+            y: cloud.y[p.index],
+            x_over_c: p.x_over_c,
+            cp: cp[p.index],
+        })
+        .collect())
+}
+
+/// The header of `surface.csv` with the columns `names`: `x,y,x_over_c`,
+/// the names, `point`, and `shape` when the cloud has more than one body
+/// (`several`).
+pub fn header(names: &[&str], several: bool) -> String {
+    let mut h = String::from("x,y,x_over_c");
+    for name in names {
+        h.push(',');
+        h.push_str(name);
+    }
+    h.push_str(",point");
+    if several {
+        h.push_str(",shape");
+    }
+    h
+}
+
+/// Writes `surface.csv`: a row for every point of every body in surface
+/// order (see [`body_outlines`]), `x,y,x_over_c`, then the value of point
+/// `i` of each of `columns` (`(name, values)`, one value per point), then
+/// the point number (1-based) and, when the cloud has more than one body,
+/// the body's shape id; the [`header`] first; reals to 17 significant
+/// digits; atomically. An error, and nothing written, unless each column
+/// has one value per point and a name of letters, digits and `_`.
 pub fn write_surface(
     path: &Path,
     cloud: &Cloud,
-    prim: &[Vec4],
-    fs: &FreeStream,
+    columns: &[(&str, &[f64])],
 ) -> Result<(), OutputError> {
-    let rows = surface_rows(cloud, prim, fs).map_err(|e| e.at(path))?;
-    let several = rows.iter().any(|r| r.shape != rows[0].shape);
+    let lengths = columns.iter().map(|(name, v)| (*name, v.len()));
+    check_fields(lengths, cloud.len(), "points").map_err(|e| e.at(path))?;
+    let places = places(cloud);
+    let several = places.iter().any(|p| p.shape != places[0].shape);
+    let names: Vec<&str> = columns.iter().map(|c| c.0).collect();
     qflow_mesh::fsutil::write_atomically(path, |w| {
-        writeln!(w, "{}", if several { HEADER_SHAPES } else { HEADER })?;
-        for r in &rows {
+        writeln!(w, "{}", header(&names, several))?;
+        for p in &places {
+            let i = p.index;
             write!(
                 w,
-                "{:.16e},{:.16e},{:.16e},{:.16e},{}",
-                r.x,
-                r.y,
-                r.x_over_c,
-                r.cp,
-                r.index + 1
+                "{:.16e},{:.16e},{:.16e}",
+                cloud.x[i], cloud.y[i], p.x_over_c
             )?;
+            for (_, values) in columns {
+                write!(w, ",{:.16e}", values[i])?;
+            }
+            write!(w, ",{}", i + 1)?;
             if several {
-                write!(w, ",{}", r.shape)?;
+                write!(w, ",{}", p.shape)?;
             }
             writeln!(w)?;
         }
@@ -228,76 +259,19 @@ pub fn write_surface(
     Ok(())
 }
 
-/// Test data shared by the tests of this crate's writers.
-#[cfg(test)]
-pub(crate) mod test_case {
-    use std::path::PathBuf;
-
-    use qflow_lskum::gas::{FreeStream, GAMMA, P_INF, RHO_INF};
-    use qflow_lskum::Vec4;
-    use qflow_mesh::generate::NacaOGrid;
-    use qflow_mesh::Cloud;
-
-    /// The free stream of [`naca0012`]: M 0.63 at 2 degrees.
-    pub(crate) fn free_stream() -> FreeStream {
-        FreeStream::new(0.63, 2.0)
-    }
-
-    /// A 64 x 24 NACA 0012 O-grid (1,536 points) and a synthetic state: the
-    /// free stream, with a pressure dip over the section (strong on the upper
-    /// surface, weak on the lower, largest at the leading edge) that decays
-    /// within about 0.3 chords of the chord line, and the isentropic density
-    /// and speed (same total enthalpy) that go with it. The flow is
-    /// supersonic just above the leading edge.
-    pub(crate) fn naca0012() -> (Cloud, Vec<Vec4>, FreeStream) {
-        let cloud = NacaOGrid {
-            section: "naca0012".parse().unwrap(),
-            wall_points: 64,
-            rings: 24,
-            far_field: 10.0,
-            stretching: None,
-        }
-        .generate()
-        .unwrap();
-        let fs = free_stream();
-        let prim = (0..cloud.len())
-            .map(|i| state_at(cloud.x[i], cloud.y[i], &fs))
-            .collect();
-        (cloud, prim, fs)
-    }
-
-    /// The synthetic state of [`naca0012`] at `(x, y)`.
-    pub(crate) fn state_at(x: f64, y: f64, fs: &FreeStream) -> Vec4 {
-        let xc = x.clamp(0.0, 1.0);
-        let distance_to_chord = (x - xc).hypot(y);
-        let decay = (-(distance_to_chord / 0.15).powi(2)).exp();
-        let side = 0.6 + 0.4 * (y / 0.02).tanh();
-        let p = P_INF * (1.0 - 0.35 * decay * side * (1.0 - xc));
-        let rho = RHO_INF * (p / P_INF).powf(1.0 / GAMMA);
-        // Total enthalpy per unit mass: a^2 / (gamma - 1) + |u|^2 / 2.
-        let h0 = GAMMA * P_INF / RHO_INF / (GAMMA - 1.0) + 0.5 * fs.mach * fs.mach;
-        let speed = (2.0 * (h0 - GAMMA * p / rho / (GAMMA - 1.0))).sqrt();
-        [rho, speed * fs.theta.cos(), speed * fs.theta.sin(), p]
-    }
-
-    /// A fresh, empty folder for the test `name`.
-    pub(crate) fn temp_dir(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("qflow-io-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_case;
     use qflow_mesh::PointKind;
+
+    /// The header of a one-body cloud's `surface.csv` with Cp.
+    const HEADER: &str = "x,y,x_over_c,cp,point";
 
     #[test]
     fn rows_follow_the_boundary_from_the_trailing_edge() {
-        let (cloud, prim, fs) = test_case::naca0012();
-        let rows = surface_rows(&cloud, &prim, &fs).unwrap();
+        let (cloud, flow) = test_case::naca0012();
+        let rows = surface_rows(&cloud, &flow.cp).unwrap();
         let body: Vec<usize> = (0..cloud.len()).filter(|&i| cloud.shape[i] > 0).collect();
         assert_eq!(rows.len(), body.len());
         let mut seen: Vec<usize> = rows.iter().map(|r| r.index).collect();
@@ -311,17 +285,14 @@ mod tests {
         for (k, r) in rows.iter().enumerate() {
             let next = rows[(k + 1) % rows.len()].index;
             assert_eq!(cloud.right[r.index] as usize, next, "row {k}");
-            assert_eq!(
-                r.cp.to_bits(),
-                pressure_coefficient(prim[r.index][3], &fs).to_bits()
-            );
+            assert_eq!(r.cp.to_bits(), flow.cp[r.index].to_bits());
             assert_eq!((r.x, r.y, r.shape), (cloud.x[r.index], cloud.y[r.index], 1));
             assert!((0.0..=1.0).contains(&r.x_over_c));
         }
         // The generator's order: the lower surface first, the leading edge half way.
         assert!(rows[1].y < 0.0);
         assert_eq!(rows[rows.len() / 2].x_over_c, 0.0);
-        // The synthetic state has its suction on the upper surface.
+        // The synthetic flow has its suction on the upper surface.
         let upper_min = rows
             .iter()
             .filter(|r| r.y > 0.0)
@@ -388,9 +359,8 @@ mod tests {
                 },
             ]
         );
-        let prim = vec![[1.0, 0.5, 0.0, 0.7]; c.len()];
-        let fs = test_case::free_stream();
-        let rows = surface_rows(&c, &prim, &fs).unwrap();
+        let cp: Vec<f64> = (0..c.len()).map(|i| i as f64 - 0.5).collect();
+        let rows = surface_rows(&c, &cp).unwrap();
         assert_eq!(rows[0].x_over_c, 1.0);
         assert_eq!(rows[3].x_over_c, 0.0);
         assert_eq!(rows[4].x_over_c, 1.0); // point 7, x = 9 on body 5 (x from 5 to 9)
@@ -398,31 +368,46 @@ mod tests {
 
         let dir = test_case::temp_dir("surface-bodies");
         let path = dir.join("surface.csv");
-        write_surface(&path, &c, &prim, &fs).unwrap();
+        let twice: Vec<f64> = cp.iter().map(|v| 2.0 * v).collect();
+        write_surface(&path, &c, &[("cp", &cp), ("cp2", &twice)]).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         let mut lines = text.lines();
-        assert_eq!(lines.next(), Some(HEADER_SHAPES));
+        assert_eq!(lines.next(), Some("x,y,x_over_c,cp,cp2,point,shape"));
         let fields: Vec<Vec<String>> = lines
             .map(|l| l.split(',').map(str::to_string).collect())
             .collect();
         assert_eq!(fields.len(), 8);
-        let numbers: Vec<&str> = fields.iter().map(|f| f[4].as_str()).collect();
+        let numbers: Vec<&str> = fields.iter().map(|f| f[5].as_str()).collect();
         assert_eq!(numbers, ["2", "3", "4", "1", "8", "5", "6", "7"]);
-        assert_eq!(fields[0][5], "2");
-        assert_eq!(fields[7][5], "5");
+        for f in &fields {
+            let i: usize = f[5].parse::<usize>().unwrap() - 1;
+            assert_eq!(f[3].parse::<f64>().unwrap(), cp[i]);
+            assert_eq!(f[4].parse::<f64>().unwrap(), twice[i]);
+        }
+        assert_eq!(fields[0][6], "2");
+        assert_eq!(fields[7][6], "5");
+        // Without columns: the place and the number alone.
+        write_surface(&path, &c, &[]).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.lines().next(), Some("x,y,x_over_c,point,shape"));
+        assert_eq!(
+            text.lines().nth(1),
+            Some("1.0000000000000000e0,0.0000000000000000e0,1.0000000000000000e0,2,2")
+        );
         std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
     fn file_holds_the_rows_exactly() {
-        let (cloud, prim, fs) = test_case::naca0012();
-        let rows = surface_rows(&cloud, &prim, &fs).unwrap();
+        let (cloud, flow) = test_case::naca0012();
+        let rows = surface_rows(&cloud, &flow.cp).unwrap();
         let dir = test_case::temp_dir("surface-file");
         let path = dir.join("surface.csv");
-        write_surface(&path, &cloud, &prim, &fs).unwrap();
+        write_surface(&path, &cloud, &[("cp", &flow.cp)]).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         let mut lines = text.lines();
         assert_eq!(lines.next(), Some(HEADER));
+        assert_eq!(header(&["cp"], false), HEADER);
         let mut count = 0;
         for (line, r) in lines.zip(&rows) {
             let f: Vec<&str> = line.split(',').collect();
@@ -440,23 +425,31 @@ mod tests {
     }
 
     #[test]
-    fn wrong_state_length_is_an_error() {
-        let (cloud, prim, fs) = test_case::naca0012();
-        let e = surface_rows(&cloud, &prim[1..], &fs).unwrap_err();
-        assert!(e.to_string().contains("states for"), "{e}");
-        let empty = surface_rows(&Cloud::default(), &[], &fs).unwrap();
+    fn wrong_lengths_and_names_are_errors() {
+        let (cloud, flow) = test_case::naca0012();
+        let e = surface_rows(&cloud, &flow.cp[1..]).unwrap_err();
+        assert_eq!(e.to_string(), "field `cp` has 1535 values for 1536 points");
+        let empty = surface_rows(&Cloud::default(), &[]).unwrap();
         assert!(empty.is_empty());
         // Writing: an error naming the file, and nothing written.
         let dir = test_case::temp_dir("surface-bad");
         let path = dir.join("surface.csv");
-        let e = write_surface(&path, &cloud, &prim[1..], &fs).unwrap_err();
-        assert!(matches!(e, OutputError::Data { .. }), "{e}");
-        assert!(
-            e.to_string().starts_with(&format!("{}: ", path.display())),
-            "{e}"
-        );
+        for (columns, what) in [
+            (&[("cp", &flow.cp[1..])][..], "`cp` has 1535 values"),
+            (&[("c p", &flow.cp[..])], "letters, digits and _ only"),
+            (&[("cp", &flow.cp[..]), ("cp", &flow.cp[..])], "given twice"),
+        ] {
+            let e = write_surface(&path, &cloud, columns).unwrap_err();
+            assert!(matches!(e, OutputError::Data { .. }), "{e}");
+            assert!(
+                e.to_string().starts_with(&format!("{}: ", path.display())),
+                "{e}"
+            );
+            assert!(e.to_string().contains(what), "{e}");
+        }
         assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
-        let e = write_surface(&dir.join("no/surface.csv"), &cloud, &prim, &fs).unwrap_err();
+        let e =
+            write_surface(&dir.join("no/surface.csv"), &cloud, &[("cp", &flow.cp)]).unwrap_err();
         assert!(matches!(e, OutputError::File(_)), "{e}");
         std::fs::remove_dir_all(dir).unwrap();
     }

@@ -13,10 +13,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use qflow_io::vtk::{write_cells_vtu, write_vtu, write_vtu_piece};
-use qflow_lskum::forces::pressure_coefficient;
-use qflow_lskum::gas::{FreeStream, GAMMA};
-use qflow_lskum::Vec4;
+use qflow_io::vtk::{write_cells_vtu, write_vtu, write_vtu_piece, PointData};
 use qflow_mesh::poly::PolyMesh;
 use qflow_mesh::{Cloud, PointKind, NO_POINT};
 
@@ -152,9 +149,13 @@ fn mixed_mesh(nc: usize) -> PolyMesh {
     mesh
 }
 
-/// A cloud of `n` points of every kind with a state that tells every point
-/// and variable apart.
-fn cloud(n: usize) -> (Cloud, Vec<Vec4>) {
+/// The names of the scalar point fields of [`cloud`] (q-LSKUM's).
+const POINT_SCALARS: [&str; 6] = ["rho", "u", "v", "p", "Mach", "Cp"];
+
+/// A cloud of `n` points of every kind with six scalar fields
+/// ([`POINT_SCALARS`]) and a vector, whose values tell every point and
+/// field apart.
+fn cloud(n: usize) -> (Cloud, Vec<Vec<f64>>, [Vec<f64>; 2]) {
     let kinds = [PointKind::Wall, PointKind::Interior, PointKind::Outer];
     let cloud = Cloud {
         x: (0..n).map(|i| i as f64 * 0.25 - 1.0 / 7.0).collect(),
@@ -168,18 +169,36 @@ fn cloud(n: usize) -> (Cloud, Vec<Vec4>) {
         nbr: vec![],
         quadtree: None,
     };
-    let prim = (0..n)
-        .map(|i| {
-            let i = i as f64;
-            [
-                1.0 + i / 9.0,
-                0.5 + i / 11.0,
-                -0.1 - i / 13.0,
-                0.7 + i / 17.0,
-            ]
+    let scalars = (0..POINT_SCALARS.len())
+        .map(|k| {
+            (0..n)
+                .map(|i| 1.0 + k as f64 + i as f64 / (9 + 2 * k) as f64)
+                .collect()
         })
         .collect();
-    (cloud, prim)
+    let vector = [0, 1].map(|c| (0..n).map(|i| c as f64 - i as f64 / 19.0).collect());
+    (cloud, scalars, vector)
+}
+
+/// Runs `f` on the point data of [`cloud`]'s fields, `Mach` and the
+/// velocity active.
+fn with_data<T>(
+    scalars: &[Vec<f64>],
+    vector: &[Vec<f64>; 2],
+    f: impl FnOnce(&PointData) -> T,
+) -> T {
+    let scalars: Vec<(&str, &[f64])> = POINT_SCALARS
+        .iter()
+        .zip(scalars)
+        .map(|(name, v)| (*name, v.as_slice()))
+        .collect();
+    let vectors = [("velocity", [&vector[0][..], &vector[1][..]])];
+    f(&PointData {
+        scalars: &scalars,
+        vectors: &vectors,
+        active_scalar: Some("Mach"),
+        active_vector: Some("velocity"),
+    })
 }
 
 #[test]
@@ -188,7 +207,6 @@ fn meshio_reads_every_field_and_cell() {
         return;
     };
     let dir = temp_dir("all");
-    let fs = FreeStream::new(0.63, 2.0);
     let names = ["rho", "u", "v", "p", "Mach", "Cp"];
     let mut files = Vec::new();
     for n in 1..=7 {
@@ -206,14 +224,17 @@ fn meshio_reads_every_field_and_cell() {
         write_cells_vtu(&path, &mesh, &fields).unwrap();
         files.push(path);
         // A point cloud, whole and as a piece (points backwards).
-        let (cloud, prim) = cloud(n);
+        let (cloud, scalars, vector) = cloud(n);
         let path = dir.join(format!("cloud_{n}.vtu"));
-        write_vtu(&path, &cloud, &prim, &fs).unwrap();
+        with_data(&scalars, &vector, |data| write_vtu(&path, &cloud, data)).unwrap();
         files.push(path);
         let points: Vec<u32> = (0..n as u32).rev().collect();
         let numbers: Vec<u64> = points.iter().map(|&i| u64::from(i) + 1_000).collect();
         let path = dir.join(format!("piece_{n}.vtu"));
-        write_vtu_piece(&path, &cloud, &prim, &fs, &points, &numbers).unwrap();
+        with_data(&scalars, &vector, |data| {
+            write_vtu_piece(&path, &cloud, data, &points, &numbers)
+        })
+        .unwrap();
         files.push(path);
     }
     let read = read_with_meshio(&python, &files);
@@ -258,7 +279,7 @@ fn meshio_reads_every_field_and_cell() {
         }
         assert!(r.point_data.is_empty(), "{what}");
 
-        let (cloud, prim) = cloud(n);
+        let (cloud, scalars, vector) = cloud(n);
         for (file, order, numbers) in [
             (
                 "cloud",
@@ -283,29 +304,21 @@ fn meshio_reads_every_field_and_cell() {
             let vertices: Vec<i64> = (0..n as i64).collect();
             assert_eq!(r.cells, [("vertex".to_string(), 1, vertices)], "{what}");
             assert!(r.cell_data.is_empty(), "{what}");
-            let state = |f: &dyn Fn(&Vec4) -> f64| bits(order.iter().map(|&i| f(&prim[i])));
-            let want: Vec<(&str, &str, usize, Vec<u64>)> = vec![
-                ("rho", "float64", 1, state(&|s| s[0])),
-                ("u", "float64", 1, state(&|s| s[1])),
-                ("v", "float64", 1, state(&|s| s[2])),
-                ("p", "float64", 1, state(&|s| s[3])),
-                (
-                    "Mach",
-                    "float64",
-                    1,
-                    state(&|s| s[1].hypot(s[2]) / (GAMMA * s[3] / s[0]).sqrt()),
-                ),
-                (
-                    "Cp",
-                    "float64",
-                    1,
-                    state(&|s| pressure_coefficient(s[3], &fs)),
-                ),
+            let mut want: Vec<(&str, &str, usize, Vec<u64>)> = POINT_SCALARS
+                .iter()
+                .zip(&scalars)
+                .map(|(name, v)| (*name, "float64", 1, bits(order.iter().map(|&i| v[i]))))
+                .collect();
+            want.extend([
                 (
                     "velocity",
                     "float64",
                     3,
-                    bits(order.iter().flat_map(|&i| [prim[i][1], prim[i][2], 0.0])),
+                    bits(
+                        order
+                            .iter()
+                            .flat_map(|&i| [vector[0][i], vector[1][i], 0.0]),
+                    ),
                 ),
                 (
                     "kind",
@@ -317,7 +330,7 @@ fn meshio_reads_every_field_and_cell() {
                         .collect(),
                 ),
                 ("point", "int64", 1, numbers),
-            ];
+            ]);
             let got: Vec<(&str, &str, usize, Vec<u64>)> = r
                 .point_data
                 .iter()

@@ -8,13 +8,16 @@
 //! that is translated to OpenCL C at build time. [`decl`] declares the
 //! method's sets, maps, dats and loops; [`problem`] turns a cloud into the
 //! layer's problem; [`method`] runs an iteration as a sequence of loops for
-//! the run driver. Nothing here knows of threads, ranks or devices.
+//! the run driver; [`fields`] gives the named fields of the outputs (Mach
+//! number, Cp), which `qflow-io` writes. Nothing here knows of threads,
+//! ranks or devices.
 #![deny(missing_docs)]
 // Component loops `for c in 0..4` index several arrays at once and mirror the
 // GPU kernels line for line; iterator chains would hide that.
 #![allow(clippy::needless_range_loop)]
 
 pub mod decl;
+pub mod fields;
 pub mod flux;
 pub mod forces;
 pub mod gas;

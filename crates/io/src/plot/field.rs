@@ -5,8 +5,6 @@ use std::path::Path;
 
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use qflow_lskum::gas::GAMMA;
-use qflow_lskum::Vec4;
 use qflow_mesh::Cloud;
 
 use super::nearest::NearestPoints;
@@ -41,7 +39,8 @@ impl Default for Window {
     }
 }
 
-/// Paints a picture of the Mach number field in `window` (default
+/// Paints a picture of the Mach number field of `cloud` (`mach[i]` that of
+/// point `i`) in `window` (default
 /// [`Window::default`]), `size` pixels wide and high including the axes, the
 /// title and the colour bar. The window is widened in x or y so that both
 /// axes have the same scale (the requested window is always shown whole).
@@ -55,11 +54,11 @@ impl Default for Window {
 pub fn plot_mach_field(
     path: &Path,
     cloud: &Cloud,
-    prim: &[Vec4],
+    mach: &[f64],
     window: Option<Window>,
     size: (u32, u32),
 ) -> Result<(), PlotError> {
-    render_mach_field(path, cloud, prim, window, size)?
+    render_mach_field(path, cloud, mach, window, size)?
         .0
         .write_png()
 }
@@ -80,16 +79,13 @@ pub struct MachPoints {
 }
 
 impl MachPoints {
-    /// The points of `cloud` with the Mach numbers of the primitive states
-    /// `prim` (one per point) and its bodies' outlines.
-    pub fn of_cloud(cloud: &Cloud, prim: &[Vec4]) -> Self {
+    /// The points of `cloud` with the Mach numbers `mach` (one per point)
+    /// and its bodies' outlines.
+    pub fn of_cloud(cloud: &Cloud, mach: &[f64]) -> Self {
         MachPoints {
             x: cloud.x.clone(),
             y: cloud.y.clone(),
-            mach: prim
-                .iter()
-                .map(|s| s[1].hypot(s[2]) / (GAMMA * s[3] / s[0]).sqrt())
-                .collect(),
+            mach: mach.to_vec(),
             bodies: body_outlines(cloud)
                 .into_iter()
                 .map(|b| b.points.iter().map(|&i| (cloud.x[i], cloud.y[i])).collect())
@@ -160,17 +156,17 @@ impl FieldFrame {
 fn render_mach_field(
     path: &Path,
     cloud: &Cloud,
-    prim: &[Vec4],
+    mach: &[f64],
     window: Option<Window>,
     size: (u32, u32),
 ) -> Result<(Image, FieldFrame), PlotError> {
-    if prim.len() != cloud.len() {
+    if mach.len() != cloud.len() {
         return Err(invalid(
             path,
-            format!("{} states for {} points", prim.len(), cloud.len()),
+            format!("{} Mach values for {} points", mach.len(), cloud.len()),
         ));
     }
-    render_points(path, &MachPoints::of_cloud(cloud, prim), window, size)
+    render_points(path, &MachPoints::of_cloud(cloud, mach), window, size)
 }
 
 /// The image of [`plot_mach_points`], and where the field is in it.
@@ -426,7 +422,7 @@ mod tests {
     use super::*;
     use crate::plot::testutil::*;
     use crate::plot::MIN_SIZE;
-    use crate::surface::test_case;
+    use crate::test_case;
 
     /// Points of a mesh's cells: a 4 x 4 grid of centres, Mach = x, with
     /// a square body in the middle; pixels take their nearest centre's
@@ -458,11 +454,11 @@ mod tests {
 
     #[test]
     fn mach_field_shows_free_stream_body_and_colour_bar() {
-        let (cloud, prim, fs) = test_case::naca0012();
+        let (cloud, flow) = test_case::naca0012();
         let dir = test_case::temp_dir("plot-mach");
         let path = dir.join("mach.png");
         let size = (900, 600);
-        let (image, frame) = render_mach_field(&path, &cloud, &prim, None, size).unwrap();
+        let (image, frame) = render_mach_field(&path, &cloud, &flow.mach, None, size).unwrap();
         image.write_png().unwrap();
         let png = Png::read(&path);
         assert_eq!((png.width as u32, png.height as u32), size);
@@ -470,9 +466,9 @@ mod tests {
         let w = Window::default();
         assert!(frame.xs.start <= w.x_min && frame.xs.end >= w.x_max);
         assert!(frame.ys.start <= w.y_min && frame.ys.end >= w.y_max);
-        // Far from the body (the synthetic state is the free stream there
+        // Far from the body (the synthetic flow is the free stream there
         // to round-off), the free-stream colour.
-        let free = frame.colour(fs.mach);
+        let free = frame.colour(test_case::FREE_MACH);
         for (x, y) in [(-0.45, 0.7), (1.45, -0.7), (-0.45, -0.7), (1.45, 0.1)] {
             assert_eq!(png.pixel(frame.pixel_of(x, y)), free, "at ({x}, {y})");
         }
@@ -499,7 +495,8 @@ mod tests {
 
     #[test]
     fn mach_field_window_and_size() {
-        let (cloud, mut prim, _) = test_case::naca0012();
+        let (cloud, flow) = test_case::naca0012();
+        let mut mach = flow.mach;
         let dir = test_case::temp_dir("plot-mach-window");
         let path = dir.join("mach.png");
         // The trailing edge, close up, in a small image.
@@ -509,15 +506,15 @@ mod tests {
             y_min: -0.05,
             y_max: 0.05,
         };
-        plot_mach_field(&path, &cloud, &prim, Some(window), MIN_SIZE).unwrap();
+        plot_mach_field(&path, &cloud, &mach, Some(window), MIN_SIZE).unwrap();
         let png = Png::read(&path);
         assert_eq!((png.width as u32, png.height as u32), MIN_SIZE);
         assert!(png.find(|p| p == BODY_GREY).len() > 100);
-        // Non-finite states: white where they are nearest.
-        for s in prim.iter_mut().step_by(3) {
-            s[0] = f64::NAN;
+        // Non-finite values: white where they are nearest.
+        for m in mach.iter_mut().step_by(3) {
+            *m = f64::NAN;
         }
-        plot_mach_field(&path, &cloud, &prim, None, (1000, 1000)).unwrap();
+        plot_mach_field(&path, &cloud, &mach, None, (1000, 1000)).unwrap();
         let png = Png::read(&path);
         assert_eq!((png.width, png.height), (1000, 1000));
         assert!(png.find(|p| p == [255, 255, 255]).len() > 10_000);
@@ -526,7 +523,8 @@ mod tests {
 
     #[test]
     fn mach_field_refuses_what_it_cannot_draw() {
-        let (cloud, prim, _) = test_case::naca0012();
+        let (cloud, flow) = test_case::naca0012();
+        let mach = flow.mach;
         let dir = test_case::temp_dir("plot-mach-errors");
         let path = dir.join("mach.png");
         let w = Window::default();
@@ -552,15 +550,18 @@ mod tests {
             },
         ];
         for window in windows {
-            let e = plot_mach_field(&path, &cloud, &prim, Some(window), (800, 600)).unwrap_err();
+            let e = plot_mach_field(&path, &cloud, &mach, Some(window), (800, 600)).unwrap_err();
             assert!(matches!(e, PlotError::Invalid { .. }), "{e}");
         }
         for size in [(0, 0), (100, 600), (800, 10), (100_000, 100_000)] {
-            let e = plot_mach_field(&path, &cloud, &prim, None, size).unwrap_err();
+            let e = plot_mach_field(&path, &cloud, &mach, None, size).unwrap_err();
             assert!(e.to_string().contains("image size"), "{e}");
         }
-        let e = plot_mach_field(&path, &cloud, &prim[1..], None, (800, 600)).unwrap_err();
-        assert!(e.to_string().contains("states for"), "{e}");
+        let e = plot_mach_field(&path, &cloud, &mach[1..], None, (800, 600)).unwrap_err();
+        assert!(
+            e.to_string().contains("1535 Mach values for 1536 points"),
+            "{e}"
+        );
         let empty = Cloud {
             nbr_start: vec![0],
             ..Cloud::default()
@@ -590,10 +591,7 @@ mod tests {
         }
         .generate()
         .unwrap();
-        let fs = test_case::free_stream();
-        let prim: Vec<Vec4> = (0..cloud.len())
-            .map(|i| test_case::state_at(cloud.x[i], cloud.y[i], &fs))
-            .collect();
+        let mach = test_case::flow_of(&cloud).mach;
         println!(
             "{} points generated in {:.2?}",
             cloud.len(),
@@ -603,7 +601,7 @@ mod tests {
         for size in [(1200, 800), (2400, 1600)] {
             let path = dir.join(format!("mach-{}x{}.png", size.0, size.1));
             let start = std::time::Instant::now();
-            let (image, _) = render_mach_field(&path, &cloud, &prim, None, size).unwrap();
+            let (image, _) = render_mach_field(&path, &cloud, &mach, None, size).unwrap();
             let rendered = start.elapsed();
             image.write_png().unwrap();
             println!(

@@ -208,7 +208,7 @@ mod tests {
     use super::*;
     use crate::plot::testutil::*;
     use crate::plot::{MAX_PIXELS, MIN_SIZE};
-    use crate::surface::test_case;
+    use crate::test_case;
 
     /// A field on [0, 4] x [0, 1].
     fn field<'a>(nx: usize, ny: usize, values: &'a [f64]) -> GridField<'a> {

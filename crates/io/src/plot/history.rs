@@ -188,7 +188,7 @@ fn history_panel(
 mod tests {
     use super::*;
     use crate::plot::testutil::*;
-    use crate::surface::test_case;
+    use crate::test_case;
 
     /// The columns of q-LSKUM's history.
     const LSKUM: [&str; 5] = ["log10_residue", "residue", "cl", "cd", "cm"];

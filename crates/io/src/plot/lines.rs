@@ -204,7 +204,7 @@ mod tests {
     use super::*;
     use crate::plot::testutil::*;
     use crate::plot::{MAX_PIXELS, MIN_SIZE};
-    use crate::surface::test_case;
+    use crate::test_case;
 
     /// A plot of `series` on linear axes.
     fn linear<'a>(series: &'a [Series<'a>]) -> LinePlot<'a> {

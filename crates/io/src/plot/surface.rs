@@ -3,44 +3,49 @@
 use std::path::Path;
 
 use plotters::prelude::*;
-use qflow_lskum::gas::{FreeStream, GAMMA};
-use qflow_lskum::Vec4;
 use qflow_mesh::Cloud;
 
 use super::SURFACE_CP_SIZE;
 use super::{draw_curve, finite_range, invalid, padded, tick_label, Image, PlotError, FONT};
 use crate::surface::{surface_rows, SurfaceRow};
 
-/// Plots the surface pressure coefficient of every body against x/c, with the
-/// Cp axis pointing down (suction, negative Cp, up: the aerodynamicist's
+/// Plots the surface pressure coefficient of every body of `cloud` (`cp[i]`
+/// that of point `i`, see [`surface_rows`]) against x/c, with the Cp axis
+/// pointing down (suction, negative Cp, up: the aerodynamicist's
 /// convention), the upper and lower surfaces in different colours, and the
-/// sonic value Cp* as a dashed line when it falls within the plot;
-/// [`SURFACE_CP_SIZE`] pixels. The surfaces are split at each body's point of
-/// least x; the one with the larger mean y is the upper surface.
+/// sonic value `cp_star` (the method's, for its gas) as a dashed line when
+/// it falls within the plot; the title gives the free stream's Mach number
+/// `mach` and angle of attack `alpha_degrees`; [`SURFACE_CP_SIZE`] pixels.
+/// The surfaces are split at each body's point of least x; the one with the
+/// larger mean y is the upper surface.
 pub fn plot_surface_cp(
     path: &Path,
     cloud: &Cloud,
-    prim: &[Vec4],
-    fs: &FreeStream,
+    cp: &[f64],
+    mach: f64,
+    alpha_degrees: f64,
+    cp_star: Option<f64>,
 ) -> Result<(), PlotError> {
-    let rows = surface_rows(cloud, prim, fs).map_err(|e| invalid(path, e.to_string()))?;
+    let rows = surface_rows(cloud, cp).map_err(|e| invalid(path, e.to_string()))?;
     if rows.is_empty() {
         return Err(invalid(
             path,
             "the cloud has no body (no point with a shape id)",
         ));
     }
-    plot_cp_rows(path, &rows, fs.mach, fs.theta.to_degrees())
+    plot_cp_rows(path, &rows, mach, alpha_degrees, cp_star)
 }
 
 /// [`plot_surface_cp`] of any surface: `rows` body by body (consecutive
 /// rows of one `shape`), each body's rows in order along its surface, for
-/// a free stream of Mach number `mach` at `alpha_degrees`.
+/// a free stream of Mach number `mach` at `alpha_degrees`, with the sonic
+/// line at `cp_star`.
 pub fn plot_cp_rows(
     path: &Path,
     rows: &[SurfaceRow],
     mach: f64,
     alpha_degrees: f64,
+    cp_star: Option<f64>,
 ) -> Result<(), PlotError> {
     let Some((lo, hi)) = finite_range(rows.iter().map(|r| r.cp)) else {
         return Err(invalid(
@@ -54,7 +59,6 @@ pub fn plot_cp_rows(
     };
     let (lo, hi) = padded((lo, hi));
     let bodies: Vec<&[SurfaceRow]> = rows.chunk_by(|a, b| a.shape == b.shape).collect();
-    let cp_star = sonic_cp(mach);
     let mut image = Image::new(path, SURFACE_CP_SIZE)?;
     image.draw(|root| {
         root.fill(&WHITE)?;
@@ -155,30 +159,20 @@ fn split_surfaces(body: &[SurfaceRow]) -> (Vec<SurfaceRow>, Vec<SurfaceRow>) {
     }
 }
 
-/// The pressure coefficient at which the flow is sonic (isentropic), for a
-/// free-stream Mach number `mach > 0`.
-fn sonic_cp(mach: f64) -> Option<f64> {
-    if !(mach > 0.0 && mach.is_finite()) {
-        return None;
-    }
-    let m2 = mach * mach;
-    let ratio = (2.0 + (GAMMA - 1.0) * m2) / (GAMMA + 1.0);
-    Some(2.0 / (GAMMA * m2) * (ratio.powf(GAMMA / (GAMMA - 1.0)) - 1.0))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::plot::testutil::*;
-    use crate::surface::test_case;
+    use crate::test_case;
     use qflow_mesh::{PointKind, NO_POINT};
 
     #[test]
     fn surface_cp_plot_has_suction_up() {
-        let (cloud, prim, fs) = test_case::naca0012();
+        let (cloud, flow) = test_case::naca0012();
         let dir = test_case::temp_dir("plot-cp");
         let path = dir.join("cp.png");
-        plot_surface_cp(&path, &cloud, &prim, &fs).unwrap();
+        let (mach, star) = (test_case::FREE_MACH, Some(-1.0));
+        plot_surface_cp(&path, &cloud, &flow.cp, mach, 2.0, star).unwrap();
         let png = Png::read(&path);
         assert_eq!((png.width as u32, png.height as u32), SURFACE_CP_SIZE);
         let (upper, lower) = (png.find(blue), png.find(red));
@@ -188,28 +182,37 @@ mod tests {
         let mean_row = |p: &[(usize, usize)]| p.iter().map(|q| q.1).sum::<usize>() / p.len();
         assert!(mean_row(&upper) + 50 < mean_row(&lower));
         assert!(png.find(dark).len() > 2000, "labels drawn");
+        // The sonic line: dashes across the plot, more dark pixels than
+        // without it (or with it outside the plot).
+        let without = dir.join("cp-no-star.png");
+        plot_surface_cp(&without, &cloud, &flow.cp, mach, 2.0, None).unwrap();
+        let outside = dir.join("cp-star-outside.png");
+        plot_surface_cp(&outside, &cloud, &flow.cp, mach, 2.0, Some(-5.0)).unwrap();
+        let dark_count = |p: &std::path::Path| Png::read(p).find(dark).len();
+        assert_eq!(dark_count(&without), dark_count(&outside));
+        assert!(dark_count(&path) > dark_count(&without) + 500);
         std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
     fn surface_cp_plot_edge_cases() {
-        let (mut cloud, mut prim, fs) = test_case::naca0012();
+        let (mut cloud, flow) = test_case::naca0012();
+        let mut cp = flow.cp;
         let dir = test_case::temp_dir("plot-cp-edges");
         let path = dir.join("cp.png");
-        // Some non-finite states on the surface: the curves break there.
+        let plot = |cloud: &Cloud, cp: &[f64]| plot_surface_cp(&path, cloud, cp, 0.63, 2.0, None);
+        // Some non-finite values on the surface: the curves break there.
         for k in [3, 17, 40] {
-            prim[k][3] = f64::NAN;
+            cp[k] = f64::NAN;
         }
-        plot_surface_cp(&path, &cloud, &prim, &fs).unwrap();
+        plot(&cloud, &cp).unwrap();
         // None finite.
-        for s in prim.iter_mut() {
-            s[3] = f64::NAN;
-        }
-        let e = plot_surface_cp(&path, &cloud, &prim, &fs).unwrap_err();
+        cp.iter_mut().for_each(|c| *c = f64::NAN);
+        let e = plot(&cloud, &cp).unwrap_err();
         assert!(e.to_string().contains("no finite Cp"), "{e}");
         // No body.
         cloud.shape.iter_mut().for_each(|s| *s = 0);
-        let e = plot_surface_cp(&path, &cloud, &prim, &fs).unwrap_err();
+        let e = plot(&cloud, &cp).unwrap_err();
         assert!(e.to_string().contains("no body"), "{e}");
         // A body of one point.
         let one = Cloud {
@@ -225,12 +228,15 @@ mod tests {
             quadtree: None,
         };
         std::fs::remove_file(&path).unwrap();
-        plot_surface_cp(&path, &one, &[fs.primitive()], &fs).unwrap();
+        plot(&one, &[0.0]).unwrap();
         assert!(!Png::read(&path).find(blue).is_empty());
-        // Wrong number of states.
-        let e = plot_surface_cp(&path, &one, &[], &fs).unwrap_err();
+        // Wrong number of values.
+        let e = plot(&one, &[]).unwrap_err();
         assert!(matches!(e, PlotError::Invalid { .. }), "{e}");
-        assert!(e.to_string().contains("0 states for 1 points"), "{e}");
+        assert!(
+            e.to_string().contains("`cp` has 0 values for 1 points"),
+            "{e}"
+        );
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -5,11 +5,9 @@
 use std::io::{self, Write};
 use std::path::Path;
 
-use qflow_lskum::forces::pressure_coefficient;
-use qflow_lskum::gas::{FreeStream, GAMMA};
-use qflow_lskum::Vec4;
 use qflow_mesh::Cloud;
 
+use super::PointData;
 use crate::OutputError;
 
 /// The VTK cell type of a single point.
@@ -44,14 +42,14 @@ impl VtkType {
 }
 
 /// One data array of the file: its VTK name, element type and components.
-pub(super) struct Array {
-    name: &'static str,
+pub(super) struct Array<'a> {
+    name: &'a str,
     vtk_type: VtkType,
     components: usize,
 }
 
-impl Array {
-    const fn new(name: &'static str, vtk_type: VtkType, components: usize) -> Self {
+impl<'a> Array<'a> {
+    const fn new(name: &'a str, vtk_type: VtkType, components: usize) -> Self {
         Array {
             name,
             vtk_type,
@@ -74,33 +72,36 @@ impl Array {
     }
 }
 
-/// The point data, in the order written. [`write_point_data`] writes the
-/// values in the same order.
-pub(super) const POINT_DATA: [Array; 9] = [
-    Array::new("rho", VtkType::Float64, 1),
-    Array::new("u", VtkType::Float64, 1),
-    Array::new("v", VtkType::Float64, 1),
-    Array::new("p", VtkType::Float64, 1),
-    Array::new("Mach", VtkType::Float64, 1),
-    Array::new("Cp", VtkType::Float64, 1),
-    Array::new("velocity", VtkType::Float64, 3),
-    Array::new("kind", VtkType::Int32, 1),
-    Array::new("point", VtkType::Int64, 1),
-];
+/// The point data arrays of `data`, in the order written: the scalars
+/// and vectors (Float64), `kind` (Int32) and `point` (Int64).
+/// [`push_point_data`] writes the values in the same order.
+pub(super) fn point_arrays<'a>(data: &PointData<'a>) -> Vec<Array<'a>> {
+    let scalars = data
+        .scalars
+        .iter()
+        .map(|f| Array::new(f.0, VtkType::Float64, 1));
+    let vectors = data
+        .vectors
+        .iter()
+        .map(|f| Array::new(f.0, VtkType::Float64, 3));
+    scalars
+        .chain(vectors)
+        .chain([
+            Array::new("kind", VtkType::Int32, 1),
+            Array::new("point", VtkType::Int64, 1),
+        ])
+        .collect()
+}
 
 /// The point coordinates.
-pub(super) const POINTS: Array = Array::new("Points", VtkType::Float64, 3);
+pub(super) const POINTS: Array<'static> = Array::new("Points", VtkType::Float64, 3);
 
 /// The cell arrays: cell `k` is the vertex of point `k` of the piece.
-pub(super) const CELLS: [Array; 3] = [
+pub(super) const CELLS: [Array<'static>; 3] = [
     Array::new("connectivity", VtkType::Int64, 1),
     Array::new("offsets", VtkType::Int64, 1),
     Array::new("types", VtkType::UInt8, 1),
 ];
-
-/// The attributes of `<PointData>` and `<PPointData>`: what ParaView colours
-/// by and draws glyphs with when the file is opened.
-pub(super) const ACTIVE_ATTRIBUTES: &str = r#"Scalars="Mach" Vectors="velocity""#;
 
 /// The points of the cloud that go into a file, in file order.
 pub(super) enum Selection<'a> {
@@ -146,13 +147,13 @@ impl Selection<'_> {
 pub(super) fn write_selection(
     path: &Path,
     cloud: &Cloud,
-    prim: &[Vec4],
-    fs: &FreeStream,
+    data: &PointData,
     sel: &Selection,
 ) -> Result<(), OutputError> {
     let n = sel.len();
     let mut block = Appended::default();
-    push_point_data(&mut block, cloud, prim, fs, sel);
+    push_point_data(&mut block, cloud, data, sel);
+    let point_arrays = point_arrays(data);
     block.push(POINTS.block_bytes(n), move |w| {
         for k in 0..n {
             let i = sel.index(k);
@@ -174,7 +175,7 @@ pub(super) fn write_selection(
     });
     // The `DataArray` elements, in the order the blocks were pushed.
     let offsets = block.offsets();
-    let mut elements = POINT_DATA
+    let mut elements = point_arrays
         .iter()
         .chain([&POINTS])
         .chain(&CELLS)
@@ -185,7 +186,7 @@ pub(super) fn write_selection(
                 a.attributes()
             )
         });
-    let point_data: Vec<String> = elements.by_ref().take(POINT_DATA.len()).collect();
+    let point_data: Vec<String> = elements.by_ref().take(point_arrays.len()).collect();
     let points = elements.next().unwrap_or_default();
     let cells: Vec<String> = elements.collect();
 
@@ -197,7 +198,7 @@ pub(super) fn write_selection(
         )?;
         writeln!(w, "  <UnstructuredGrid>")?;
         writeln!(w, r#"    <Piece NumberOfPoints="{n}" NumberOfCells="{n}">"#)?;
-        writeln!(w, "      <PointData {ACTIVE_ATTRIBUTES}>")?;
+        writeln!(w, "      <PointData{}>", data.active_attributes())?;
         for e in &point_data {
             writeln!(w, "{e}")?;
         }
@@ -216,44 +217,38 @@ pub(super) fn write_selection(
     Ok(())
 }
 
-/// Adds the blocks of [`POINT_DATA`], in that order.
+/// Adds the blocks of [`point_arrays`], in that order.
 fn push_point_data<'a>(
     block: &mut Appended<'a>,
     cloud: &'a Cloud,
-    prim: &'a [Vec4],
-    fs: &'a FreeStream,
+    data: &PointData<'a>,
     sel: &'a Selection,
 ) {
     let n = sel.len();
-    let state = move |k: usize| &prim[sel.index(k)];
-    let mut f64_block = |a: &Array, value: fn(&Vec4, &FreeStream) -> f64| {
-        block.push(a.block_bytes(n), move |w| {
-            (0..n).try_for_each(|k| w.write_all(&value(state(k), fs).to_le_bytes()))
+    let mut bytes = point_arrays(data).into_iter().map(|a| a.block_bytes(n));
+    let mut bytes = move || bytes.next().expect("an array for every block");
+    for &(_, values) in data.scalars {
+        block.push(bytes(), move |w| {
+            (0..n).try_for_each(|k| w.write_all(&values[sel.index(k)].to_le_bytes()))
         });
-    };
-    let [rho, u, v, p, mach, cp, velocity, kind, point] = &POINT_DATA;
-    f64_block(rho, |s, _| s[0]);
-    f64_block(u, |s, _| s[1]);
-    f64_block(v, |s, _| s[2]);
-    f64_block(p, |s, _| s[3]);
-    // Mach and Cp as `solution.dat` computes them.
-    f64_block(mach, |s, _| s[1].hypot(s[2]) / (GAMMA * s[3] / s[0]).sqrt());
-    f64_block(cp, |s, fs| pressure_coefficient(s[3], fs));
-    block.push(velocity.block_bytes(n), move |w| {
-        for k in 0..n {
-            let s = state(k);
-            for c in [s[1], s[2], 0.0] {
-                w.write_all(&c.to_le_bytes())?;
+    }
+    for &(_, [x, y]) in data.vectors {
+        block.push(bytes(), move |w| {
+            for k in 0..n {
+                let i = sel.index(k);
+                for c in [x[i], y[i], 0.0] {
+                    w.write_all(&c.to_le_bytes())?;
+                }
             }
-        }
-        Ok(())
-    });
-    block.push(kind.block_bytes(n), move |w| {
+            Ok(())
+        });
+    }
+    block.push(bytes(), move |w| {
         (0..n).try_for_each(|k| {
             w.write_all(&i32::from(cloud.kind[sel.index(k)].code()).to_le_bytes())
         })
     });
-    block.push(point.block_bytes(n), move |w| {
+    block.push(bytes(), move |w| {
         (0..n).try_for_each(|k| w.write_all(&(sel.number(k) as i64).to_le_bytes()))
     });
 }

@@ -10,29 +10,68 @@ mod reader;
 
 use std::path::PathBuf;
 
-use qflow_lskum::forces::pressure_coefficient;
-use qflow_lskum::gas::GAMMA;
 use qflow_mesh::{PointKind, NO_POINT};
 
 use super::format::VTK_VERTEX;
 use super::*;
-use crate::surface::test_case;
+use crate::test_case;
 use reader::{read_pvtu_point_data, read_vtu, Vtu};
 
+/// Owned point fields: six scalars (the names of q-LSKUM's) and one
+/// vector, with values that tell every field and point apart.
+struct Fields {
+    scalars: Vec<(&'static str, Vec<f64>)>,
+    velocity: [Vec<f64>; 2],
+}
+
+impl Fields {
+    /// The fields of `cloud`: the synthetic flow's Mach number and Cp and
+    /// four more of the point's place.
+    fn of(cloud: &Cloud) -> Self {
+        let flow = test_case::flow_of(cloud);
+        let n = cloud.len();
+        let column = |f: &dyn Fn(usize) -> f64| (0..n).map(f).collect::<Vec<f64>>();
+        Fields {
+            scalars: vec![
+                ("rho", column(&|i| 1.0 + cloud.x[i] / 9.0)),
+                ("u", column(&|i| 0.5 + cloud.y[i] / 11.0)),
+                ("v", column(&|i| -0.1 - i as f64 / 13.0)),
+                ("p", column(&|i| 0.7 + cloud.x[i] * cloud.y[i])),
+                ("Mach", flow.mach),
+                ("Cp", flow.cp),
+            ],
+            velocity: [
+                column(&|i| 0.25 - cloud.y[i]),
+                column(&|i| cloud.x[i] / 3.0),
+            ],
+        }
+    }
+
+    /// The fields as written: `Mach` and the velocity active.
+    fn with<T>(&self, f: impl FnOnce(&PointData) -> T) -> T {
+        let scalars: Vec<(&str, &[f64])> = self
+            .scalars
+            .iter()
+            .map(|(name, v)| (*name, v.as_slice()))
+            .collect();
+        let vectors = [("velocity", [&self.velocity[0][..], &self.velocity[1][..]])];
+        f(&PointData {
+            scalars: &scalars,
+            vectors: &vectors,
+            active_scalar: Some("Mach"),
+            active_vector: Some("velocity"),
+        })
+    }
+}
+
 /// Checks that `vtu` holds exactly the points `points` of the cloud (in
-/// that order), numbered `numbers`, with their state.
-fn check(
-    vtu: &Vtu,
-    cloud: &Cloud,
-    prim: &[Vec4],
-    fs: &FreeStream,
-    points: &[usize],
-    numbers: &[u64],
-) {
+/// that order), numbered `numbers`, with the fields `data`.
+fn check(vtu: &Vtu, cloud: &Cloud, data: &PointData, points: &[usize], numbers: &[u64]) {
     let m = points.len();
     assert_eq!((vtu.points, vtu.cells), (m, m));
-    assert_eq!(vtu.point_data_attributes["Scalars"], "Mach");
-    assert_eq!(vtu.point_data_attributes["Vectors"], "velocity");
+    let active = |key: &str| vtu.point_data_attributes.get(key).map(String::as_str);
+    assert_eq!(active("Scalars"), data.active_scalar);
+    assert_eq!(active("Vectors"), data.active_vector);
     let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     let expect = |f: &dyn Fn(usize) -> Vec<f64>| {
         bits(&points.iter().flat_map(|&i| f(i)).collect::<Vec<_>>())
@@ -42,38 +81,27 @@ fn check(
         bits(&vtu.f64s("Points", "Points")),
         expect(&|i| vec![cloud.x[i], cloud.y[i], 0.0])
     );
-    type Scalar<'a> = (&'a str, &'a dyn Fn(&Vec4) -> f64);
-    let scalars: [Scalar; 6] = [
-        ("rho", &|s| s[0]),
-        ("u", &|s| s[1]),
-        ("v", &|s| s[2]),
-        ("p", &|s| s[3]),
-        ("Mach", &|s| {
-            (s[1] * s[1] + s[2] * s[2]).sqrt() / (GAMMA * s[3] / s[0]).sqrt()
-        }),
-        ("Cp", &|s| pressure_coefficient(s[3], fs)),
-    ];
-    for (name, f) in scalars {
-        assert_eq!(vtu.array("PointData", name).components, 1);
+    // The fields, in the order given, then kind and point.
+    let declared: Vec<(&str, &str, usize)> = vtu
+        .arrays
+        .iter()
+        .filter(|a| a.section == "PointData")
+        .map(|a| (a.name.as_str(), a.vtk_type.as_str(), a.components))
+        .collect();
+    let want: Vec<(&str, &str, usize)> = (data.scalars.iter().map(|f| (f.0, "Float64", 1)))
+        .chain(data.vectors.iter().map(|f| (f.0, "Float64", 3)))
+        .chain([("kind", "Int32", 1), ("point", "Int64", 1)])
+        .collect();
+    assert_eq!(declared, want);
+    for (name, values) in data.scalars {
         let got = vtu.f64s("PointData", name);
-        let want: Vec<f64> = points.iter().map(|&i| f(&prim[i])).collect();
-        if name == "Mach" {
-            // `hypot` and the square root of the sum may differ in the last bit.
-            for (g, w) in got.iter().zip(&want) {
-                assert!((g - w).abs() <= 4.0 * f64::EPSILON * w.abs(), "{g} {w}");
-            }
-            assert_eq!(got.len(), want.len());
-        } else {
-            assert_eq!(bits(&got), bits(&want), "{name}");
-        }
+        assert_eq!(bits(&got), expect(&|i| vec![values[i]]), "{name}");
     }
-    assert_eq!(vtu.array("PointData", "velocity").components, 3);
-    assert_eq!(
-        bits(&vtu.f64s("PointData", "velocity")),
-        expect(&|i| vec![prim[i][1], prim[i][2], 0.0])
-    );
+    for (name, [x, y]) in data.vectors {
+        let got = vtu.f64s("PointData", name);
+        assert_eq!(bits(&got), expect(&|i| vec![x[i], y[i], 0.0]), "{name}");
+    }
     let kind = vtu.array("PointData", "kind");
-    assert_eq!(kind.vtk_type, "Int32");
     let kinds: Vec<i32> = kind
         .bytes
         .chunks_exact(4)
@@ -100,20 +128,23 @@ fn check(
 
 #[test]
 fn whole_cloud_reads_back_exactly() {
-    let (cloud, prim, fs) = test_case::naca0012();
+    let (cloud, _) = test_case::naca0012();
+    let fields = Fields::of(&cloud);
     let dir = test_case::temp_dir("vtu-whole");
     let path = dir.join("field.vtu");
-    write_vtu(&path, &cloud, &prim, &fs).unwrap();
-    let vtu = read_vtu(&path);
-    let all: Vec<usize> = (0..cloud.len()).collect();
-    let numbers: Vec<u64> = (1..=cloud.len() as u64).collect();
-    check(&vtu, &cloud, &prim, &fs, &all, &numbers);
-    // All three kinds are there, with their codes.
-    let kinds = &vtu.array("PointData", "kind").bytes;
-    for code in [0u8, 1, 2] {
-        assert!(kinds.chunks_exact(4).any(|c| c == [code, 0, 0, 0]));
-    }
-    // 125 bytes a point, plus the header.
+    fields.with(|data| {
+        write_vtu(&path, &cloud, data).unwrap();
+        let vtu = read_vtu(&path);
+        let all: Vec<usize> = (0..cloud.len()).collect();
+        let numbers: Vec<u64> = (1..=cloud.len() as u64).collect();
+        check(&vtu, &cloud, data, &all, &numbers);
+        // All three kinds are there, with their codes.
+        let kinds = &vtu.array("PointData", "kind").bytes;
+        for code in [0u8, 1, 2] {
+            assert!(kinds.chunks_exact(4).any(|c| c == [code, 0, 0, 0]));
+        }
+    });
+    // 125 bytes a point (six scalars and a vector), plus the header.
     let size = std::fs::metadata(&path).unwrap().len();
     assert!(size > 125 * cloud.len() as u64 && size < 125 * cloud.len() as u64 + 3000);
     // Nothing but the file is left in the folder.
@@ -122,8 +153,41 @@ fn whole_cloud_reads_back_exactly() {
 }
 
 #[test]
+fn any_fields_and_active_attributes() {
+    let (cloud, flow) = test_case::naca0012();
+    let dir = test_case::temp_dir("vtu-fields");
+    let path = dir.join("field.vtu");
+    let all: Vec<usize> = (0..cloud.len()).collect();
+    let numbers: Vec<u64> = (1..=cloud.len() as u64).collect();
+    // No field: the place, kind and number alone, no active attribute.
+    let none = PointData::default();
+    write_vtu(&path, &cloud, &none).unwrap();
+    let vtu = read_vtu(&path);
+    check(&vtu, &cloud, &none, &all, &numbers);
+    assert!(vtu.point_data_attributes.is_empty());
+    let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+    assert!(text.contains("      <PointData>\n"), "{text:.600}");
+    // One scalar, two vectors, the second active and no active scalar.
+    let scalars = [("Cp", &flow.cp[..])];
+    let vectors = [
+        ("a", [&flow.mach[..], &flow.cp[..]]),
+        ("b", [&flow.cp[..], &flow.mach[..]]),
+    ];
+    let data = PointData {
+        scalars: &scalars,
+        vectors: &vectors,
+        active_scalar: None,
+        active_vector: Some("b"),
+    };
+    write_vtu(&path, &cloud, &data).unwrap();
+    check(&read_vtu(&path), &cloud, &data, &all, &numbers);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn pieces_and_index_hold_every_point_once() {
-    let (cloud, prim, fs) = test_case::naca0012();
+    let (cloud, _) = test_case::naca0012();
+    let fields = Fields::of(&cloud);
     let n = cloud.len();
     let dir = test_case::temp_dir("pvtu");
     // Three pieces: every third point, one of them backwards, and an
@@ -134,14 +198,16 @@ fn pieces_and_index_hold_every_point_once() {
     pieces[1].reverse();
     pieces.push(Vec::new());
     let mut names = Vec::new();
-    for (r, points) in pieces.iter().enumerate() {
-        let name = format!("field_{r}.vtu");
-        let numbers: Vec<u64> = points.iter().map(|&i| i as u64 + 1).collect();
-        write_vtu_piece(&dir.join(&name), &cloud, &prim, &fs, points, &numbers).unwrap();
-        names.push(name);
-    }
     let index = dir.join("field.pvtu");
-    write_pvtu(&index, &names).unwrap();
+    fields.with(|data| {
+        for (r, points) in pieces.iter().enumerate() {
+            let name = format!("field_{r}.vtu");
+            let numbers: Vec<u64> = points.iter().map(|&i| i as u64 + 1).collect();
+            write_vtu_piece(&dir.join(&name), &cloud, data, points, &numbers).unwrap();
+            names.push(name);
+        }
+        write_pvtu(&index, &names, data).unwrap();
+    });
 
     let vtk = vtkio::Vtk::import(&index).unwrap();
     let vtkio::model::DataSet::UnstructuredGrid {
@@ -166,6 +232,11 @@ fn pieces_and_index_hold_every_point_once() {
     // vtkio 0.7.0-rc2 does not read the arrays of `PPointData` (it looks
     // for `data_array` elements), so they are read here.
     let declared = read_pvtu_point_data(&index);
+    let text = std::fs::read_to_string(&index).unwrap();
+    assert!(
+        text.contains(r#"<PPointData Scalars="Mach" Vectors="velocity">"#),
+        "{text}"
+    );
 
     let mut seen = vec![0u32; n];
     for (r, source) in sources.iter().enumerate() {
@@ -185,7 +256,7 @@ fn pieces_and_index_hold_every_point_once() {
         assert_eq!(declared, held);
         let points: Vec<usize> = pieces[r].iter().map(|&i| i as usize).collect();
         let numbers: Vec<u64> = points.iter().map(|&i| i as u64 + 1).collect();
-        check(&vtu, &cloud, &prim, &fs, &points, &numbers);
+        fields.with(|data| check(&vtu, &cloud, data, &points, &numbers));
         for number in vtu.i64s("PointData", "point") {
             seen[number as usize - 1] += 1;
         }
@@ -199,17 +270,19 @@ fn pieces_and_index_hold_every_point_once() {
 
 #[test]
 fn empty_and_one_point_clouds() {
-    let fs = test_case::free_stream();
     let dir = test_case::temp_dir("vtu-small");
     let empty = Cloud {
         nbr_start: vec![0],
         ..Cloud::default()
     };
     let path = dir.join("empty.vtu");
-    write_vtu(&path, &empty, &[], &fs).unwrap();
-    let vtu = read_vtu(&path);
-    check(&vtu, &empty, &[], &fs, &[], &[]);
-    assert!(vtu.arrays.iter().all(|a| a.bytes.is_empty()));
+    let fields = Fields::of(&empty);
+    fields.with(|data| {
+        write_vtu(&path, &empty, data).unwrap();
+        let vtu = read_vtu(&path);
+        check(&vtu, &empty, data, &[], &[]);
+        assert!(vtu.arrays.iter().all(|a| a.bytes.is_empty()));
+    });
 
     let one = Cloud {
         x: vec![0.25],
@@ -223,38 +296,127 @@ fn empty_and_one_point_clouds() {
         nbr: vec![],
         quadtree: None,
     };
-    // A non-physical state is written as it is.
-    let prim = [[1.5, f64::NAN, -0.0, 0.5]];
+    // Special values are written as they are.
+    let odd = [
+        ("u", &[f64::NAN][..]),
+        ("v", &[-0.0][..]),
+        ("w", &[f64::INFINITY][..]),
+    ];
+    let data = PointData {
+        scalars: &odd,
+        ..PointData::default()
+    };
     let path = dir.join("one.vtu");
-    write_vtu(&path, &one, &prim, &fs).unwrap();
+    write_vtu(&path, &one, &data).unwrap();
     let vtu = read_vtu(&path);
     assert_eq!(vtu.f64s("PointData", "u")[0].to_bits(), f64::NAN.to_bits());
-    assert!(vtu.f64s("PointData", "Mach")[0].is_nan());
     assert_eq!(vtu.f64s("PointData", "v")[0].to_bits(), (-0.0f64).to_bits());
-    let prim = [[1.5, 0.25, -0.0, 0.5]];
-    write_vtu(&path, &one, &prim, &fs).unwrap();
-    check(&read_vtu(&path), &one, &prim, &fs, &[0], &[1]);
+    check(&vtu, &one, &data, &[0], &[1]);
     // A piece shows the numbers it is given.
-    write_vtu_piece(&path, &one, &prim, &fs, &[0], &[9_600_000_001]).unwrap();
-    check(&read_vtu(&path), &one, &prim, &fs, &[0], &[9_600_000_001]);
+    let fields = Fields::of(&one);
+    fields.with(|data| {
+        write_vtu_piece(&path, &one, data, &[0], &[9_600_000_001]).unwrap();
+        check(&read_vtu(&path), &one, data, &[0], &[9_600_000_001]);
+    });
     std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
 fn bad_arguments_are_errors_and_write_nothing() {
-    let (cloud, prim, fs) = test_case::naca0012();
+    let (cloud, flow) = test_case::naca0012();
     let dir = test_case::temp_dir("vtu-bad");
     let path = dir.join("bad.vtu");
     let n = cloud.len() as u32;
+    let (cp, mach) = (&flow.cp[..], &flow.mach[..]);
+    let scalars = |s: &'static [(&'static str, usize)]| -> Vec<(&'static str, &[f64])> {
+        s.iter().map(|&(name, cut)| (name, &cp[cut..])).collect()
+    };
+    let short = scalars(&[("Cp", 1)]);
+    let good = scalars(&[("Cp", 0)]);
+    let twice = scalars(&[("Cp", 0), ("Cp", 0)]);
+    let spaced = scalars(&[("C p", 0)]);
+    let kind = scalars(&[("kind", 0)]);
+    let data = |s| PointData {
+        scalars: s,
+        ..PointData::default()
+    };
+    let bent = [("velocity", [cp, &mach[1..]])];
+    let short_vector = [("velocity", [&cp[1..], &mach[1..]])];
+    let point = [("point", [cp, mach])];
+    let vectors = |v| PointData {
+        vectors: v,
+        ..PointData::default()
+    };
     let errors = [
-        write_vtu(&path, &cloud, &prim[1..], &fs).unwrap_err(),
-        write_vtu_piece(&path, &cloud, &prim, &fs, &[0, 1], &[1]).unwrap_err(),
-        write_vtu_piece(&path, &cloud, &prim, &fs, &[n], &[1]).unwrap_err(),
+        (
+            write_vtu(&path, &cloud, &data(&short)),
+            "field `Cp` has 1535 values for 1536 points",
+        ),
+        (
+            write_vtu(&path, &cloud, &data(&twice)),
+            "field `Cp` is given twice",
+        ),
+        (
+            write_vtu(&path, &cloud, &data(&spaced)),
+            "letters, digits and _ only",
+        ),
+        (
+            write_vtu(&path, &cloud, &data(&kind)),
+            "field name `kind` is the cloud's own",
+        ),
+        (
+            write_vtu(&path, &cloud, &vectors(&bent)),
+            "vector `velocity` has 1536 x and 1535 y values",
+        ),
+        (
+            write_vtu(&path, &cloud, &vectors(&short_vector)),
+            "field `velocity` has 1535 values",
+        ),
+        (
+            write_vtu(&path, &cloud, &vectors(&point)),
+            "field name `point` is the cloud's own",
+        ),
+        (
+            write_vtu(
+                &path,
+                &cloud,
+                &PointData {
+                    active_scalar: Some("Mach"),
+                    ..data(&good)
+                },
+            ),
+            "the active scalar `Mach` is not one of the scalars",
+        ),
+        (
+            write_vtu(
+                &path,
+                &cloud,
+                &PointData {
+                    active_vector: Some("Cp"),
+                    ..data(&good)
+                },
+            ),
+            "the active vector `Cp` is not one of the vectors",
+        ),
+        (
+            write_vtu_piece(&path, &cloud, &data(&short), &[0], &[1]),
+            "1535 values",
+        ),
+        (
+            write_vtu_piece(&path, &cloud, &data(&good), &[0, 1], &[1]),
+            "point numbers",
+        ),
+        (
+            write_vtu_piece(&path, &cloud, &data(&good), &[n], &[1]),
+            "out of range",
+        ),
+        (
+            write_pvtu(&path, &["a.vtu"], &data(&twice)),
+            "field `Cp` is given twice",
+        ),
     ];
-    for (e, what) in errors
-        .iter()
-        .zip(["states for", "point numbers", "out of range"])
-    {
+    for (e, what) in errors {
+        let e = e.unwrap_err();
         assert!(matches!(e, OutputError::Data { .. }), "{e}");
         assert_eq!(e.path(), path);
         let m = e.to_string();
@@ -267,7 +429,7 @@ fn bad_arguments_are_errors_and_write_nothing() {
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
     // A folder that does not exist: an I/O error naming the file.
     let missing = dir.join("no/such/folder/field.vtu");
-    let e = write_vtu(&missing, &cloud, &prim, &fs).unwrap_err();
+    let e = write_vtu(&missing, &cloud, &data(&good)).unwrap_err();
     assert!(matches!(e, OutputError::File(_)), "{e}");
     assert!(e.to_string().contains("field.vtu"), "{e}");
     std::fs::remove_dir_all(dir).unwrap();
@@ -278,7 +440,7 @@ fn index_escapes_piece_names() {
     let dir = test_case::temp_dir("pvtu-names");
     let index = dir.join("a.pvtu");
     let names = [PathBuf::from("r&d <1>.vtu"), PathBuf::from("sub/\"q\".vtu")];
-    write_pvtu(&index, &names).unwrap();
+    write_pvtu(&index, &names, &PointData::default()).unwrap();
     let vtk = vtkio::Vtk::import(&index).unwrap();
     let vtkio::model::DataSet::UnstructuredGrid { pieces, .. } = vtk.data else {
         panic!("not an unstructured grid");
