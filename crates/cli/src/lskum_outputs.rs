@@ -11,11 +11,16 @@ use qflow_lskum::decl::{KIND, PRIM, X, Y};
 use qflow_lskum::fields::{
     sonic_pressure_coefficient, PointFields, VTK_ACTIVE_SCALAR, VTK_VELOCITY,
 };
+use qflow_lskum::Lskum;
 use qflow_lskum::{Settings, Vec4};
 use qflow_mesh::{Cloud, PointKind};
 use qflow_par::driver::history::Row;
+use qflow_par::driver::summary::{Summary, Value};
 use qflow_par::launch::agree;
 use qflow_par::{Exec, Values};
+
+use crate::lskum_run::{LskumRun, Root};
+use crate::pipeline::Ran;
 
 /// The final outputs (collective: gathers the state; rank 0 gives the
 /// cloud and the problem point of each cloud point): `solution.dat`,
@@ -179,4 +184,38 @@ pub fn write_pieces(ex: &mut Exec, dir: &Path, settings: &Settings) -> Result<()
         Ok(())
     };
     agree(ex.comm(), index)
+}
+
+/// The scheme and its stage count, as the summary shows them.
+pub fn scheme_label(s: &Settings) -> String {
+    let n = s.scheme.stages();
+    format!(
+        "{} ({n} stage{})",
+        s.scheme.name(),
+        if n == 1 { "" } else { "s" }
+    )
+}
+
+impl LskumRun {
+    /// The summary's fields of a q-LSKUM run (after `case` and `method`).
+    pub(crate) fn summary_fields(&self, r: &Root, s: &mut Summary, ran: &Ran<Lskum>) {
+        let (outcome, ex, _method) = (ran.outcome, ran.ex, ran.method);
+        let settings = &self.settings;
+        s.push("cloud", Value::Text(r.name.clone()));
+        s.push("points", Value::Int(r.cloud.len() as i64));
+        s.push("numbering", Value::Text(r.numbering.clone()));
+        s.push("backend", Value::Text(ex.describe()));
+        s.push("scheme", Value::Text(scheme_label(settings)));
+        let inner = settings.inner_iterations as i64;
+        s.push("inner_iterations", Value::Int(inner));
+        s.push("iterations", Value::Int(outcome.iterations as i64));
+        s.push("stop", Value::Text(outcome.stop.label().into()));
+        // No iteration done (a run stopped in its first): no residue or
+        // forces to report, rather than zeros (as fv leaves out its rms).
+        if let Some(last) = outcome.history.last() {
+            for (k, v) in qflow_lskum::method::COLUMNS.iter().zip(&last.values) {
+                s.push(k, Value::Real(*v));
+            }
+        }
+    }
 }

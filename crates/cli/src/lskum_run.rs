@@ -24,11 +24,11 @@ use crate::run::RunOptions;
 
 /// What rank 0 keeps of the set-up for the outputs.
 pub struct Root {
-    cloud: Cloud,
-    name: String,
+    pub(crate) cloud: Cloud,
+    pub(crate) name: String,
     /// Problem point of each cloud point.
     new_of_old: Vec<u32>,
-    numbering: String,
+    pub(crate) numbering: String,
     /// The stencils in the problem's numbering (the Newton-Krylov
     /// scheme's preconditioner), until the method takes them.
     stencils: Vec<Vec<usize>>,
@@ -38,7 +38,7 @@ pub struct Root {
 /// The q-LSKUM case and its settings.
 pub struct LskumRun {
     case: LskumCase,
-    settings: Settings,
+    pub(crate) settings: Settings,
 }
 
 impl CaseMethod for LskumRun {
@@ -117,7 +117,7 @@ impl CaseMethod for LskumRun {
             r.cloud.len(),
             r.numbering,
             ex.describe(),
-            scheme_label(s),
+            crate::lskum_outputs::scheme_label(s),
             s.inner_iterations,
             s.mach,
             s.aoa,
@@ -153,24 +153,7 @@ impl CaseMethod for LskumRun {
     }
 
     fn summary(&self, r: &Root, s: &mut Summary, ran: &Ran<Lskum>) -> Option<Verdict> {
-        let (outcome, ex, _method) = (ran.outcome, ran.ex, ran.method);
-        let settings = &self.settings;
-        s.push("cloud", Value::Text(r.name.clone()));
-        s.push("points", Value::Int(r.cloud.len() as i64));
-        s.push("numbering", Value::Text(r.numbering.clone()));
-        s.push("backend", Value::Text(ex.describe()));
-        s.push("scheme", Value::Text(scheme_label(settings)));
-        let inner = settings.inner_iterations as i64;
-        s.push("inner_iterations", Value::Int(inner));
-        s.push("iterations", Value::Int(outcome.iterations as i64));
-        s.push("stop", Value::Text(outcome.stop.label().into()));
-        // No iteration done (a run stopped in its first): no residue or
-        // forces to report, rather than zeros (as fv leaves out its rms).
-        if let Some(last) = outcome.history.last() {
-            for (k, v) in qflow_lskum::method::COLUMNS.iter().zip(&last.values) {
-                s.push(k, Value::Real(*v));
-            }
-        }
+        self.summary_fields(r, s, ran);
         None
     }
 
@@ -181,16 +164,6 @@ impl CaseMethod for LskumRun {
         let bytes = ex.bytes() as f64 / n as f64 * ex.ranks() as f64;
         s.push("bytes_per_point", Value::Real(bytes));
     }
-}
-
-/// The scheme and its stage count, as the summary shows them.
-pub fn scheme_label(s: &Settings) -> String {
-    let n = s.scheme.stages();
-    format!(
-        "{} ({n} stage{})",
-        s.scheme.name(),
-        if n == 1 { "" } else { "s" }
-    )
 }
 
 /// The owner of every problem point for `ranks` ranks: the command line's
