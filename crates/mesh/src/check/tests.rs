@@ -230,3 +230,57 @@ fn a_cloud_without_shapes_is_warned_of() {
     assert_eq!(c.kind[w[0].point], PointKind::Wall);
     assert!(r.is_ok());
 }
+
+/// The far-neighbour warnings of a cloud: (point, neighbour).
+fn far(r: &Report) -> Vec<(usize, usize)> {
+    r.findings
+        .iter()
+        .filter_map(|f| match f.problem {
+            Problem::FarNeighbour { other, .. } => Some((f.point, other)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Two swapped points (as two swapped lines of a file make them: every
+/// index to one now reaches the other's place) are warned of at the points
+/// that list the one near the body, naming it; the cloud as generated, and
+/// the smallest O-grid (the largest ratio of the generated clouds), have no
+/// such warning.
+#[test]
+fn far_neighbours_are_warned_of() {
+    let g = |wall_points, rings, far_field| NacaOGrid {
+        section: "naca0012".parse().unwrap(),
+        wall_points,
+        rings,
+        far_field,
+        stretching: None,
+    };
+    let small = g(16, 4, 3.0).generate().unwrap();
+    assert!(far(&check(&small, &[])).is_empty());
+    let c = g(40, 12, 10.0).generate().unwrap();
+    assert!(far(&check(&c, &[])).is_empty());
+    let mut text = Vec::new();
+    legacy::write_to(&c, legacy::Variant::Plain, &mut text).unwrap();
+    let text = String::from_utf8(text).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    // Line k is point k (1-based): points 101 and 301, 0-based 100, 300.
+    lines.swap(101, 301);
+    let r = run(&(lines.join("\n") + "\n"));
+    let found = far(&r);
+    // The points about point 100 (ring 2, fine spacing) list its place,
+    // which now holds point 300's coordinates five rings out: each is
+    // warned of. (Those about point 300, on ring 7, are spaced widely
+    // enough that ring 2 lies within 20 of their median distances.)
+    let at: Vec<usize> = found.iter().filter(|f| f.1 == 100).map(|f| f.0).collect();
+    assert!(at.len() >= 6, "{found:?}");
+    assert!(found.iter().all(|f| f.1 == 100 || f.1 == 300), "{found:?}");
+    let shown = r
+        .findings
+        .iter()
+        .find(|f| matches!(f.problem, Problem::FarNeighbour { .. }))
+        .unwrap()
+        .to_string();
+    assert!(shown.starts_with("warning: point "), "{shown}");
+    assert!(shown.contains("times as far as the median"), "{shown}");
+}
