@@ -73,29 +73,46 @@ fn a_full_standard_output_is_an_error_not_a_panic() {
     let _ = std::fs::remove_dir_all(&d);
 }
 
-/// A disk that fills up under a run: a file-size limit of 16 KiB
-/// (`ulimit -f`, with SIGXFSZ ignored so that a write past it fails with
-/// EFBIG as a full disk fails with ENOSPC) stops the run at its first
-/// checkpoint with one error line naming the file; no temporary is left,
-/// nor the folder's lock. An output folder that cannot be made is named.
+/// A disk that fills up under a run, tried with a file-size limit
+/// (`ulimit -f`, which fails a write as a full disk does, but by default
+/// kills the writer with SIGXFSZ: exit 153, the temporary and the folder's
+/// lock left behind; qflow ignores the signal so that the write fails with
+/// EFBIG). At 16 KiB the first checkpoint passes the limit, at 400 KiB the
+/// checkpoint (225 KiB) is written and `field.vtu` (744 KiB) passes it:
+/// either way one error line naming the file and the limit, exit 1, no
+/// temporary left, nor the folder's lock. An output folder that cannot be
+/// made is named.
 #[test]
 fn a_full_disk_and_an_unwritable_output_folder_are_one_line_errors() {
     let d = scratch("disk");
-    let out = d.join("out");
-    let script = format!(
-        "ulimit -f 16 && trap '' XFSZ && exec '{QFLOW}' run '{}' -o '{}' \
-         --max-iters 3 --set output.plots=false -q",
-        small_case().display(),
-        out.display()
-    );
-    let o = Command::new("bash").args(["-c", &script]).output().unwrap();
-    assert_clean_failure(&o, "File too large");
-    assert!(stderr(&o).contains("checkpoint.qchk"), "{}", stderr(&o));
-    let left: Vec<_> = std::fs::read_dir(&out)
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
-    assert!(left.is_empty(), "left behind: {left:?}");
+    for (kib, file) in [(16, "checkpoint.qchk"), (400, "field.vtu")] {
+        let out = d.join(format!("out-{kib}"));
+        let script = format!(
+            "ulimit -f {kib} && exec '{QFLOW}' run '{}' -o '{}' \
+             --max-iters 3 --set output.plots=false -q",
+            small_case().display(),
+            out.display()
+        );
+        let o = Command::new("bash").args(["-c", &script]).output().unwrap();
+        assert_eq!(o.status.code(), Some(1), "{kib} KiB: {}", stderr(&o));
+        assert_clean_failure(&o, "File too large");
+        let e = stderr(&o);
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(e.contains(&format!("{}/{file}: ", out.display())), "{e}");
+        assert!(
+            e.contains(&format!(
+                "file-size limit (`ulimit -f`) of {} bytes",
+                kib * 1024
+            )),
+            "{e}"
+        );
+        let left: Vec<_> = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('.'))
+            .collect();
+        assert!(left.is_empty(), "{kib} KiB: left behind: {left:?}");
+    }
 
     let file = d.join("a-file");
     std::fs::write(&file, "not a folder").unwrap();
@@ -354,5 +371,68 @@ fn a_signal_during_the_setup_stops_after_the_first_step() {
     assert!(summary.contains("iterations = 1\n"), "{summary}");
     assert!(out.join("checkpoint.qchk").exists());
     assert!(!out.join(".qflow.lock").exists(), "the lock is released");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// A generated q-LSKUM cloud larger than this machine's memory (an O-grid
+/// of 1,000,000 x 500 points took 56 s and 8 GB to fail) is refused
+/// before it is generated: one line naming the points and the memory, at
+/// once, and no output folder made.
+#[test]
+fn a_cloud_too_large_for_memory_is_refused_before_it_is_generated() {
+    if std::fs::read_to_string("/proc/meminfo").is_err() {
+        eprintln!("SKIPPED: no /proc/meminfo");
+        return;
+    }
+    let d = scratch("huge-cloud");
+    let out = d.join("out");
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../cases/naca0012-subsonic.toml");
+    let t = Instant::now();
+    let o = Command::new(QFLOW)
+        .args(["run", case.to_str().unwrap(), "-o", out.to_str().unwrap()])
+        .args(["--set", "cloud.generate.wall_points=1000000"])
+        .args(["--set", "cloud.generate.rings=500"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_clean_failure(&o, "GiB available");
+    assert!(stderr(&o).contains("(500000000 points)"), "{}", stderr(&o));
+    assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+    assert!(!out.exists(), "an output folder was made");
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Two identical runs write checkpoints that differ only in the history's
+/// wall seconds (each row's last f64) and so the CRC: the checkpoint of
+/// one with the other's wall seconds is the other's, byte for byte
+/// (docs/robustness.md; `scripts/compare-outputs.py` compares checkpoints
+/// without them).
+#[test]
+fn identical_runs_write_checkpoints_that_differ_only_in_wall_seconds() {
+    use qflow_par::driver::checkpoint::Checkpoint;
+    let d = scratch("twice");
+    let bytes: Vec<Vec<u8>> = ["a", "b"]
+        .iter()
+        .map(|name| {
+            let o = run(&d.join(name), &[]);
+            assert!(o.status.success(), "{}", stderr(&o));
+            std::fs::read(d.join(name).join("checkpoint.qchk")).unwrap()
+        })
+        .collect();
+    let path = d.join("a/checkpoint.qchk");
+    let (a, b) = (
+        Checkpoint::from_bytes(&bytes[0], &path).unwrap(),
+        Checkpoint::from_bytes(&bytes[1], &path).unwrap(),
+    );
+    assert_eq!(a.to_bytes(), bytes[0], "the checkpoint does not round-trip");
+    assert_eq!(a.history.len(), 3);
+    let mut a_with_b_walls = a.clone();
+    for (ra, rb) in a_with_b_walls.history.iter_mut().zip(&b.history) {
+        ra.wall_seconds = rb.wall_seconds;
+    }
+    assert!(
+        a_with_b_walls.to_bytes() == bytes[1],
+        "the checkpoints differ in more than the wall seconds"
+    );
     let _ = std::fs::remove_dir_all(&d);
 }
