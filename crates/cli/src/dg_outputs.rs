@@ -12,7 +12,7 @@
 
 use std::path::Path;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, Result};
 
 use qflow_dg::gll::Gll;
 use qflow_dg::{problem, Settings};
@@ -148,8 +148,7 @@ pub fn write_outputs(
             writeln!(w, "{}", row.join(","))?;
         }
         Ok(())
-    })
-    .with_context(|| format!("writing {}", path.display()))?;
+    })?;
     if dims == 3 {
         // 3D: field.vtr, a VTK cell per node, and the picture of the plane
         // `[picture]` (z = 1/4 by default, where the sine mode peaks).

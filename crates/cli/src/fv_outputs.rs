@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use qflow_fv::decl::Q;
 use qflow_fv::forces::Coefficients;
@@ -116,8 +116,7 @@ fn write_surface(path: &Path, rows: &[SurfaceRow]) -> Result<()> {
             writeln!(w, "{:?},{:?},{:?}", r.x, r.y, r.cp)?;
         }
         Ok(())
-    })
-    .with_context(|| format!("writing {}", path.display()))?;
+    })?;
     Ok(())
 }
 

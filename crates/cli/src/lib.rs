@@ -26,6 +26,7 @@ pub mod fv_case;
 pub mod fv_outputs;
 pub mod fv_run;
 pub mod generate_cmd;
+pub mod input_kind;
 pub mod lskum_case;
 pub mod lskum_outputs;
 pub mod lskum_run;

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use qflow_io::plot::{GridField, LinePlot, Series, Style};
 use qflow_lw::analysis::Solution;
@@ -135,8 +135,7 @@ fn write_solution(path: &Path, grid: &Grid, settings: &Settings, f: &[Vec<f64>; 
             }
         }
         Ok(())
-    })
-    .with_context(|| format!("writing {}", path.display()))?;
+    })?;
     Ok(())
 }
 

@@ -130,12 +130,18 @@ impl std::io::Write for LossyStderr {
 /// Output piped into a program that stops reading (`qflow bench --json |
 /// head`) ends qflow quietly, as it does any Unix tool, instead of a panic
 /// in `println!` (Rust ignores SIGPIPE by default).
+///
+/// A write past the file-size limit (`ulimit -f`) fails with EFBIG instead
+/// of killing the process with SIGXFSZ: the error names the file, as a
+/// full disk's does, and the run removes its temporary and its lock (the
+/// signal left both behind, exit 153).
 fn restore_default_sigpipe() {
     #[cfg(unix)]
-    // SAFETY: called once at start, before any thread is spawned; SIG_DFL is
-    // a valid disposition for SIGPIPE.
+    // SAFETY: called once at start, before any thread is spawned; SIG_DFL
+    // and SIG_IGN are valid dispositions for SIGPIPE and SIGXFSZ.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
     }
 }
 

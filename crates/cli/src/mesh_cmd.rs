@@ -11,24 +11,10 @@ use qflow_mesh::poly::cells::CellMesh;
 use qflow_mesh::poly::{check, gmsh, native, op2, su2, Boundary, FileFormat, PolyMesh};
 
 /// Whether a file (its start, `bytes`) is a finite-volume mesh rather than
-/// a point cloud: Gmsh, SU2, qflow's native mesh, or OP2's text (its first
-/// line four counts).
+/// a point cloud: by its magic bytes, its extension or its text
+/// ([`crate::input_kind`]).
 pub fn is_mesh(path: &Path, bytes: &[u8]) -> bool {
-    let format = FileFormat::of(path, bytes);
-    format != FileFormat::Op2 || is_op2_mesh(bytes)
-}
-
-/// Whether a file's first line looks like OP2's mesh header: counts (four
-/// in a valid file), not a cloud's one point count. Two or more are taken
-/// as a mesh so that a header with a count too many or too few gets OP2's
-/// reader's message, not a cloud reader's.
-fn is_op2_mesh(bytes: &[u8]) -> bool {
-    let first = bytes.split(|&b| b == b'\n').next().unwrap_or(&[]);
-    let fields: Vec<&[u8]> = first
-        .split(|b| b.is_ascii_whitespace())
-        .filter(|f| !f.is_empty())
-        .collect();
-    fields.len() >= 2 && fields.iter().all(|f| f.iter().all(u8::is_ascii_digit))
+    crate::input_kind::input_kind(path, bytes).0.is_mesh()
 }
 
 /// Refuses a mesh where a command (`what`) takes a point cloud.
@@ -60,12 +46,11 @@ fn cells_of(bytes: &[u8], path: &Path, format: FileFormat) -> Result<CellMesh> {
     })
 }
 
-/// `qflow check` of a mesh: the report's lines, and whether the mesh has no
-/// error. A Gmsh or SU2 file's markers are listed, and checked as far field
-/// (the kind does not change the geometry).
-pub fn check_mesh(bytes: &[u8], path: &Path) -> Result<(String, bool)> {
+/// `qflow check` of a mesh read as `format`: the report's lines, and
+/// whether the mesh has no error. A Gmsh or SU2 file's markers are listed,
+/// and checked as far field (the kind does not change the geometry).
+pub fn check_mesh(bytes: &[u8], path: &Path, format: FileFormat) -> Result<(String, bool)> {
     let mut out = String::new();
-    let format = FileFormat::of(path, bytes);
     let mesh = match format {
         FileFormat::Native => native::from_bytes(bytes, path)?,
         FileFormat::Op2 => op2::parse(bytes, path)?,

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 /// A file that could not be read or written: the path and what the
 /// operating system said.
 #[derive(Debug, thiserror::Error)]
-#[error("{}: {cause}", path.display())]
+#[error("{}: {cause}{}", path.display(), hint(cause))]
 pub struct FileError {
     /// The file.
     pub path: PathBuf,
@@ -22,6 +22,29 @@ impl FileError {
             path: path.into(),
             cause: source,
         }
+    }
+}
+
+/// What a bare "File too large" (EFBIG) means here: the process's
+/// file-size limit (`ulimit -f`, with its value where Linux tells it), or
+/// the largest file the file system holds. Empty for other errors.
+fn hint(cause: &std::io::Error) -> String {
+    if cause.kind() != std::io::ErrorKind::FileTooLarge {
+        return String::new();
+    }
+    let limit = std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|t| {
+            let line = t.lines().find(|l| l.starts_with("Max file size"))?;
+            line.split_whitespace().nth(3)?.parse::<u64>().ok()
+        });
+    match limit {
+        Some(bytes) => format!(
+            ": the file would pass this process's file-size limit (`ulimit -f`) of {bytes} bytes"
+        ),
+        None => ": the file would pass the file-size limit (`ulimit -f`) or the largest file \
+                 this file system holds"
+            .into(),
     }
 }
 
@@ -120,6 +143,27 @@ mod tests {
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         d
+    }
+
+    /// A write that fails (here as one past the file-size limit does,
+    /// EFBIG) leaves no temporary, and its message says what the bare
+    /// "File too large" means.
+    #[test]
+    fn a_failed_write_leaves_no_temporary_and_names_the_limit() {
+        let d = scratch("efbig");
+        let path = d.join("big.dat");
+        let e = write_atomically(&path, |w| {
+            w.write_all(b"part of it")?;
+            Err(std::io::ErrorKind::FileTooLarge.into())
+        })
+        .unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.starts_with(&path.display().to_string()), "{msg}");
+        assert!(msg.contains("file-size limit (`ulimit -f`)"), "{msg}");
+        assert_eq!(std::fs::read_dir(&d).unwrap().count(), 0);
+        let e = FileError::new(&path, std::io::ErrorKind::StorageFull.into());
+        assert!(!e.to_string().contains("ulimit"), "{e}");
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     /// A link, a FIFO or a device given as an output was replaced by a

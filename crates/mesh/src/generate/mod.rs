@@ -252,9 +252,11 @@ impl NacaOGrid {
         Ok(cloud)
     }
 
-    /// `wall_points * rings` after checking both counts and that the cloud's
-    /// indices and neighbour offsets fit in 32 bits.
-    fn point_count(&self) -> Result<usize, CloudError> {
+    /// The points [`generate`](Self::generate) makes, `wall_points *
+    /// rings`, after checking both counts and that the cloud's indices and
+    /// neighbour offsets fit in 32 bits (nothing is generated: for a memory
+    /// estimate before generating).
+    pub fn point_count(&self) -> Result<usize, CloudError> {
         let (m, rings) = (self.wall_points, self.rings);
         if !(MIN_WALL_POINTS..=MAX_WALL_POINTS).contains(&m) || m % 2 != 0 {
             return Err(CloudError::Generate(format!(

@@ -50,6 +50,14 @@ fn quadtree_clouds_pass_the_solver_check() {
     for code in ["0012", "2412", "4415", "0006", "0040"] {
         let c = quadtree(code, 0.01, 4.0).generate().unwrap();
         let report = check(&c, &[]);
+        assert!(
+            !report
+                .findings
+                .iter()
+                .any(|f| matches!(f.problem, crate::check::Problem::FarNeighbour { .. })),
+            "{:?}",
+            report.findings
+        );
         assert!(report.is_ok(), "naca{code}: {:?}", report.errors().next());
         let (wall, interior, outer) = c.kind_counts();
         let m = wall_count(&c);
@@ -253,4 +261,34 @@ fn bad_arguments_are_errors_naming_them() {
         });
         assert!(e.contains("grading"), "{g}: {e}");
     }
+}
+
+/// The estimate of the points from the parameters alone (for the memory
+/// a run needs, before generating) is within 0.75 and 1.5 times the
+/// points generated, over sections, gradings and far fields.
+#[test]
+fn the_point_estimate_is_near_the_points_generated() {
+    for code in ["0012", "4415", "0040"] {
+        for (w, g) in [(0.01, 3.0), (0.005, 5.0), (0.02, 32.0), (0.05, 3.0)] {
+            for far in [1.0, 10.0, 100.0] {
+                let q = NacaQuadtree {
+                    section: code.parse().unwrap(),
+                    far_field: far,
+                    wall_spacing: w,
+                    grading: g,
+                };
+                let n = q.generate().unwrap().len() as f64;
+                let e = q.estimated_points().unwrap() as f64;
+                assert!(
+                    (0.75..=1.5).contains(&(n / e)),
+                    "naca{code} w {w} g {g} far {far}: {n} points, estimated {e}"
+                );
+            }
+        }
+    }
+    let bad = NacaQuadtree {
+        grading: 1.0,
+        ..quadtree("0012", 0.01, 4.0)
+    };
+    assert!(bad.estimated_points().is_err());
 }

@@ -281,6 +281,14 @@ fn clouds_pass_the_solver_check() {
             let c = base.generate().unwrap();
             let report = check(&c, &[]);
             assert!(
+                !report
+                    .findings
+                    .iter()
+                    .any(|f| matches!(f.problem, crate::check::Problem::FarNeighbour { .. })),
+                "{:?}",
+                report.findings
+            );
+            assert!(
                 report.is_ok(),
                 "{code} {m}x{rings}: {:?}",
                 report.errors().next()
@@ -299,6 +307,14 @@ fn clouds_pass_the_solver_check() {
                 match g.generate() {
                     Ok(c) => {
                         let report = check(&c, &[]);
+                        assert!(
+                            !report.findings.iter().any(|f| matches!(
+                                f.problem,
+                                crate::check::Problem::FarNeighbour { .. }
+                            )),
+                            "{:?}",
+                            report.findings
+                        );
                         assert!(
                             report.is_ok(),
                             "{code} {m}x{rings} {stretching:?}: {:?}",

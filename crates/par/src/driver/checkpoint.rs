@@ -18,6 +18,10 @@
 //! name, dim u64, element count u64, the values as f64), and a CRC-32 of
 //! everything before it.
 //!
+//! Two runs of the same problem write the same checkpoint but for the
+//! history's wall seconds (each row's last f64), kept because `--resume`
+//! puts them back into `history.csv`, and so the CRC (docs/robustness.md).
+//!
 //! [`Role::State`]: crate::decl::Role::State
 
 use std::path::Path;

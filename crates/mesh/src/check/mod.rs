@@ -11,6 +11,17 @@ use crate::{Cloud, PointKind, NO_POINT};
 /// (a warning): half the digits of a double lost.
 pub const ILL_CONDITIONED: f64 = 1e8;
 
+/// A neighbour farther from its point than this many times the median of
+/// the point's neighbour distances is reported (a warning): a stencil that
+/// reaches across the cloud, as two swapped point lines of a file make.
+/// Measured, the most in the clouds qflow generates: 9.3 in the smallest
+/// O-grids (16 x 4 points: an outer point's stencil reaches two rings in),
+/// 3.5 in the other O-grids of the generator's tests (sizes to 1024 x 420,
+/// far fields to 200 chords, every stretching), 1.8 in its quadtrees; 2.5
+/// in the 9,600-point legacy cloud. Two swapped lines of a 40 x 12 cloud
+/// give 30 and more.
+pub const FAR_NEIGHBOUR: f64 = 20.0;
+
 /// How bad a finding is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Severity {
@@ -87,6 +98,16 @@ pub enum Problem {
         /// Points of the loop.
         points: usize,
     },
+    /// A neighbour much farther than the point's others (more than
+    /// [`FAR_NEIGHBOUR`] times the median of its neighbour distances): a
+    /// stencil reaching across the cloud, as when two point lines of a file
+    /// are swapped (a warning).
+    FarNeighbour {
+        /// The neighbour (0-based).
+        other: usize,
+        /// Its distance over the median neighbour distance.
+        ratio: f64,
+    },
     /// The cloud has wall points but no point with a shape id above 0:
     /// the force integrals (lift, drag, moment) sum over shape points, so
     /// they would be 0 (a warning, at the first wall point).
@@ -108,6 +129,7 @@ impl Finding {
         match self.problem {
             Problem::RepeatedNeighbour { .. }
             | Problem::IllConditionedLeastSquares { .. }
+            | Problem::FarNeighbour { .. }
             | Problem::NoShape => Severity::Warning,
             _ => Severity::Error,
         }
@@ -153,6 +175,13 @@ impl fmt::Display for Finding {
                  its right neighbours, so its normals point {}: a mirrored cloud, or left and \
                  right neighbours swapped",
                 if *kind == "wall" { "into the body" } else { "into the domain" }
+            ),
+            Problem::FarNeighbour { other, ratio } => write!(
+                f,
+                "neighbour {} is {ratio:.1} times as far as the median of its neighbours \
+                 (more than {FAR_NEIGHBOUR}): a stencil reaching across the cloud; are two \
+                 point lines swapped?",
+                other + 1
             ),
             Problem::NoShape => write!(
                 f,
@@ -231,6 +260,7 @@ pub fn check(cloud: &Cloud, index_problems: &[IndexProblem]) -> Report {
     let (nx, ny) = geometry::boundary_normals(cloud);
     let split = geometry::split_stencils(cloud, &nx, &ny);
     let mut seen: Vec<u32> = Vec::with_capacity(32);
+    let mut distances: Vec<f64> = Vec::with_capacity(32);
     for i in 0..n {
         let mut push = |problem| findings.push(Finding { point: i, problem });
         let nb = cloud.neighbours(i);
@@ -244,6 +274,9 @@ pub fn check(cloud: &Cloud, index_problems: &[IndexProblem]) -> Report {
         }
         if nb.iter().any(|&k| k as usize == i) {
             push(Problem::SelfNeighbour);
+        }
+        for (other, ratio) in far_neighbours(cloud, i, nb, &mut distances) {
+            push(Problem::FarNeighbour { other, ratio });
         }
         seen.clear();
         seen.extend_from_slice(nb);
@@ -439,6 +472,33 @@ fn reversed_loops(cloud: &Cloud, findings: &mut Vec<Finding>) {
     }
 }
 
+/// The neighbours of point `i` (`nb`) farther than [`FAR_NEIGHBOUR`] times
+/// the median of its neighbour distances, with that ratio; out-of-range
+/// indices are left to the other checks.
+/// (`d` is scratch space.)
+fn far_neighbours(cloud: &Cloud, i: usize, nb: &[u32], d: &mut Vec<f64>) -> Vec<(usize, f64)> {
+    let n = cloud.len();
+    let dist = |k: u32| {
+        let k = k as usize;
+        (cloud.x[k] - cloud.x[i]).hypot(cloud.y[k] - cloud.y[i])
+    };
+    d.clear();
+    d.extend(nb.iter().filter(|&&k| (k as usize) < n).map(|&k| dist(k)));
+    if d.len() < 3 {
+        return Vec::new();
+    }
+    d.sort_unstable_by(f64::total_cmp);
+    let median = d[d.len() / 2];
+    if !(median > 0.0 && median.is_finite()) {
+        return Vec::new();
+    }
+    nb.iter()
+        .filter(|&&k| (k as usize) < n)
+        .map(|&k| (k as usize, dist(k) / median))
+        .filter(|&(_, r)| r > FAR_NEIGHBOUR)
+        .collect()
+}
+
 /// A boundary link as shown (1-based, or `none`).
 fn link(k: u32) -> String {
     if k == NO_POINT {
@@ -458,238 +518,4 @@ fn rel(m: &geometry::Moments) -> f64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::legacy;
-    use std::path::Path;
-
-    /// A 3x3 block of interior points with a full 8-point stencil at the
-    /// centre and the rest of the block as neighbours elsewhere.
-    fn grid_text() -> String {
-        let mut s = String::from("9\n");
-        let pts: Vec<(f64, f64)> = (0..9).map(|k| ((k % 3) as f64, (k / 3) as f64)).collect();
-        for (i, &(x, y)) in pts.iter().enumerate() {
-            let nb: Vec<usize> = (0..9).filter(|&k| k != i).map(|k| k + 1).collect();
-            s += &format!(
-                "{x} {y} 0 0 1 0 1.0 {} {}\n",
-                nb.len(),
-                nb.iter()
-                    .map(|v| v.to_string())
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            );
-        }
-        s
-    }
-
-    fn run(text: &str) -> Report {
-        let (c, p) = legacy::parse_lenient(text.as_bytes(), Path::new("g"), None).unwrap();
-        check(&c, &p)
-    }
-
-    #[test]
-    fn a_corner_point_has_empty_split_stencils() {
-        // the corner (0,0) has every neighbour at ds >= 0 and dn >= 0 in the
-        // interior frame: xpos and ypos contain only neighbours with ds == 0 /
-        // dn == 0, i.e. the ones on the same line -- singular.
-        let r = run(&grid_text());
-        assert!(r
-            .findings
-            .iter()
-            .any(|f| f.point == 0 && matches!(f.problem, Problem::SingularLeastSquares { .. })));
-        // the centre is fine
-        assert!(!r.findings.iter().any(|f| f.point == 4));
-    }
-
-    #[test]
-    fn reports_each_listed_defect_by_point_number() {
-        let mut t = grid_text();
-        // point 5 (the centre) lists itself; point 9 gets a bad index
-        t = t.replacen(
-            "1 1 0 0 1 0 1.0 8 1 2 3 4 6",
-            "1 1 0 0 1 0 1.0 8 1 2 3 5 6",
-            1,
-        );
-        t = t.replacen("2 2 0 0 1 0 1.0 8 1 2", "2 2 0 0 1 0 1.0 8 1 99", 1);
-        // point 8 duplicates point 7
-        t = t.replacen("1 2 0 0 1", "0 2 0 0 1", 1);
-        let r = run(&t);
-        let shown: Vec<String> = r
-            .findings
-            .iter()
-            .map(|f| f.to_string())
-            .filter(|s| !s.contains("least-squares"))
-            .collect();
-        let has = |p: &str| shown.iter().any(|s| s.contains(p));
-        assert!(has("point 5: listed as its own neighbour"), "{shown:#?}");
-        assert!(
-            has("point 9: neighbour 2 is 99, out of range"),
-            "{shown:#?}"
-        );
-        assert!(has("point 8: same coordinates as point 7"), "{shown:#?}");
-        assert!(!r.is_ok());
-    }
-
-    #[test]
-    fn boundary_points_need_left_and_right() {
-        let t = grid_text().replacen("1 0 0 0 1 0", "1 0 0 3 0 0", 1);
-        let r = run(&t);
-        assert!(r
-            .findings
-            .iter()
-            .any(|f| f.point == 1 && f.to_string().contains("without a left boundary neighbour")));
-    }
-}
-
-#[cfg(test)]
-mod boundary_tests {
-    use super::*;
-    use crate::generate::NacaOGrid;
-
-    /// A small generated cloud: its boundary loops turn the right way.
-    fn cloud() -> Cloud {
-        NacaOGrid {
-            section: "naca0012".parse().unwrap(),
-            wall_points: 48,
-            rings: 12,
-            far_field: 8.0,
-            stretching: None,
-        }
-        .generate()
-        .unwrap()
-    }
-
-    fn reversed(r: &Report) -> Vec<&'static str> {
-        r.findings
-            .iter()
-            .filter_map(|f| match f.problem {
-                Problem::ReversedBoundary { kind, .. } => Some(kind),
-                _ => None,
-            })
-            .collect()
-    }
-
-    /// A cloud squashed a millionfold in y keeps its stencils solvable
-    /// (the relative determinant does not see scale) but their condition
-    /// numbers pass 1e8: warnings, no errors; the cloud as generated has
-    /// none. The condition number is that of the 2 x 2 matrix.
-    #[test]
-    fn squashed_stencils_are_ill_conditioned_warnings() {
-        let m = geometry::Moments {
-            saa: 1.0,
-            sbb: 1e-9,
-            sab: 0.0,
-        };
-        assert!((m.condition() / 1e9 - 1.0).abs() < 1e-12);
-        let cloud = cloud();
-        let ill = |r: &Report| {
-            r.findings
-                .iter()
-                .filter(|f| matches!(f.problem, Problem::IllConditionedLeastSquares { .. }))
-                .count()
-        };
-        assert_eq!(ill(&check(&cloud, &[])), 0);
-        let mut squashed = cloud.clone();
-        squashed.y.iter_mut().for_each(|y| *y *= 1e-6);
-        let r = check(&squashed, &[]);
-        assert!(ill(&r) > 100, "{} ill-conditioned", ill(&r));
-        let w = r
-            .findings
-            .iter()
-            .find(|f| matches!(f.problem, Problem::IllConditionedLeastSquares { .. }))
-            .unwrap();
-        assert_eq!(w.severity(), Severity::Warning);
-        assert!(w.to_string().contains("condition number"), "{w}");
-    }
-
-    /// A mirrored cloud and one with every left and right neighbour
-    /// swapped both run their boundary loops the wrong way round (their
-    /// normals point into the body and into the domain): both loops are
-    /// errors; the cloud as generated has none.
-    #[test]
-    fn mirrored_and_swapped_clouds_have_reversed_boundary_loops() {
-        let cloud = cloud();
-        assert!(reversed(&check(&cloud, &[])).is_empty());
-        let mut mirrored = cloud.clone();
-        mirrored.x.iter_mut().for_each(|x| *x = -*x);
-        let r = check(&mirrored, &[]);
-        assert_eq!(reversed(&r), ["wall", "outer"]);
-        assert!(!r.is_ok());
-        let mut swapped = cloud.clone();
-        std::mem::swap(&mut swapped.left, &mut swapped.right);
-        assert_eq!(reversed(&check(&swapped, &[])), ["wall", "outer"]);
-        let shown = check(&swapped, &[]).errors().next().unwrap().to_string();
-        assert!(shown.contains("normals point into the body"), "{shown}");
-    }
-
-    /// One wall point with its left and right neighbours swapped (its
-    /// normal would point into the body) is an error at that point.
-    #[test]
-    fn a_point_with_swapped_boundary_links_is_an_error() {
-        let mut cloud = cloud();
-        let i = (0..cloud.len())
-            .find(|&i| cloud.kind[i] == PointKind::Wall && i > 3)
-            .unwrap();
-        let (l, r) = (cloud.left[i], cloud.right[i]);
-        cloud.left[i] = r;
-        cloud.right[i] = l;
-        let report = check(&cloud, &[]);
-        let at_i: Vec<String> = report
-            .findings
-            .iter()
-            .filter(|f| f.point == i)
-            .map(|f| f.to_string())
-            .collect();
-        assert!(
-            at_i.iter().any(|m| m.contains("left and right swapped")),
-            "{at_i:?}"
-        );
-        assert!(!report.is_ok());
-    }
-
-    /// A boundary point whose kind was changed (a wall point made far
-    /// field, both its boundary neighbours wall points) passed `check`; an
-    /// error now, naming both neighbours' kinds.
-    #[test]
-    fn a_boundary_point_between_points_of_other_kinds_is_an_error() {
-        let mut c = cloud();
-        let i = (0..c.len())
-            .find(|&i| c.kind[i] == PointKind::Wall && i > 3)
-            .unwrap();
-        c.kind[i] = PointKind::Outer;
-        let r = check(&c, &[]);
-        let at_i: Vec<String> = r
-            .errors()
-            .filter(|f| f.point == i)
-            .map(|f| f.to_string())
-            .collect();
-        assert!(
-            at_i.iter()
-                .any(|m| m.contains("outer point between points of other kinds")
-                    && m.contains("is wall")),
-            "{at_i:?}"
-        );
-    }
-
-    /// Wall points without a shape id (every shape 0) gave lift and drag 0
-    /// with no word from `qflow check`: a warning now, none with shapes.
-    #[test]
-    fn a_cloud_without_shapes_is_warned_of() {
-        let mut c = cloud();
-        assert!(check(&c, &[])
-            .findings
-            .iter()
-            .all(|f| f.problem != Problem::NoShape));
-        c.shape.iter_mut().for_each(|s| *s = 0);
-        let r = check(&c, &[]);
-        let w: Vec<&Finding> = r
-            .findings
-            .iter()
-            .filter(|f| f.problem == Problem::NoShape)
-            .collect();
-        assert_eq!(w.len(), 1);
-        assert_eq!(w[0].severity(), Severity::Warning);
-        assert_eq!(c.kind[w[0].point], PointKind::Wall);
-        assert!(r.is_ok());
-    }
-}
+mod tests;
