@@ -47,6 +47,7 @@ use serde::{Deserialize, Serialize};
 use qflow_lskum::settings::{FarField, ForceNormals, Limiter, Preconditioner, Scheme};
 use qflow_lskum::Settings;
 use qflow_mesh::generate::{Naca4, NacaOGrid, NacaQuadtree, Stretching};
+use qflow_mesh::partition::{Method as PartitionMethod, Partition};
 use qflow_mesh::{check, native, renumber, Cloud};
 
 use crate::case::{MethodName, Output, Stop};
@@ -518,6 +519,34 @@ pub fn choose_numbering(cloud: &Cloud, choice: RenumberChoice) -> (Vec<u32>, Str
             }
         }
     }
+}
+
+/// The owner of every problem point for `ranks` ranks: the command line's
+/// partitioner (METIS by default, RCB, or a partition file of the cloud's
+/// own numbering).
+pub fn partition(
+    internal: &Cloud,
+    new_of_old: &[u32],
+    ranks: usize,
+    opts: &crate::run::RunOptions,
+    dir: &Path,
+) -> Result<Vec<u32>> {
+    let p = match opts.partitioner.as_deref().unwrap_or("metis") {
+        "metis" => Partition::new(internal, ranks, PartitionMethod::Metis)?,
+        "rcb" => Partition::new(internal, ranks, PartitionMethod::Rcb)?,
+        other => match other.strip_prefix("file:") {
+            Some(f) => {
+                let user = Partition::read(&dir.join(f), internal.len(), Some(ranks))?;
+                let mut part = vec![0u32; internal.len()];
+                for (old, &new) in new_of_old.iter().enumerate() {
+                    part[new as usize] = user.part()[old];
+                }
+                Partition::from_parts(ranks, part)?
+            }
+            None => anyhow::bail!("--partitioner {other}: expected metis, rcb or file:PATH"),
+        },
+    };
+    Ok(p.part().to_vec())
 }
 
 #[cfg(test)]

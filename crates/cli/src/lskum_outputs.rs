@@ -20,7 +20,7 @@ use qflow_par::launch::agree;
 use qflow_par::{Exec, Values};
 
 use crate::lskum_run::{LskumRun, Root};
-use crate::pipeline::Ran;
+use crate::pipeline::{Final, Ran};
 
 /// The final outputs (collective: gathers the state; rank 0 gives the
 /// cloud and the problem point of each cloud point): `solution.dat`,
@@ -197,6 +197,28 @@ pub fn scheme_label(s: &Settings) -> String {
 }
 
 impl LskumRun {
+    /// The final outputs (collective): the gathered field, or one VTK
+    /// piece per rank with `--vtk-pieces`.
+    pub(crate) fn write_final(&self, root: Option<&Root>, at: Final<'_>) -> Result<(), String> {
+        let Final {
+            ex,
+            rows,
+            dir,
+            opts,
+        } = at;
+        let (vtk, plots, pieces) = (
+            self.case.output.vtk,
+            self.case.output.plots,
+            opts.vtk_pieces,
+        );
+        let root = root.map(|r| (&r.cloud, r.new_of_old.as_slice()));
+        write_outputs(ex, root, dir, rows, &self.settings, vtk && !pieces, plots)?;
+        if vtk && pieces {
+            write_pieces(ex, dir, &self.settings)?;
+        }
+        Ok(())
+    }
+
     /// The summary's fields of a q-LSKUM run (after `case` and `method`).
     pub(crate) fn summary_fields(&self, r: &Root, s: &mut Summary, ran: &Ran<Lskum>) {
         let (outcome, ex, _method) = (ran.outcome, ran.ex, ran.method);

@@ -3,14 +3,11 @@
 //! (several ranks) and builds the problem; rank 0 writes the outputs of
 //! [`crate::lskum_outputs`] in the cloud's own numbering.
 
-use std::path::Path;
-
 use anyhow::{Context, Result};
 
 use qflow_lskum::decl::{DATS, LOOPS, POINTS};
 use qflow_lskum::settings::Scheme;
 use qflow_lskum::{method::Lskum, problem, Settings};
-use qflow_mesh::partition::{Method as PartitionMethod, Partition};
 use qflow_mesh::{renumber, Cloud};
 use qflow_par::decl::{DatDecl, LoopDecl};
 use qflow_par::driver::summary::{Summary, Value};
@@ -27,7 +24,7 @@ pub struct Root {
     pub(crate) cloud: Cloud,
     pub(crate) name: String,
     /// Problem point of each cloud point.
-    new_of_old: Vec<u32>,
+    pub(crate) new_of_old: Vec<u32>,
     pub(crate) numbering: String,
     /// The stencils in the problem's numbering (the Newton-Krylov
     /// scheme's preconditioner), until the method takes them.
@@ -37,7 +34,7 @@ pub struct Root {
 
 /// The q-LSKUM case and its settings.
 pub struct LskumRun {
-    case: LskumCase,
+    pub(crate) case: LskumCase,
     pub(crate) settings: Settings,
 }
 
@@ -59,7 +56,7 @@ impl CaseMethod for LskumRun {
         let internal = cloud.permuted(&new_of_old);
         let problem = problem::build(&internal, &self.settings);
         let owners = (ranks > 1)
-            .then(|| partition(&internal, &new_of_old, ranks, opts, &case.dir))
+            .then(|| crate::lskum_case::partition(&internal, &new_of_old, ranks, opts, &case.dir))
             .transpose()?;
         drop(internal);
         let newton = self.settings.scheme == Scheme::NewtonKrylov;
@@ -125,31 +122,7 @@ impl CaseMethod for LskumRun {
     }
 
     fn outputs(&mut self, root: Option<&Root>, at: Final<'_>) -> Result<(), String> {
-        let Final {
-            ex,
-            rows,
-            dir,
-            opts,
-        } = at;
-        let (vtk, plots, pieces) = (
-            self.case.output.vtk,
-            self.case.output.plots,
-            opts.vtk_pieces,
-        );
-        let root = root.map(|r| (&r.cloud, r.new_of_old.as_slice()));
-        crate::lskum_outputs::write_outputs(
-            ex,
-            root,
-            dir,
-            rows,
-            &self.settings,
-            vtk && !pieces,
-            plots,
-        )?;
-        if vtk && pieces {
-            crate::lskum_outputs::write_pieces(ex, dir, &self.settings)?;
-        }
-        Ok(())
+        self.write_final(root, at)
     }
 
     fn summary(&self, r: &Root, s: &mut Summary, ran: &Ran<Lskum>) -> Option<Verdict> {
@@ -164,32 +137,4 @@ impl CaseMethod for LskumRun {
         let bytes = ex.bytes() as f64 / n as f64 * ex.ranks() as f64;
         s.push("bytes_per_point", Value::Real(bytes));
     }
-}
-
-/// The owner of every problem point for `ranks` ranks: the command line's
-/// partitioner (METIS by default, RCB, or a partition file of the cloud's
-/// own numbering).
-fn partition(
-    internal: &Cloud,
-    new_of_old: &[u32],
-    ranks: usize,
-    opts: &RunOptions,
-    dir: &Path,
-) -> Result<Vec<u32>> {
-    let p = match opts.partitioner.as_deref().unwrap_or("metis") {
-        "metis" => Partition::new(internal, ranks, PartitionMethod::Metis)?,
-        "rcb" => Partition::new(internal, ranks, PartitionMethod::Rcb)?,
-        other => match other.strip_prefix("file:") {
-            Some(f) => {
-                let user = Partition::read(&dir.join(f), internal.len(), Some(ranks))?;
-                let mut part = vec![0u32; internal.len()];
-                for (old, &new) in new_of_old.iter().enumerate() {
-                    part[new as usize] = user.part()[old];
-                }
-                Partition::from_parts(ranks, part)?
-            }
-            None => anyhow::bail!("--partitioner {other}: expected metis, rcb or file:PATH"),
-        },
-    };
-    Ok(p.part().to_vec())
 }

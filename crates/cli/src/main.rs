@@ -62,8 +62,9 @@ enum Command {
     /// edge number.
     Check {
         /// The file: a cloud (native .qfc, or legacy text in either
-        /// variant) or a quadrilateral mesh in OP2's new_grid.dat format
-        /// (told apart by its first line: four counts).
+        /// variant) or a mesh (OP2's new_grid.dat text, .qfm, Gmsh, SU2),
+        /// told by its magic bytes, then its extension, then its text (the
+        /// report's first line says which).
         cloud: PathBuf,
     },
     /// Generate a NACA 4-digit O-grid (or, with `--layout quadtree`, a
@@ -97,7 +98,7 @@ fn main() -> ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .init();
-    restore_default_sigpipe();
+    set_signal_dispositions();
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => ExitCode::from(code),
@@ -135,7 +136,7 @@ impl std::io::Write for LossyStderr {
 /// of killing the process with SIGXFSZ: the error names the file, as a
 /// full disk's does, and the run removes its temporary and its lock (the
 /// signal left both behind, exit 153).
-fn restore_default_sigpipe() {
+fn set_signal_dispositions() {
     #[cfg(unix)]
     // SAFETY: called once at start, before any thread is spawned; SIG_DFL
     // and SIG_IGN are valid dispositions for SIGPIPE and SIGXFSZ.

@@ -1,42 +1,28 @@
 //! The DG method on one process without the run driver: settings, a
 //! backend, and steps on demand. For tests, benchmarks and programs that
-//! drive the steps themselves; `qflow run` will use the driver.
+//! drive the steps themselves; `qflow run` uses the driver.
 
-use qflow_par::backend::{BackendSpec, Program};
+use qflow_par::backend::BackendSpec;
 use qflow_par::driver::{Method, StepError};
-use qflow_par::{Exec, Values};
+use qflow_par::Values;
 
 use crate::method::Dg;
 use crate::{problem, Settings};
 
-/// A DG run on one process.
-pub struct Solver {
-    /// The executor.
-    pub ex: Exec,
-    /// The method.
-    pub method: Dg,
-    step: u64,
-}
+qflow_par::method_solver!(
+    /// A DG run on one process: the layer's solver of the method (its
+    /// executor `ex`, its `method`, `steps()`).
+    Solver,
+    Dg
+);
 
 impl Solver {
     /// A solver for `settings` with the backend `spec` asks for, at the
     /// initial state.
     pub fn new(settings: &Settings, spec: &BackendSpec) -> Result<Solver, String> {
         let p = problem::build(settings)?;
-        let mut method = Dg::new(settings.clone())?;
-        let program = Program {
-            name: "dg",
-            loops: method.loops(),
-            device_source: method.device_source(),
-        };
-        let mut ex = qflow_par::launch::single_process(&p, &program, method.globals(), spec)?;
-        drop(p);
-        method.start(&mut ex).map_err(|e| e.to_string())?;
-        Ok(Solver {
-            ex,
-            method,
-            step: 0,
-        })
+        let method = Dg::new(settings.clone())?;
+        qflow_par::driver::solver::Solver::new(&p, method, spec).map(Solver)
     }
 
     /// Runs one step; its history row (`[time, l2_norm]` for advection,
@@ -45,46 +31,21 @@ impl Solver {
         self.advance(1)
     }
 
-    /// Runs `n` steps inside the backend's pool, its threads at work from
-    /// one step to the next as in the run driver (entering the pool for
-    /// each step puts the caller to sleep and wakes it every step: about
-    /// 45 us on this machine's virtual CPUs, docs/performance.md 6.3); the
-    /// last step's history row (empty for `n = 0`). On an error the steps
-    /// before it count.
+    /// Runs `n` steps inside the backend's pool (the layer's
+    /// [`qflow_par::driver::solver::Solver::advance`]); the last step's
+    /// history row (empty for `n = 0`). On an error the steps before it
+    /// count.
     pub fn advance(&mut self, n: u64) -> Result<Vec<f64>, StepError> {
         if n == 0 {
             return Ok(Vec::new());
         }
-        let mut row = vec![0.0; self.method.columns().len()];
-        let pool = self.ex.pool();
-        let Solver { ex, method, step } = self;
-        let mut steps = || -> Result<(), StepError> {
-            for _ in 0..n {
-                method.step(ex, *step + 1, &mut row)?;
-                *step += 1;
-            }
-            Ok(())
-        };
-        match pool {
-            Some(pool) => pool.install(steps),
-            None => steps(),
-        }?;
-        Ok(row)
+        self.0.advance(n).map(<[f64]>::to_vec)
     }
 
     /// Runs steps until the final time; the steps run.
     pub fn run_to_end(&mut self) -> Result<u64, StepError> {
         let end = self.method.settings().final_time;
-        let first = self.step;
-        while self.method.time().unwrap_or(end) < end {
-            self.step()?;
-        }
-        Ok(self.step - first)
-    }
-
-    /// Completed steps.
-    pub fn steps(&self) -> u64 {
-        self.step
+        self.0.run_to(end)
     }
 
     /// The simulated time.
@@ -95,7 +56,8 @@ impl Solver {
     /// The solution's element values as stored: [`problem::element_len`]
     /// per cell (`n^d` per variable, packed), cells `x` fastest.
     pub fn state(&mut self) -> Vec<f64> {
-        match self.ex.gather(self.method.solution()) {
+        let u = self.method.solution();
+        match self.ex.gather(u) {
             Some(Values::F64(q)) => q,
             _ => Vec::new(),
         }

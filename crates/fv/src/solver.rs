@@ -3,22 +3,33 @@
 //! that drive the iteration themselves; `qflow run` uses the driver.
 
 use qflow_mesh::poly::PolyMesh;
-use qflow_par::backend::{BackendSpec, Program};
-use qflow_par::driver::{Method, StepError};
-use qflow_par::{Exec, Values};
+use qflow_par::backend::BackendSpec;
+use qflow_par::driver::StepError;
+use qflow_par::Values;
 
-use crate::decl::{LOOPS, Q};
+use crate::decl::Q;
 use crate::method::Fv;
 use crate::{problem, Settings};
 
-/// An Airfoil run on one process.
+/// An Airfoil run on one process: the layer's solver of the method (its
+/// executor `ex`, its `method`, `steps()`, to which it dereferences), and
+/// where the mesh's cells went.
 pub struct Solver {
-    /// The executor.
-    pub ex: Exec,
-    /// The method.
-    pub method: Fv,
-    iteration: u64,
+    solver: qflow_par::driver::solver::Solver<Fv>,
     cells: problem::CellOrder,
+}
+
+impl std::ops::Deref for Solver {
+    type Target = qflow_par::driver::solver::Solver<Fv>;
+    fn deref(&self) -> &Self::Target {
+        &self.solver
+    }
+}
+
+impl std::ops::DerefMut for Solver {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.solver
+    }
 }
 
 impl Solver {
@@ -28,37 +39,21 @@ impl Solver {
     /// stream.
     pub fn new(mesh: &PolyMesh, settings: &Settings, spec: &BackendSpec) -> Result<Solver, String> {
         let problem::Built { problem: p, cells } = problem::build(mesh, settings)?;
-        let mut method = Fv::new(settings.clone(), mesh.cells());
-        let program = Program {
-            name: "fv",
-            loops: &LOOPS,
-            device_source: method.device_source(),
-        };
+        let method = Fv::new(settings.clone(), mesh.cells());
         // The method's settings choose the plan of its edge loops.
         let spec = settings.backend(spec);
-        let mut ex = qflow_par::launch::single_process(&p, &program, method.globals(), &spec)?;
-        drop(p);
-        method.start(&mut ex).map_err(|e| e.to_string())?;
-        Ok(Solver {
-            ex,
-            method,
-            iteration: 0,
-            cells,
-        })
+        let solver = qflow_par::driver::solver::Solver::new(&p, method, &spec)?;
+        Ok(Solver { solver, cells })
     }
 
     /// Runs one iteration; its rms.
     pub fn step(&mut self) -> Result<f64, StepError> {
-        let it = self.iteration + 1;
-        let mut row = [0.0; 2];
-        qflow_par::driver::step_in_pool(&mut self.method, &mut self.ex, it, &mut row)?;
-        self.iteration = it;
-        Ok(row[0])
+        Ok(self.solver.step()?[0])
     }
 
     /// Completed iterations.
     pub fn iteration(&self) -> u64 {
-        self.iteration
+        self.solver.steps()
     }
 
     /// The state of every cell, `[rho, rho u, rho v, rho E]`, in the

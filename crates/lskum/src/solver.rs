@@ -5,9 +5,9 @@
 use std::sync::Arc;
 
 use qflow_mesh::Cloud;
-use qflow_par::backend::{BackendSpec, Program};
+use qflow_par::backend::BackendSpec;
 use qflow_par::comm::ExchangeMode;
-use qflow_par::driver::{Method, StepError};
+use qflow_par::driver::StepError;
 use qflow_par::{Exec, Values};
 
 use crate::decl::{LOOPS, PRIM};
@@ -16,15 +16,12 @@ use crate::method::{Lskum, COLUMNS};
 use crate::settings::Scheme;
 use crate::{problem, Settings, Vec4};
 
-/// A q-LSKUM run on one process, the cloud's numbering kept.
-pub struct Solver {
-    /// The executor.
-    pub ex: Exec,
-    /// The method.
-    pub method: Lskum,
-    iteration: u64,
-    row: [f64; COLUMNS.len()],
-}
+qflow_par::method_solver!(
+    /// A q-LSKUM run, the cloud's numbering kept: the layer's solver of
+    /// the method (its executor `ex`, its `method`, `steps()`).
+    Solver,
+    Lskum
+);
 
 impl Solver {
     /// A solver on `cloud` (which must have passed `qflow_mesh::check`)
@@ -35,20 +32,7 @@ impl Solver {
         if settings.scheme == Scheme::NewtonKrylov {
             method.set_stencils(problem::stencil_rows(&p));
         }
-        let program = Program {
-            name: "lskum",
-            loops: &LOOPS,
-            device_source: method.device_source(),
-        };
-        let mut ex = qflow_par::launch::single_process(&p, &program, method.globals(), spec)?;
-        drop(p);
-        method.start(&mut ex).map_err(|e| e.to_string())?;
-        Ok(Solver {
-            ex,
-            method,
-            iteration: 0,
-            row: [0.0; COLUMNS.len()],
-        })
+        qflow_par::driver::solver::Solver::new(&p, method, spec).map(Solver)
     }
 
     /// A solver over the ranks of `comm` (collective): rank 0 gives the
@@ -75,35 +59,14 @@ impl Solver {
         if let Some(rows) = stencils {
             method.set_stencils(rows);
         }
-        let program = Program {
-            name: "lskum",
-            loops: &LOOPS,
-            device_source: method.device_source(),
-        };
-        let local = qflow_par::backend::create(
-            spec,
-            part.clone(),
-            method.globals(),
-            &program,
-            comm.node_rank(),
-        );
-        let local = qflow_par::launch::agree(&*comm, local)?;
-        let mut ex = Exec::new(part, local, comm, mode);
-        method.start(&mut ex).map_err(|e| e.to_string())?;
-        Ok(Solver {
-            ex,
-            method,
-            iteration: 0,
-            row: [0.0; COLUMNS.len()],
-        })
+        let ex = qflow_par::launch::executor(comm, part, &method, spec, mode)?;
+        qflow_par::driver::solver::Solver::on(ex, method).map(Solver)
     }
 
     /// Runs one iteration; its history row (`COLUMNS`).
     pub fn step(&mut self) -> Result<[f64; COLUMNS.len()], StepError> {
-        let it = self.iteration + 1;
-        qflow_par::driver::step_in_pool(&mut self.method, &mut self.ex, it, &mut self.row)?;
-        self.iteration = it;
-        Ok(self.row)
+        let row = self.0.step()?;
+        Ok(std::array::from_fn(|k| row[k]))
     }
 
     /// Runs `iters` iterations; the log residue of each.
@@ -113,7 +76,7 @@ impl Solver {
 
     /// Completed iterations.
     pub fn iteration(&self) -> u64 {
-        self.iteration
+        self.steps()
     }
 
     /// The primitive state of every point (on rank 0; empty elsewhere).

@@ -15,6 +15,7 @@ pub mod checkpoint;
 pub mod history;
 pub mod progress;
 pub mod signals;
+pub mod solver;
 pub mod summary;
 
 /// A number as a message shows it: plainly from 1e-4 to 1e7 (`0.5`,
