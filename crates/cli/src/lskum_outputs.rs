@@ -221,7 +221,7 @@ impl LskumRun {
 
     /// The summary's fields of a q-LSKUM run (after `case` and `method`).
     pub(crate) fn summary_fields(&self, r: &Root, s: &mut Summary, ran: &Ran<Lskum>) {
-        let (outcome, ex, _method) = (ran.outcome, ran.ex, ran.method);
+        let (outcome, ex) = (ran.outcome, ran.ex);
         let settings = &self.settings;
         s.push("cloud", Value::Text(r.name.clone()));
         s.push("points", Value::Int(r.cloud.len() as i64));

@@ -131,8 +131,8 @@ impl CaseMethod for LskumRun {
     }
 
     fn speed_fields(&self, s: &mut Summary, ran: &Ran<Lskum>) {
-        let (_outcome, ex, method) = (ran.outcome, ran.ex, ran.method);
-        let points = qflow_par::driver::Method::work_set(method);
+        let ex = ran.ex;
+        let points = qflow_par::driver::Method::work_set(ran.method);
         let n = ex.part().set(points).map_or(1, |p| p.global_len.max(1));
         let bytes = ex.bytes() as f64 / n as f64 * ex.ranks() as f64;
         s.push("bytes_per_point", Value::Real(bytes));

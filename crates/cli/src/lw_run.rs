@@ -122,8 +122,7 @@ impl CaseMethod for LwRun {
         self.summary_fields(s, ran)
     }
 
-    fn speed_fields(&self, s: &mut Summary, ran: &Ran<Lw>) {
-        let (_outcome, _ex, _method) = (ran.outcome, ran.ex, ran.method);
+    fn speed_fields(&self, s: &mut Summary, _: &Ran<Lw>) {
         if let Some(rdp) = s.real("rdp").filter(|r| *r > 0.0) {
             s.push("cell_updates_per_second", Value::Real(1.0 / rdp));
         }
