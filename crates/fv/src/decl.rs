@@ -12,9 +12,7 @@
 //! This table is documentation; the layer reads the same facts from the
 //! declarations below.
 
-use qflow_par::{
-    par_loop, Arity, DatDecl, GlobalDecl, LoopDecl, MapDecl, Reduction, Role, SetDecl,
-};
+use qflow_par::{par_loop, Arity, DatDecl, GlobalDecl, MapDecl, Reduction, Role, SetDecl};
 
 use crate::kernels::{adt_calc, bres_calc, res_calc, save_soln, update};
 
@@ -147,9 +145,11 @@ par_loop! {
     }
 }
 
-/// Every loop of the method.
-pub static LOOPS: [&LoopDecl; 5] = [&SAVE_SOLN, &ADT_CALC, &RES_CALC, &BRES_CALC, &UPDATE];
-/// Every dat of the method.
-pub static DATS: [&DatDecl; 6] = [&X, &BOUND, &Q, &QOLD, &ADT, &RES];
-/// Every global of the method.
-pub static GLOBALS: [&GlobalDecl; 4] = [&GAS, &QINF, &RMS, &BAD];
+qflow_par::method_lists! {
+    /// Every loop of the method.
+    pub static LOOPS = [&SAVE_SOLN, &ADT_CALC, &RES_CALC, &BRES_CALC, &UPDATE];
+    /// Every dat of the method (those its loops name).
+    pub static DATS;
+    /// Every global of the method.
+    pub static GLOBALS;
+}

@@ -13,9 +13,7 @@
 //! This table is documentation; the layer reads the same facts from the
 //! declarations below (halo exchanges, device bindings, checkpoints).
 
-use qflow_par::{
-    par_loop, Arity, DatDecl, GlobalDecl, LoopDecl, MapDecl, Reduction, Role, SetDecl,
-};
+use qflow_par::{par_loop, Arity, DatDecl, GlobalDecl, MapDecl, Reduction, Role, SetDecl};
 
 use crate::kernels::{
     flux_residual, force_sums, limiter_phi, local_time_step, q_derivatives, q_inner_iteration,
@@ -233,52 +231,21 @@ par_loop! {
     }
 }
 
-/// Every loop of the method.
-pub static LOOPS: [&LoopDecl; 9] = [
-    &LOCAL_TIME_STEP,
-    &Q_VARIABLES,
-    &Q_DERIVATIVES,
-    &Q_INNER_ITERATION,
-    &LIMITER_PHI,
-    &FLUX_RESIDUAL,
-    &STATE_UPDATE,
-    &RESTORE,
-    &FORCE_SUMS,
-];
-
-/// Every dat of the method.
-pub static DATS: [&DatDecl; 18] = [
-    &X,
-    &Y,
-    &NX,
-    &NY,
-    &KIND,
-    &MIN_DIST,
-    &SURFACE_GEOMETRY,
-    &PRIM,
-    &PRIM_OLD,
-    &Q,
-    &QX,
-    &QY,
-    &QX_NEXT,
-    &QY_NEXT,
-    &Q_MAX,
-    &Q_MIN,
-    &DELTA,
-    &PHI,
-];
-
-/// Every global of the method.
-pub static GLOBALS: [&GlobalDecl; 11] = [
-    &CFL,
-    &POWER,
-    &VL_CONST,
-    &LIMITER,
-    &STAGE,
-    &FREE_STREAM,
-    &VORTEX,
-    &DYNAMIC_PRESSURE,
-    &SUM_SQ,
-    &BAD_STAGE,
-    &FORCES,
-];
+qflow_par::method_lists! {
+    /// Every loop of the method.
+    pub static LOOPS = [
+        &LOCAL_TIME_STEP,
+        &Q_VARIABLES,
+        &Q_DERIVATIVES,
+        &Q_INNER_ITERATION,
+        &LIMITER_PHI,
+        &FLUX_RESIDUAL,
+        &STATE_UPDATE,
+        &RESTORE,
+        &FORCE_SUMS,
+    ];
+    /// Every dat of the method (those its loops name).
+    pub static DATS;
+    /// Every global of the method.
+    pub static GLOBALS;
+}

@@ -21,7 +21,7 @@
 //! 4 cells along x ([`crate::kernels`]); neighbours are reached by offsets,
 //! so the layer derives the halos a distributed run exchanges.
 
-use qflow_par::{par_loop, DatDecl, GlobalDecl, LoopDecl, Reduction, Role, SetDecl, StencilDecl};
+use qflow_par::{par_loop, DatDecl, GlobalDecl, Reduction, Role, SetDecl, StencilDecl};
 
 use crate::kernels::{
     filter_conservative_x, filter_conservative_y, filter_paper_x, filter_paper_y, lw_x,
@@ -305,26 +305,28 @@ sweep_x_residue_loops! {
     SWEEP_X_RESIDUE_CONSERVATIVE = sweep_x_residue_conservative;
 }
 
-/// Every loop of the method.
-pub static LOOPS: [&LoopDecl; 16] = [
-    &FILTER_PAPER_X,
-    &FILTER_PAPER_Y,
-    &FILTER_CONSERVATIVE_X,
-    &FILTER_CONSERVATIVE_Y,
-    &LW_X,
-    &LW_Y,
-    &LW_X_RESIDUE,
-    &WAVE_SPEED,
-    &SWEEP_X_PAPER,
-    &SWEEP_X_CONSERVATIVE,
-    &SWEEP_Y_PAPER_TO_U,
-    &SWEEP_Y_PAPER_TO_W,
-    &SWEEP_Y_CONSERVATIVE_TO_U,
-    &SWEEP_Y_CONSERVATIVE_TO_W,
-    &SWEEP_X_RESIDUE_PAPER,
-    &SWEEP_X_RESIDUE_CONSERVATIVE,
-];
-/// Every dat of the method.
-pub static DATS: [&DatDecl; 4] = [&KIND, &U, &W, &U0];
-/// Every global of the method.
-pub static GLOBALS: [&GlobalDecl; 6] = [&GAS, &SWEEP, &BC, &SPEED, &CHANGE, &BAD];
+qflow_par::method_lists! {
+    /// Every loop of the method.
+    pub static LOOPS = [
+        &FILTER_PAPER_X,
+        &FILTER_PAPER_Y,
+        &FILTER_CONSERVATIVE_X,
+        &FILTER_CONSERVATIVE_Y,
+        &LW_X,
+        &LW_Y,
+        &LW_X_RESIDUE,
+        &WAVE_SPEED,
+        &SWEEP_X_PAPER,
+        &SWEEP_X_CONSERVATIVE,
+        &SWEEP_Y_PAPER_TO_U,
+        &SWEEP_Y_PAPER_TO_W,
+        &SWEEP_Y_CONSERVATIVE_TO_U,
+        &SWEEP_Y_CONSERVATIVE_TO_W,
+        &SWEEP_X_RESIDUE_PAPER,
+        &SWEEP_X_RESIDUE_CONSERVATIVE,
+    ];
+    /// Every dat of the method (those its loops name).
+    pub static DATS;
+    /// Every global of the method.
+    pub static GLOBALS;
+}

@@ -386,3 +386,42 @@ fn line_loops_are_validated() {
     assert_eq!(e.arg, "sum", "{e}");
     assert!(NO_STENCIL.line.is_some() && SUMMED.line.is_some());
 }
+
+mod derived_lists {
+    use super::toy_methods::*;
+    use qflow_par::{DatDecl, GlobalDecl};
+
+    qflow_par::method_lists! {
+        /// The line toy's loops.
+        static LOOPS = [&FACE_FLUX, &CELL_UPDATE];
+        /// Its dats, with one no loop names and one repeated.
+        static DATS + [&U, &V, &U];
+        /// Its globals, with one no loop names.
+        static GLOBALS + [&TOTAL];
+    }
+    qflow_par::method_lists! {
+        /// The heat toy's loops, the step's kernel twice.
+        static HEAT = [&HEAT_STEP, &HEAT_COPY, &HEAT_STEP_BASELINE];
+        /// Its dats.
+        static HEAT_D;
+        /// Its globals.
+        static HEAT_G;
+    }
+
+    fn dats(v: &[&DatDecl]) -> Vec<&'static str> {
+        v.iter().map(|d| d.name).collect()
+    }
+    fn globals(v: &[&GlobalDecl]) -> Vec<&'static str> {
+        v.iter().map(|g| g.name).collect()
+    }
+
+    #[test]
+    fn the_lists_hold_each_dat_and_global_once_in_order_of_first_use() {
+        assert_eq!(dats(&DATS), ["v", "res", "u"]);
+        assert_eq!(globals(&GLOBALS), ["rate", "peak", "total"]);
+        assert_eq!(dats(&HEAT_D), dats(&HEAT_DATS));
+        assert_eq!(globals(&HEAT_G), globals(&HEAT_GLOBALS));
+        assert_eq!(LOOPS.len(), 2);
+        assert_eq!(HEAT.len(), 3);
+    }
+}

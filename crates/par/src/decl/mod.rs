@@ -439,5 +439,6 @@ impl fmt::Debug for LoopDecl {
     }
 }
 
+pub mod lists;
 mod validate;
 pub use validate::DeclError;
