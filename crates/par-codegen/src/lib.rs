@@ -48,7 +48,9 @@
 //! **Items.** `fn` items marked `#[device]` (any attribute path ending in
 //! `device`); `impl` blocks marked `#[device]` (all their methods) or
 //! methods marked one by one; structs with named fields marked `#[device]`
-//! (`#[derive(..)]` ignored, but `Default` noted); `const` items, emitted
+//! (`#[derive(..)]` ignored, but `Default` noted), and structs without
+//! fields, which are types only (an equation's type as a generic
+//! argument, never a value); `const` items, emitted
 //! whenever device code uses them, marked or not (scalars and arrays of
 //! them, with constant expressions over other constants, casts,
 //! `f64::from_bits` and `to_bits`, all evaluated as Rust does at compile
@@ -131,8 +133,9 @@
 //! (but the `debug_assert`s), `match` on other types or with other
 //! patterns, `if let` / `while let`, `loop` with
 //! a value, labels, slices and ranges outside `for`, `Vec`, `String` and
-//! other heap types, `Option` / `Result`, strings and characters, generics,
-//! traits and trait impls, iterators (`for x in a.iter()`), references
+//! other heap types, `Option` / `Result`, strings and characters, generic
+//! structs, methods and impl blocks, calls of generic functions without
+//! their arguments, trait objects, iterators (`for x in a.iter()`), references
 //! stored in locals or returned, lifetimes on references, `unsafe`, `?`,
 //! `async`, `impl Trait`, raw pointers, `static`s, enums, nested
 //! functions, recursion (direct or not: OpenCL forbids it), `mul_add`,
@@ -149,6 +152,7 @@
 //! | `Star<T>`, `Offsets<T>` | `qf_star_<t>`, `qf_offsets_<t>` ([`accessor_source`]) |
 //! | `fn f(x: T, r: &T, m: &mut T) -> R` | `FUNC R f(T x, const T* r, T* m)` |
 //! | method `S::m(&self, ..)` | `FUNC R S_m(const S* self, ..)` |
+//! | `f::<S, 4>(..)` of `fn f<T: Tr, const N: usize>` | `f__S__4(..)`, a copy of `f` |
 //! | `const X: f64 = ..;` | `#define X (value) /* the Rust expression */` |
 //! | `const A: [f64; N] = [..];` | `CONSTANT double A[N] = {..};` |
 //!

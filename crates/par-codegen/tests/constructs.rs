@@ -584,3 +584,41 @@ fn a_let_without_value_takes_the_type_of_its_assignments() {
     let c = c_of("#[device] fn f(c: bool) -> f64 { let x; if c { x = 1.0; } else { x = 2.0; } x }");
     has(&c, &["double x;\n    if (c) {\n        x = 1.0;\n    } else {\n        x = 2.0;\n    }\n    return x;"]);
 }
+
+#[test]
+fn generic_functions_are_copied_per_argument_list() {
+    let c = c_of(
+        "#[device] trait Law<const NV: usize> { const NVAR: usize; fn flux(u: &[f64; NV]) -> [f64; NV]; }\n\
+         #[device] struct Burgers;\n\
+         #[device] impl Law<1> for Burgers { const NVAR: usize = 1; \
+             fn flux(u: &[f64; 1]) -> [f64; 1] { [0.5 * u[0] * u[0]] } }\n\
+         const ONE: usize = 1;\n\
+         #[device] fn total<L: Law<NV>, const NV: usize>(u: &[f64; NV]) -> f64 {\n\
+             let f = L::flux(u); let mut s = 0.0; for v in 0..L::NVAR { s += f[v]; } s }\n\
+         #[device] fn twice<L: Law<NV>, const NV: usize>(u: &[f64; NV]) -> f64 {\n\
+             total::<L, NV>(u) + total::<L, ONE>(u) }\n\
+         #[device] fn g(a: f64) -> f64 { twice::<Burgers, 1>(&[a]) }",
+    );
+    // One copy per argument list (`NV` and `ONE` are both 1), named by it;
+    // the calls point at the copies; the trait's items are the impl's.
+    has(
+        &c,
+        &[
+            "double total__Burgers__1(const qf_arr_f64_1* u)",
+            "double twice__Burgers__1(const qf_arr_f64_1* u)",
+            "return total__Burgers__1(u) + total__Burgers__1(u);",
+            "twice__Burgers__1(",
+            "Burgers_flux(u)",
+            "Burgers_NVAR",
+        ],
+    );
+    assert_eq!(
+        c.matches("FUNC double total__Burgers__1(").count(),
+        2,
+        "{c}"
+    );
+    assert!(
+        !c.contains("total(") && !c.contains("typedef struct {} Burgers"),
+        "{c}"
+    );
+}

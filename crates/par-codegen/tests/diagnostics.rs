@@ -134,16 +134,47 @@ fn slices_ranges_and_heap_types() {
 #[test]
 fn generics_traits_and_impl_trait() {
     rejected_by_check(
-        "#[device] fn f<T>(x: T) -> T { x }",
-        "generic functions are not supported",
+        "#[device] impl S { fn f<T>(x: T) -> T { x } }",
+        "generic methods are not supported",
     );
     rejected_by_check(
-        "#[device] impl Default for S { fn default() -> Self { S { a: 0.0 } } }",
-        "trait impls (`impl Trait for Type`) are not supported",
+        "#[device] trait T { fn f(x: f64) -> f64 { x } }",
+        "default bodies of trait functions are not supported",
     );
     rejected_by_check(
-        "#[device] trait T { fn f(&self) -> f64; }",
-        "traits are not supported",
+        "#[device] trait T { const N: usize = 2; }",
+        "default values of trait constants are not supported",
+    );
+    rejected_by_check(
+        "#[device] trait T<U> { fn f(x: f64) -> f64; }",
+        "traits with type parameters are not supported",
+    );
+    rejected_by_check(
+        "#[device] trait T { type A; }",
+        "trait items other than `fn` and `const` are not supported",
+    );
+    rejected_by_check(
+        "#[device] fn f<T: Default = f64>(x: T) -> T { x }",
+        "defaults of generic parameters are not supported",
+    );
+    rejected(
+        "#[device] fn g<const N: usize>(x: &[f64; N]) -> f64 { x[0] }\n\
+         #[device] fn f(a: [f64; 2]) -> f64 { g(&a) }",
+        "`g` is generic: spell its arguments at the call, `g::<N>(..)`",
+    );
+    rejected(
+        "#[device] fn g<const N: usize>(x: &[f64; N]) -> f64 { x[0] }\n\
+         #[device] fn f(a: [f64; 2]) -> f64 { g::<2, 3>(&a) }",
+        "`g` is generic",
+    );
+    rejected(
+        "#[device] struct E;\n#[device] fn f(e: E) -> f64 { 0.0 }",
+        "`E` has no fields: a device struct without fields is a type argument",
+    );
+    rejected(
+        "#[device] fn g<const N: usize>(x: f64) -> f64 { x }\n\
+         #[device] fn f(a: f64) -> f64 { g::<1.5>(a) }",
+        "const parameters of device functions are integers or `bool`",
     );
     rejected_by_check(
         "#[device] fn f(g: impl Fn(f64) -> f64) -> f64 { g(1.0) }",

@@ -104,10 +104,11 @@ impl Checker {
     fn item(&mut self, item: &Item) {
         match item {
             Item::Fn(f) => {
-                self.signature(&f.sig);
+                self.signature(&f.sig, true);
                 self.visit_block(&f.block);
             }
             Item::Impl(i) => self.impl_block(i),
+            Item::Trait(t) => self.trait_item(t),
             Item::Struct(s) => {
                 if !s.generics.params.is_empty() {
                     self.no(s.generics.span(), "generic structs are");
@@ -118,9 +119,9 @@ impl Checker {
                             self.value_type(&f.ty, "in struct fields");
                         }
                     }
-                    syn::Fields::Named(_) | syn::Fields::Unit => {
-                        self.no(s.ident.span(), "structs without fields are")
-                    }
+                    // A type without values: a generic argument only
+                    // (an equation's type), never a value in device code.
+                    syn::Fields::Named(_) | syn::Fields::Unit => {}
                     syn::Fields::Unnamed(_) => {
                         self.no(s.ident.span(), "tuple structs are (use named fields)")
                     }
@@ -138,19 +139,56 @@ impl Checker {
             }
             Item::Enum(e) => self.no(e.ident.span(), "enums are"),
             Item::Static(s) => self.no(s.ident.span(), "statics are (use `const`)"),
-            Item::Trait(t) => self.no(t.ident.span(), "traits are"),
             Item::Union(u) => self.no(u.ident.span(), "unions are"),
             other => self.err(
                 other.span(),
-                "#[device] applies to `fn`, `impl`, `struct`, `const` and `type` items",
+                "#[device] applies to `fn`, `impl`, `trait`, `struct`, `const` and `type` items",
             ),
         }
     }
 
+    /// A trait: the signatures of associated functions and constants, no
+    /// default bodies or values (each impl gives its own), no associated
+    /// types.
+    fn trait_item(&mut self, t: &syn::ItemTrait) {
+        if let Some(u) = &t.unsafety {
+            self.no(u.span(), "`unsafe` traits are");
+        }
+        for g in &t.generics.params {
+            if let GenericParam::Type(p) = g {
+                self.no(p.span(), "traits with type parameters are (use a const parameter or an associated constant)");
+            }
+        }
+        for it in &t.items {
+            match it {
+                syn::TraitItem::Fn(f) => {
+                    self.signature(&f.sig, false);
+                    if let Some(b) = &f.default {
+                        self.no(
+                            b.span(),
+                            "default bodies of trait functions are (implement it in each impl)",
+                        );
+                    }
+                }
+                syn::TraitItem::Const(c) => {
+                    self.value_type(&c.ty, "in constants");
+                    if let Some((_, e)) = &c.default {
+                        self.no(
+                            e.span(),
+                            "default values of trait constants are (give it in each impl)",
+                        );
+                    }
+                }
+                other => self.no(other.span(), "trait items other than `fn` and `const` are"),
+            }
+        }
+    }
+
     fn impl_block(&mut self, i: &syn::ItemImpl) {
-        if let Some((_, path, _)) = &i.trait_ {
-            self.no(path.span(), "trait impls (`impl Trait for Type`) are");
-            return;
+        if let Some((bang, path, _)) = &i.trait_ {
+            if bang.is_some() {
+                self.no(path.span(), "negative impls are");
+            }
         }
         if !i.generics.params.is_empty() {
             self.no(i.generics.span(), "generic impl blocks are");
@@ -169,7 +207,7 @@ impl Checker {
         for it in &i.items {
             match it {
                 ImplItem::Fn(f) => {
-                    self.signature(&f.sig);
+                    self.signature(&f.sig, false);
                     self.visit_block(&f.block);
                 }
                 ImplItem::Const(c) => {
@@ -181,14 +219,31 @@ impl Checker {
         }
     }
 
-    fn signature(&mut self, sig: &Signature) {
+    /// A function's signature; `generic`: type and const parameters are
+    /// allowed (a free function, instantiated per call).
+    fn signature(&mut self, sig: &Signature, generic: bool) {
         for g in &sig.generics.params {
-            if !matches!(g, GenericParam::Lifetime(_)) {
-                self.no(g.span(), "generic functions are");
+            match g {
+                GenericParam::Lifetime(_) => {}
+                GenericParam::Type(t) if generic => {
+                    if let Some(d) = &t.default {
+                        self.no(d.span(), "defaults of generic parameters are");
+                    }
+                }
+                GenericParam::Const(c) if generic => {
+                    if let Some(d) = &c.default {
+                        self.no(d.span(), "defaults of generic parameters are");
+                    }
+                    self.value_type(&c.ty, "in const parameters");
+                }
+                _ => self.no(
+                    g.span(),
+                    "generic methods are (write a generic free function)",
+                ),
             }
         }
-        if let Some(w) = &sig.generics.where_clause {
-            self.no(w.span(), "`where` clauses are");
+        if let (Some(w), false) = (&sig.generics.where_clause, generic) {
+            self.no(w.span(), "`where` clauses on methods are");
         }
         if let Some(u) = &sig.unsafety {
             self.no(u.span(), "`unsafe` functions are");

@@ -3,6 +3,7 @@
 //! them.
 
 mod consteval;
+mod generic;
 mod resolve;
 mod types;
 
@@ -136,6 +137,8 @@ pub(crate) struct Program {
     pub aliases: Vec<AliasDef>,
     pub consts: Vec<ConstDef>,
     pub fns: Vec<FnDef>,
+    /// Generic device functions (copied per instantiation into `fns`).
+    pub templates: Vec<generic::Template>,
     /// Functions of the files not marked `#[device]`: (`Self` type, name).
     pub unmarked: HashSet<(Option<String>, String)>,
     /// Module-level `use` declarations: (module, import).
@@ -172,6 +175,14 @@ fn test_only(attrs: &[Attribute]) -> bool {
                     .any(|w| w == "test")
             })
     })
+}
+
+/// Whether a function has type or const parameters.
+fn generic(sig: &syn::Signature) -> bool {
+    sig.generics
+        .params
+        .iter()
+        .any(|g| !matches!(g, syn::GenericParam::Lifetime(_)))
 }
 
 fn derives_default(attrs: &[Attribute]) -> bool {
@@ -259,6 +270,7 @@ impl Program {
             aliases: Vec::new(),
             consts: Vec::new(),
             fns: Vec::new(),
+            templates: Vec::new(),
             unmarked: HashSet::new(),
             imports: Vec::new(),
             diags: Vec::new(),
@@ -286,6 +298,7 @@ impl Program {
                 Err(e) => p.push_diag(k, e.span(), format!("cannot parse: {e}")),
             }
         }
+        p.instantiate();
         p.name_functions();
         p.resolve();
         p.name_consts();
@@ -320,7 +333,14 @@ impl Program {
         for item in items {
             match item {
                 Item::Fn(f) if !test_only(&f.attrs) => {
-                    if marked(&f.attrs) {
+                    if marked(&f.attrs) && generic(&f.sig) {
+                        self.check(scope.file, item);
+                        self.templates.push(generic::Template {
+                            name: f.sig.ident.to_string(),
+                            scope: scope.clone(),
+                            item: f.clone(),
+                        });
+                    } else if marked(&f.attrs) {
                         self.check(scope.file, item);
                         self.add_fn(scope, None, &f.sig, &f.block);
                     } else {
@@ -407,7 +427,9 @@ impl Program {
             _ => None,
         };
         let Some(self_ty) = self_ty else { return };
-        if i.trait_.is_some() || !i.generics.params.is_empty() {
+        // Trait impls are read as inherent ones: `E::flux` in a generic
+        // function's copy names `Euler::flux` whichever impl gives it.
+        if !i.generics.params.is_empty() {
             return;
         }
         let mut inner = scope.clone();
@@ -631,7 +653,8 @@ impl Program {
                     }
                 }
             }
-            if ok {
+            // A struct without fields is a type argument only, never a value.
+            if ok && !self.structs[k].fields.is_empty() {
                 let name = self.structs[k].name.clone();
                 self.fields.insert(name, fields);
             }

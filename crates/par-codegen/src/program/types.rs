@@ -100,9 +100,7 @@ impl Program {
                 }
                 if name == "Self" && p.path.segments.len() == 1 {
                     return match &scope.self_ty {
-                        Some(s) if self.find_struct(s).is_some() => {
-                            Ok(DeviceType::Struct(s.clone()))
-                        }
+                        Some(s) if self.find_struct(s).is_some() => self.value_struct(s, p.span()),
                         Some(s) => Err(Fail::new(
                             p.span(),
                             format!("struct `{s}` is used in device code but not marked #[device]"),
@@ -120,7 +118,7 @@ impl Program {
                     Err(m) => return Err(Fail::new(p.span(), m)),
                 }
                 if self.find_struct(&name).is_some() {
-                    return Ok(DeviceType::Struct(name));
+                    return self.value_struct(&name, p.span());
                 }
                 if self.structs.iter().any(|s| s.name == name) {
                     return Err(Fail::new(
@@ -171,6 +169,20 @@ impl Program {
                 other.span(),
                 crate::check::unsupported("this type is"),
             )),
+        }
+    }
+
+    /// A device struct as the type of values: one with fields.
+    fn value_struct(&self, name: &str, span: proc_macro2::Span) -> Res<DeviceType> {
+        match self.find_struct(name) {
+            Some(s) if s.fields.is_empty() => Err(Fail::new(
+                span,
+                format!(
+                    "`{name}` has no fields: a device struct without fields is a type argument \
+                     of generic functions only (an equation's type), not a value"
+                ),
+            )),
+            _ => Ok(DeviceType::Struct(name.to_string())),
         }
     }
 

@@ -14,6 +14,7 @@ pub mod access;
 pub mod batch;
 pub mod erf;
 pub mod gas;
+pub mod generic;
 pub mod lsq;
 pub mod math;
 pub mod misc;

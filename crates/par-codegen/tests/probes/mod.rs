@@ -3,7 +3,7 @@
 
 use crate::accessors::{Offsets, Star};
 use crate::common::Rng;
-use crate::corpus::{access, batch, erf, gas, lsq, math, misc};
+use crate::corpus::{access, batch, erf, gas, generic, lsq, math, misc};
 
 /// How an argument is drawn.
 #[derive(Clone, Copy, Debug)]
@@ -92,6 +92,38 @@ pub(crate) fn probes() -> Vec<Probe> {
     use Arg::*;
     let v4 = |lo, hi| vec![F(lo, hi); 4];
     vec![
+        Probe {
+            name: "rusanov_advection",
+            args: vec![AnyF, AnyF, F(-3.0, 3.0)],
+            c: "out[0] = B(rusanov_advection(D(0), D(1), D(2))); return 1;",
+            rust: |i| vec![b(generic::rusanov_advection(d(i[0]), d(i[1]), d(i[2])))],
+        },
+        Probe {
+            name: "rusanov_isothermal",
+            args: vec![F(0.1, 4.0), F(-3.0, 3.0), F(0.1, 4.0), F(-3.0, 3.0), F(0.0, 2.0)],
+            c: "qf_tup_f64_f64 r = rusanov_isothermal(D(0), D(1), D(2), D(3), D(4));\n\
+                out[0] = B(r.f0); out[1] = B(r.f1); return 2;",
+            rust: |i| {
+                let r = generic::rusanov_isothermal(d(i[0]), d(i[1]), d(i[2]), d(i[3]), d(i[4]));
+                vec![b(r.0), b(r.1)]
+            },
+        },
+        Probe {
+            name: "flux_weights",
+            args: vec![AnyF, AnyF, AnyF, AnyF, F(0.0, 2.0)],
+            c: "qf_tup_f64_f64 r = flux_weights(D(0), D(1), D(2), D(3), D(4));\n\
+                out[0] = B(r.f0); out[1] = B(r.f1); return 2;",
+            rust: |i| {
+                let r = generic::flux_weights(d(i[0]), d(i[1]), d(i[2]), d(i[3]), d(i[4]));
+                vec![b(r.0), b(r.1)]
+            },
+        },
+        Probe {
+            name: "weighted_3_5",
+            args: vec![AnyF, AnyF, AnyF, F(-2.0, 2.0)],
+            c: "out[0] = B(weighted_3_5(D(0), D(1), D(2), D(3))); return 1;",
+            rust: |i| vec![b(generic::weighted_3_5(d(i[0]), d(i[1]), d(i[2]), d(i[3])))],
+        },
         Probe {
             name: "exp",
             args: vec![AnyF],
