@@ -8,10 +8,13 @@
 use std::path::Path;
 
 /// The kernel files, relative to the crate.
-const FILES: [&str; 5] = [
+const FILES: [&str; 8] = [
     "src/kernels.rs",
     "src/kernels3.rs",
+    "src/laws.rs",
+    "src/system.rs",
     "src/euler.rs",
+    "src/gas.rs",
     "src/euler3.rs",
     "src/tables.rs",
 ];

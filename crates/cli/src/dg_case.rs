@@ -3,18 +3,24 @@
 //! ```toml
 //! method = "dg"
 //! [dg]
-//! equation = "advection"        # or "isothermal-euler" (p = a^2 rho)
+//! equation = "advection"        # or "isothermal-euler" (p = a^2 rho), or "euler"
+//!                               # (an ideal gas, 2D)
 //! dimensions = 2                # 1, 2 or 3
 //! order = 8                     # nodes per direction (degree + 1), 1 to 8
 //! cells = [40, 40]              # one number per dimension, on the unit box
 //! velocity = [1.0, 1.0]         # one component per dimension (Euler: the background flow)
 //! sound_speed = 1.0             # isothermal Euler: a
-//! amplitude = 0.1               # isothermal Euler: of the simple wave's density / the shear
+//! amplitude = 0.1               # isothermal Euler: of the simple wave's density / the shear;
+//!                               # euler: the density wave's, or the vortex's strength (5)
+//! gamma = 1.4                   # euler: the ratio of specific heats
+//! pressure = 1.0                # euler: of the density wave and the constant state
+//! flux = "rusanov"              # Euler, 1D and 2D: or "hll"
 //! rk = "rk6"                    # "rk3-heun", "ssprk3", "rk4", "rk6", "lserk54"
 //! final_time = 1.0
 //! cfl = 0.5
 //! initial = "sine"              # or "constant", or "multimode" (the paper's eq. 14);
-//!                               # Euler: "constant", "simple-wave" or "shear" (2D)
+//!                               # isothermal Euler: "constant", "simple-wave" or "shear" (2D);
+//!                               # euler: "constant", "isentropic-vortex" or "density-wave"
 //! modes = 40                    # multimode: Nk, the largest wave number
 //! seed = 1                      # multimode: the amplitudes' seed
 //!
@@ -166,10 +172,19 @@ pub fn refuse_unused_keys(case: &CaseFile, dg: &qflow_dg::Settings) -> Result<()
         return Ok(());
     };
     let euler = dg.equation == Equation::IsothermalEuler;
+    let gas = dg.equation == Equation::Euler;
     let multimode = dg.initial == Initial::Multimode;
+    let pressure = gas && dg.initial != Initial::IsentropicVortex;
     for (key, used, what) in [
         ("sound_speed", euler, "isothermal-euler's"),
-        ("amplitude", euler, "isothermal-euler's"),
+        ("amplitude", euler || gas, "the Euler equations'"),
+        ("gamma", gas, "euler's"),
+        (
+            "pressure",
+            pressure,
+            "euler's density wave's and constant state's",
+        ),
+        ("flux", euler || gas, "the Euler equations'"),
         ("modes", multimode, "the multimode signal's"),
         ("seed", multimode, "the multimode signal's"),
     ] {

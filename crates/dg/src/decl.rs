@@ -81,7 +81,166 @@ pub static KINETIC: GlobalDecl = GlobalDecl::reduce("kinetic", 1, Reduction::Sum
 /// The smallest density at a node (a minimum).
 pub static RHO_MIN: GlobalDecl = GlobalDecl::reduce("rho_min", 1, Reduction::Min);
 
-/// Every global of the method.
-pub static GLOBALS: [&GlobalDecl; 8] = [
-    &PARAMS, &COEF, &STAGE, &NORM_SQ, &MASS, &KINETIC, &RHO_MIN, &PARAMS_3,
-];
+/// Declares, in a module of its own, a 2D family of a system of
+/// conservation laws (`system.rs`, over a law of `crate::laws`): its dats
+/// (named `<dat>_<tag>`, elements of `len` values), its seven loops over
+/// the order's entry points, the lists, and the family (`FAMILY`). Used in
+/// the files included once per order (`decl_euler.rs`, `decl_gas.rs`),
+/// where the entry points, the work space type and `len`'s constant are
+/// in scope.
+macro_rules! system_family_2d {
+    (
+        $(#[$doc:meta])*
+        mod $m:ident = $tag:literal ($what:literal), len $len:ident {
+            rhs: $rhs:ident,
+            save: $save:ident,
+            restore: $restore:ident,
+            axpy: $axpy:ident,
+            lserk: $lserk:ident,
+            lserk_last: $last:ident,
+            diag: $diag:ident,
+            work: $work:ident $(,)?
+        }
+    ) => {
+        $(#[$doc])*
+        pub mod $m {
+            use super::*;
+            use crate::decl::{
+                CELLS, COEF, FACES_2D, KINETIC, MASS, MAX_STAGES, PARAMS, RHO_MIN, STAGE,
+            };
+            use qflow_par::{par_loop, DatDecl, Role};
+
+            /// Values per cell.
+            const LEN: usize = super::$len;
+
+            #[doc = concat!("The conserved variables (", $what, ").")]
+            pub static U: DatDecl = DatDecl::f64_array(concat!("u_", $tag), &CELLS, LEN, Role::State);
+            #[doc = concat!("The state at the start of a step (", $what, ").")]
+            pub static U0: DatDecl = DatDecl::f64_array(concat!("u0_", $tag), &CELLS, LEN, Role::Scratch);
+            #[doc = concat!("The right-hand side just computed (", $what, ").")]
+            pub static R: DatDecl = DatDecl::f64_array(concat!("r_", $tag), &CELLS, LEN, Role::Scratch);
+            #[doc = concat!("The operand of `axpy`, a stage's right-hand side swapped in (", $what, ").")]
+            pub static X: DatDecl = DatDecl::f64_array(concat!("x_", $tag), &CELLS, LEN, Role::Scratch);
+            #[doc = concat!("Stage 1's right-hand side, the low-storage register (", $what, ").")]
+            pub static K1: DatDecl = DatDecl::f64_array(concat!("k1_", $tag), &CELLS, LEN, Role::Scratch);
+            #[doc = concat!("Stage 2's right-hand side (", $what, ").")]
+            pub static K2: DatDecl = DatDecl::f64_array(concat!("k2_", $tag), &CELLS, LEN, Role::Scratch);
+            #[doc = concat!("Stage 3's right-hand side (", $what, ").")]
+            pub static K3: DatDecl = DatDecl::f64_array(concat!("k3_", $tag), &CELLS, LEN, Role::Scratch);
+            #[doc = concat!("Stage 4's right-hand side (", $what, ").")]
+            pub static K4: DatDecl = DatDecl::f64_array(concat!("k4_", $tag), &CELLS, LEN, Role::Scratch);
+            #[doc = concat!("Stage 5's right-hand side (", $what, ").")]
+            pub static K5: DatDecl = DatDecl::f64_array(concat!("k5_", $tag), &CELLS, LEN, Role::Scratch);
+            #[doc = concat!("Stage 6's right-hand side (", $what, ").")]
+            pub static K6: DatDecl = DatDecl::f64_array(concat!("k6_", $tag), &CELLS, LEN, Role::Scratch);
+            #[doc = concat!("Stage 7's right-hand side (", $what, ").")]
+            pub static K7: DatDecl = DatDecl::f64_array(concat!("k7_", $tag), &CELLS, LEN, Role::Scratch);
+
+            par_loop! {
+                #[doc = concat!("The right-hand side (", $what, ").")]
+                pub static RHS = $rhs over CELLS {
+                    p: global(PARAMS),
+                    u: read(U at FACES_2D),
+                    // Read and written: the kernel writes only the values
+                    // in use (a device backend loads the element first).
+                    r: rw(R),
+                    w: scratch($work::new),
+                }
+            }
+            par_loop! {
+                #[doc = concat!("Keeps the step's start (", $what, ").")]
+                pub static SAVE = $save over CELLS {
+                    p: global(PARAMS),
+                    u: read(U),
+                    // Only the values in use are copied: read and written.
+                    u0: rw(U0),
+                }
+            }
+            par_loop! {
+                #[doc = concat!("Puts the step's start back (", $what, ").")]
+                pub static RESTORE = $restore over CELLS {
+                    p: global(PARAMS),
+                    u0: read(U0),
+                    u: rw(U),
+                }
+            }
+            par_loop! {
+                #[doc = concat!("`u += coef x` (", $what, ").")]
+                pub static AXPY = $axpy over CELLS {
+                    p: global(PARAMS),
+                    c: global(COEF),
+                    x: read(X),
+                    y: rw(U),
+                }
+            }
+            par_loop! {
+                #[doc = concat!("A whole low-storage stage, right-hand side and update (", $what, "): the new solution goes to `r`, which the method then swaps with `u`.")]
+                pub static LSERK = $lserk over CELLS {
+                    p: global(PARAMS),
+                    s: global(STAGE),
+                    u: read(U at FACES_2D),
+                    k: rw(K1),
+                    // Read and written: only the values in use are written.
+                    un: rw(R),
+                    w: scratch($work::new),
+                }
+            }
+            par_loop! {
+                #[doc = concat!("The last stage of a low-storage step and the new solution's diagnostics in one pass (", $what, ").")]
+                pub static LSERK_LAST = $last over CELLS {
+                    p: global(PARAMS),
+                    s: global(STAGE),
+                    u: read(U at FACES_2D),
+                    k: rw(K1),
+                    un: rw(R),
+                    mass: sum(MASS),
+                    kinetic: sum(KINETIC),
+                    low: min(RHO_MIN),
+                    w: scratch($work::new),
+                }
+            }
+            par_loop! {
+                #[doc = concat!("The mass, kinetic energy and smallest positive quantity (", $what, ").")]
+                pub static DIAG = $diag over CELLS {
+                    p: global(PARAMS),
+                    u: read(U),
+                    mass: sum(MASS),
+                    kinetic: sum(KINETIC),
+                    low: min(RHO_MIN),
+                }
+            }
+
+            qflow_par::method_lists! {
+                /// The family's loops.
+                pub static LOOPS = [&RHS, &SAVE, &RESTORE, &AXPY, &LSERK, &LSERK_LAST, &DIAG];
+                /// The family's dats (its loops', then the stage registers).
+                pub static DATS + [&K1, &K2, &K3, &K4, &K5, &K6, &K7];
+                /// The family's globals.
+                pub static GLOBALS;
+            }
+            /// The stages' right-hand sides.
+            pub static STAGES: [&DatDecl; MAX_STAGES] = [&K1, &K2, &K3, &K4, &K5, &K6, &K7];
+
+            /// The family.
+            pub(crate) static FAMILY: crate::method::Family = crate::method::Family {
+                loops: &LOOPS,
+                dats: &DATS,
+                globals: &GLOBALS,
+                u: &U,
+                u0: &U0,
+                r: &R,
+                x: &X,
+                stages: &STAGES,
+                rhs: &RHS,
+                save: &SAVE,
+                restore: &RESTORE,
+                axpy: &AXPY,
+                lserk: &LSERK,
+                lserk_last: &LSERK_LAST,
+                diag: &DIAG,
+                params: &PARAMS,
+            };
+        }
+    };
+}
+pub(crate) use system_family_2d;

@@ -3,7 +3,7 @@
 // (a periodic 3D block), with its own operator global `PARAMS_3`; sized
 // for this module's order. Included once per order by `crate::orders!`.
 
-use qflow_par::{par_loop, DatDecl, LoopDecl, Role};
+use qflow_par::{par_loop, DatDecl, Role};
 
 use super::kernels3::{axpy_3d, lserk_3d, lserk_norm_3d, norm_3d, restore_3d, rhs_3d, save_3d};
 use super::DG_ORDER;
@@ -106,19 +106,21 @@ par_loop! {
     }
 }
 
-/// The loops of the 3D family.
-pub static LOOPS_3: [&LoopDecl; 7] = [
-    &RHS_3,
-    &SAVE_3,
-    &RESTORE_3,
-    &AXPY_3,
-    &LSERK_3,
-    &LSERK_LAST_3,
-    &NORM_3,
-];
-/// The dats of the 3D family.
-pub static DATS_3: [&DatDecl; 11] = [
-    &U_3, &U0_3, &R_3, &X_3, &K1_3, &K2_3, &K3_3, &K4_3, &K5_3, &K6_3, &K7_3,
-];
+qflow_par::method_lists! {
+    /// The loops of the 3D family.
+    pub static LOOPS_3 = [
+        &RHS_3,
+        &SAVE_3,
+        &RESTORE_3,
+        &AXPY_3,
+        &LSERK_3,
+        &LSERK_LAST_3,
+        &NORM_3,
+    ];
+    /// The dats of the 3D family (its loops', then the stage registers).
+    pub static DATS_3 + [&K1_3, &K2_3, &K3_3, &K4_3, &K5_3, &K6_3, &K7_3];
+    /// The globals of the 3D family.
+    pub static GLOBALS_3;
+}
 /// The stages' right-hand sides of the 3D family.
 pub static STAGES_3: [&DatDecl; MAX_STAGES] = [&K1_3, &K2_3, &K3_3, &K4_3, &K5_3, &K6_3, &K7_3];

@@ -4,7 +4,7 @@
 // (`*_2`, elements of `kernels::Cell2`), sized for this module's order
 // (`super::DG_ORDER`). Included once per order by `crate::orders!`.
 
-use qflow_par::{par_loop, DatDecl, LoopDecl, Role};
+use qflow_par::{par_loop, DatDecl, Role};
 
 use super::kernels::{
     axpy_1d, axpy_2d, lserk_1d, lserk_2d, lserk_norm_1d, lserk_norm_2d, norm_1d, norm_2d,
@@ -106,20 +106,22 @@ par_loop! {
     }
 }
 
-/// The loops of the 1D family.
-pub static LOOPS_1: [&LoopDecl; 7] = [
-    &RHS_1,
-    &SAVE_1,
-    &RESTORE_1,
-    &AXPY_1,
-    &LSERK_1,
-    &LSERK_LAST_1,
-    &NORM_1,
-];
-/// The dats of the 1D family.
-pub static DATS_1: [&DatDecl; 11] = [
-    &U_1, &U0_1, &R_1, &X_1, &K1_1, &K2_1, &K3_1, &K4_1, &K5_1, &K6_1, &K7_1,
-];
+qflow_par::method_lists! {
+    /// The loops of the 1D family.
+    pub static LOOPS_1 = [
+        &RHS_1,
+        &SAVE_1,
+        &RESTORE_1,
+        &AXPY_1,
+        &LSERK_1,
+        &LSERK_LAST_1,
+        &NORM_1,
+    ];
+    /// The dats of the 1D family (its loops', then the stage registers).
+    pub static DATS_1 + [&K1_1, &K2_1, &K3_1, &K4_1, &K5_1, &K6_1, &K7_1];
+    /// The globals of the 1D family.
+    pub static GLOBALS_1;
+}
 /// The stages' right-hand sides of the 1D family.
 pub static STAGES_1: [&DatDecl; MAX_STAGES] = [&K1_1, &K2_1, &K3_1, &K4_1, &K5_1, &K6_1, &K7_1];
 
@@ -218,19 +220,21 @@ par_loop! {
     }
 }
 
-/// The loops of the 2D family.
-pub static LOOPS_2: [&LoopDecl; 7] = [
-    &RHS_2,
-    &SAVE_2,
-    &RESTORE_2,
-    &AXPY_2,
-    &LSERK_2,
-    &LSERK_LAST_2,
-    &NORM_2,
-];
-/// The dats of the 2D family.
-pub static DATS_2: [&DatDecl; 11] = [
-    &U_2, &U0_2, &R_2, &X_2, &K1_2, &K2_2, &K3_2, &K4_2, &K5_2, &K6_2, &K7_2,
-];
+qflow_par::method_lists! {
+    /// The loops of the 2D family.
+    pub static LOOPS_2 = [
+        &RHS_2,
+        &SAVE_2,
+        &RESTORE_2,
+        &AXPY_2,
+        &LSERK_2,
+        &LSERK_LAST_2,
+        &NORM_2,
+    ];
+    /// The dats of the 2D family (its loops', then the stage registers).
+    pub static DATS_2 + [&K1_2, &K2_2, &K3_2, &K4_2, &K5_2, &K6_2, &K7_2];
+    /// The globals of the 2D family.
+    pub static GLOBALS_2;
+}
 /// The stages' right-hand sides of the 2D family.
 pub static STAGES_2: [&DatDecl; MAX_STAGES] = [&K1_2, &K2_2, &K3_2, &K4_2, &K5_2, &K6_2, &K7_2];

@@ -1,12 +1,13 @@
 // The isothermal Euler families of one order's data and loops
 // (`euler.rs`), declared like `decl_adv.rs`'s advection families on the
 // same set `CELLS`: the 1D dats and loops (`*_E1`, elements of
-// `euler::Euler1`) and the 2D ones (`*_E2`, elements of `euler::Euler2`),
+// `euler::Euler1`) and the 2D ones (module `e2`, elements of
+// `euler::Euler2`, declared as every 2D system's: `system_family_2d!`),
 // sized for the order. The loops are the advection ones with `iso_diag` in
 // place of `norm`: it sums the mass and the kinetic energy and finds the
 // smallest density. Included once per order by `crate::orders!`.
 
-use qflow_par::{par_loop, DatDecl, LoopDecl, Role};
+use qflow_par::{par_loop, DatDecl, Role};
 
 use super::euler::{
     iso_axpy_1d, iso_axpy_2d, iso_diag_1d, iso_diag_2d, iso_lserk_1d, iso_lserk_2d,
@@ -14,9 +15,7 @@ use super::euler::{
     iso_save_1d, iso_save_2d, IsoWork2,
 };
 use super::DG_ORDER;
-use crate::decl::{
-    CELLS, COEF, FACES_1D, FACES_2D, KINETIC, MASS, MAX_STAGES, PARAMS, RHO_MIN, STAGE,
-};
+use crate::decl::{CELLS, COEF, FACES_1D, KINETIC, MASS, MAX_STAGES, PARAMS, RHO_MIN, STAGE};
 
 /// Values per 1D Euler cell.
 const LEN_E1: usize = 2 * DG_ORDER;
@@ -118,141 +117,38 @@ par_loop! {
     }
 }
 
-/// The loops of the 1D Euler family.
-pub static LOOPS_E1: [&LoopDecl; 7] = [
-    &RHS_E1,
-    &SAVE_E1,
-    &RESTORE_E1,
-    &AXPY_E1,
-    &LSERK_E1,
-    &LSERK_LAST_E1,
-    &DIAG_E1,
-];
-/// The dats of the 1D Euler family.
-pub static DATS_E1: [&DatDecl; 11] = [
-    &U_E1, &U0_E1, &R_E1, &X_E1, &K1_E1, &K2_E1, &K3_E1, &K4_E1, &K5_E1, &K6_E1, &K7_E1,
-];
+qflow_par::method_lists! {
+    /// The loops of the 1D Euler family.
+    pub static LOOPS_E1 = [
+        &RHS_E1,
+        &SAVE_E1,
+        &RESTORE_E1,
+        &AXPY_E1,
+        &LSERK_E1,
+        &LSERK_LAST_E1,
+        &DIAG_E1,
+    ];
+    /// The dats of the 1D Euler family (its loops', then the stage registers).
+    pub static DATS_E1 + [&K1_E1, &K2_E1, &K3_E1, &K4_E1, &K5_E1, &K6_E1, &K7_E1];
+    /// The globals of the 1D Euler family.
+    pub static GLOBALS_E1;
+}
 /// The stages' right-hand sides of the 1D Euler family.
 pub static STAGES_E1: [&DatDecl; MAX_STAGES] =
     [&K1_E1, &K2_E1, &K3_E1, &K4_E1, &K5_E1, &K6_E1, &K7_E1];
 
 // ---- 2D (3 n^2 values per cell) ----
 
-/// The conserved variables (2D Euler).
-pub static U_E2: DatDecl = DatDecl::f64_array("u_e2", &CELLS, LEN_E2, Role::State);
-/// The state at the start of a step (2D Euler).
-pub static U0_E2: DatDecl = DatDecl::f64_array("u0_e2", &CELLS, LEN_E2, Role::Scratch);
-/// The right-hand side just computed (2D Euler).
-pub static R_E2: DatDecl = DatDecl::f64_array("r_e2", &CELLS, LEN_E2, Role::Scratch);
-/// The operand of `axpy` (a stage's right-hand side swapped in) (2D Euler).
-pub static X_E2: DatDecl = DatDecl::f64_array("x_e2", &CELLS, LEN_E2, Role::Scratch);
-/// Stage 1's right-hand side (the low-storage register) (2D Euler).
-pub static K1_E2: DatDecl = DatDecl::f64_array("k1_e2", &CELLS, LEN_E2, Role::Scratch);
-/// Stage 2's right-hand side (2D Euler).
-pub static K2_E2: DatDecl = DatDecl::f64_array("k2_e2", &CELLS, LEN_E2, Role::Scratch);
-/// Stage 3's right-hand side (2D Euler).
-pub static K3_E2: DatDecl = DatDecl::f64_array("k3_e2", &CELLS, LEN_E2, Role::Scratch);
-/// Stage 4's right-hand side (2D Euler).
-pub static K4_E2: DatDecl = DatDecl::f64_array("k4_e2", &CELLS, LEN_E2, Role::Scratch);
-/// Stage 5's right-hand side (2D Euler).
-pub static K5_E2: DatDecl = DatDecl::f64_array("k5_e2", &CELLS, LEN_E2, Role::Scratch);
-/// Stage 6's right-hand side (2D Euler).
-pub static K6_E2: DatDecl = DatDecl::f64_array("k6_e2", &CELLS, LEN_E2, Role::Scratch);
-/// Stage 7's right-hand side (2D Euler).
-pub static K7_E2: DatDecl = DatDecl::f64_array("k7_e2", &CELLS, LEN_E2, Role::Scratch);
-
-par_loop! {
-    /// The right-hand side (2D Euler).
-    pub static RHS_E2 = iso_rhs_2d over CELLS {
-        p: global(PARAMS),
-        u: read(U_E2 at FACES_2D),
-        // Read and written: the kernel writes only the values in use (a
-        // device backend loads the element first).
-        r: rw(R_E2),
-        w: scratch(IsoWork2::new),
+crate::decl::system_family_2d! {
+    /// The 2D isothermal Euler family (elements of `euler::Euler2`).
+    mod e2 = "e2" ("2D Euler"), len LEN_E2 {
+        rhs: iso_rhs_2d,
+        save: iso_save_2d,
+        restore: iso_restore_2d,
+        axpy: iso_axpy_2d,
+        lserk: iso_lserk_2d,
+        lserk_last: iso_lserk_diag_2d,
+        diag: iso_diag_2d,
+        work: IsoWork2,
     }
 }
-par_loop! {
-    /// Keeps the step's start (2D Euler).
-    pub static SAVE_E2 = iso_save_2d over CELLS {
-        p: global(PARAMS),
-        u: read(U_E2),
-        // Only the values in use are copied: read and written.
-        u0: rw(U0_E2),
-    }
-}
-par_loop! {
-    /// Puts the step's start back (2D Euler).
-    pub static RESTORE_E2 = iso_restore_2d over CELLS {
-        p: global(PARAMS),
-        u0: read(U0_E2),
-        // Only the values in use are copied: read and written.
-        u: rw(U_E2),
-    }
-}
-par_loop! {
-    /// `u += coef x` (2D Euler).
-    pub static AXPY_E2 = iso_axpy_2d over CELLS {
-        p: global(PARAMS),
-        c: global(COEF),
-        x: read(X_E2),
-        y: rw(U_E2),
-    }
-}
-par_loop! {
-    /// A whole low-storage stage, right-hand side and update (2D Euler): the
-    /// new solution goes to `r`, which the method then swaps with `u`.
-    pub static LSERK_E2 = iso_lserk_2d over CELLS {
-        p: global(PARAMS),
-        s: global(STAGE),
-        u: read(U_E2 at FACES_2D),
-        k: rw(K1_E2),
-        // Read and written: only the values in use are written.
-        un: rw(R_E2),
-        w: scratch(IsoWork2::new),
-    }
-}
-par_loop! {
-    /// The last stage of a low-storage step (2D Euler): [`LSERK_E2`] and the diagnostics
-    /// of the new solution in one pass.
-    pub static LSERK_LAST_E2 = iso_lserk_diag_2d over CELLS {
-        p: global(PARAMS),
-        s: global(STAGE),
-        u: read(U_E2 at FACES_2D),
-        k: rw(K1_E2),
-        // Read and written: only the values in use are written.
-        un: rw(R_E2),
-        mass: sum(MASS),
-        kinetic: sum(KINETIC),
-        low: min(RHO_MIN),
-        w: scratch(IsoWork2::new),
-    }
-}
-par_loop! {
-    /// The mass, kinetic energy and smallest density (2D Euler).
-    pub static DIAG_E2 = iso_diag_2d over CELLS {
-        p: global(PARAMS),
-        u: read(U_E2),
-        mass: sum(MASS),
-        kinetic: sum(KINETIC),
-        low: min(RHO_MIN),
-    }
-}
-
-/// The loops of the 2D Euler family.
-pub static LOOPS_E2: [&LoopDecl; 7] = [
-    &RHS_E2,
-    &SAVE_E2,
-    &RESTORE_E2,
-    &AXPY_E2,
-    &LSERK_E2,
-    &LSERK_LAST_E2,
-    &DIAG_E2,
-];
-/// The dats of the 2D Euler family.
-pub static DATS_E2: [&DatDecl; 11] = [
-    &U_E2, &U0_E2, &R_E2, &X_E2, &K1_E2, &K2_E2, &K3_E2, &K4_E2, &K5_E2, &K6_E2, &K7_E2,
-];
-/// The stages' right-hand sides of the 2D Euler family.
-pub static STAGES_E2: [&DatDecl; MAX_STAGES] =
-    [&K1_E2, &K2_E2, &K3_E2, &K4_E2, &K5_E2, &K6_E2, &K7_E2];

@@ -2,7 +2,7 @@
 // (`euler3.rs`), declared like `decl_euler.rs`'s, with the 3D operator
 // global `PARAMS_3`. Included once per order by `crate::orders!`.
 
-use qflow_par::{par_loop, DatDecl, LoopDecl, Role};
+use qflow_par::{par_loop, DatDecl, Role};
 
 use super::euler3::{
     iso_axpy_3d, iso_diag_3d, iso_lserk_3d, iso_lserk_diag_3d, iso_restore_3d, iso_rhs_3d,
@@ -111,20 +111,22 @@ par_loop! {
     }
 }
 
-/// The loops of the 3D Euler family.
-pub static LOOPS_E3: [&LoopDecl; 7] = [
-    &RHS_E3,
-    &SAVE_E3,
-    &RESTORE_E3,
-    &AXPY_E3,
-    &LSERK_E3,
-    &LSERK_LAST_E3,
-    &DIAG_E3,
-];
-/// The dats of the 3D Euler family.
-pub static DATS_E3: [&DatDecl; 11] = [
-    &U_E3, &U0_E3, &R_E3, &X_E3, &K1_E3, &K2_E3, &K3_E3, &K4_E3, &K5_E3, &K6_E3, &K7_E3,
-];
+qflow_par::method_lists! {
+    /// The loops of the 3D Euler family.
+    pub static LOOPS_E3 = [
+        &RHS_E3,
+        &SAVE_E3,
+        &RESTORE_E3,
+        &AXPY_E3,
+        &LSERK_E3,
+        &LSERK_LAST_E3,
+        &DIAG_E3,
+    ];
+    /// The dats of the 3D Euler family (its loops', then the stage registers).
+    pub static DATS_E3 + [&K1_E3, &K2_E3, &K3_E3, &K4_E3, &K5_E3, &K6_E3, &K7_E3];
+    /// The globals of the 3D Euler family.
+    pub static GLOBALS_E3;
+}
 /// The stages' right-hand sides of the 3D Euler family.
 pub static STAGES_E3: [&DatDecl; MAX_STAGES] =
     [&K1_E3, &K2_E3, &K3_E3, &K4_E3, &K5_E3, &K6_E3, &K7_E3];

@@ -13,6 +13,7 @@ use crate::method::Family;
 pub(crate) static FAMILY_1: Family = Family {
     loops: &LOOPS_1,
     dats: &DATS_1,
+    globals: &GLOBALS_1,
     u: &U_1,
     u0: &U0_1,
     r: &R_1,
@@ -32,6 +33,7 @@ pub(crate) static FAMILY_1: Family = Family {
 pub(crate) static FAMILY_2: Family = Family {
     loops: &LOOPS_2,
     dats: &DATS_2,
+    globals: &GLOBALS_2,
     u: &U_2,
     u0: &U0_2,
     r: &R_2,
@@ -51,6 +53,7 @@ pub(crate) static FAMILY_2: Family = Family {
 pub(crate) static FAMILY_3: Family = Family {
     loops: &LOOPS_3,
     dats: &DATS_3,
+    globals: &GLOBALS_3,
     u: &U_3,
     u0: &U0_3,
     r: &R_3,
@@ -70,6 +73,7 @@ pub(crate) static FAMILY_3: Family = Family {
 pub(crate) static FAMILY_E1: Family = Family {
     loops: &LOOPS_E1,
     dats: &DATS_E1,
+    globals: &GLOBALS_E1,
     u: &U_E1,
     u0: &U0_E1,
     r: &R_E1,
@@ -86,28 +90,10 @@ pub(crate) static FAMILY_E1: Family = Family {
 };
 
 /// A family of this order.
-pub(crate) static FAMILY_E2: Family = Family {
-    loops: &LOOPS_E2,
-    dats: &DATS_E2,
-    u: &U_E2,
-    u0: &U0_E2,
-    r: &R_E2,
-    x: &X_E2,
-    stages: &STAGES_E2,
-    rhs: &RHS_E2,
-    save: &SAVE_E2,
-    restore: &RESTORE_E2,
-    axpy: &AXPY_E2,
-    lserk: &LSERK_E2,
-    lserk_last: &LSERK_LAST_E2,
-    diag: &DIAG_E2,
-    params: &PARAMS,
-};
-
-/// A family of this order.
 pub(crate) static FAMILY_E3: Family = Family {
     loops: &LOOPS_E3,
     dats: &DATS_E3,
+    globals: &GLOBALS_E3,
     u: &U_E3,
     u0: &U0_E3,
     r: &R_E3,

@@ -13,12 +13,16 @@
 //!   low-storage Carpenter-Kennedy (5,4) scheme), as tableaus.
 //!
 //! On the execution layer: linear advection and isothermal Euler in 1D, 2D
-//! and 3D on periodic Cartesian boxes, orders 1 to 8, every scheme of [`rk`].
-//! The kernels (one DG cell per element, strong-form DGSEM with the
-//! Lax-Friedrichs flux: `kernels.rs` advection in 1D and 2D, `kernels3.rs`
-//! in 3D, `euler.rs` and `euler3.rs` isothermal Euler) and the dats and
-//! loops that run them (`decl_adv.rs`, `decl3.rs`, `decl_euler.rs`,
-//! `decl_euler3.rs`) are compiled once per order, in the modules [`o1`] to
+//! and 3D, the compressible Euler equations in 2D, on periodic Cartesian
+//! boxes, orders 1 to 8, every scheme of [`rk`]. The kernels (one DG cell
+//! per element, strong-form DGSEM with the Lax-Friedrichs or HLL flux:
+//! `kernels.rs` advection in 1D and 2D, `kernels3.rs` in 3D; `system.rs`
+//! the kernels of a system written once over a law of [`laws`], whose
+//! entry points `euler.rs` (isothermal Euler, 1D and 2D) and `gas.rs`
+//! (compressible Euler) instantiate; `euler3.rs` isothermal Euler in 3D)
+//! and the dats and loops that run them (`decl_adv.rs`, `decl3.rs`,
+//! `decl_euler.rs`, `decl_gas.rs`, `decl_euler3.rs`; a 2D system's by
+//! `decl::system_family_2d!`) are compiled once per order, in the modules [`o1`] to
 //! [`o8`] (`orders!`): each sees its order as the constant `DG_ORDER`, so
 //! its elements hold exactly the `n^d` values per variable of the order
 //! (nothing padded) and the compiler unrolls the node loops; `build.rs`
@@ -37,6 +41,7 @@
 
 pub mod decl;
 pub mod gll;
+pub mod laws;
 pub mod method;
 pub mod problem;
 pub mod rk;
@@ -97,6 +102,11 @@ macro_rules! orders {
                 pub mod kernels3 {
                     include!("kernels3.rs");
                 }
+                /// The kernels of a system of conservation laws, written
+                /// once over a law ([`crate::laws`]).
+                pub mod system {
+                    include!("system.rs");
+                }
                 /// The isothermal Euler kernels, 1D and 2D.
                 pub mod euler {
                     include!("euler.rs");
@@ -112,6 +122,14 @@ macro_rules! orders {
                 /// The 3D advection dats and loops.
                 pub mod decl3 {
                     include!("decl3.rs");
+                }
+                /// The 2D compressible Euler kernels.
+                pub mod gas {
+                    include!("gas.rs");
+                }
+                /// The 2D compressible Euler dats and loops.
+                pub mod decl_gas {
+                    include!("decl_gas.rs");
                 }
                 /// The 1D and 2D isothermal Euler dats and loops.
                 pub mod decl_euler {
@@ -146,8 +164,10 @@ macro_rules! orders {
                         (Equation::Advection, 2) => &FAMILY_2,
                         (Equation::Advection, _) => &FAMILY_3,
                         (Equation::IsothermalEuler, 1) => &FAMILY_E1,
-                        (Equation::IsothermalEuler, 2) => &FAMILY_E2,
+                        (Equation::IsothermalEuler, 2) => &$m::decl_euler::e2::FAMILY,
                         (Equation::IsothermalEuler, _) => &FAMILY_E3,
+                        // 2D only (validated).
+                        (Equation::Euler, _) => &$m::decl_gas::g2::FAMILY,
                     }
                 })*
                 _ => panic!("order {order} outside 1-8 (validated)"),
@@ -185,8 +205,15 @@ pub use solver::Solver;
 pub fn device_programs() -> Vec<(String, qflow_par::backend::Program)> {
     let mut out = Vec::new();
     for order in 1..=8 {
-        for equation in [Equation::Advection, Equation::IsothermalEuler] {
+        for equation in [
+            Equation::Advection,
+            Equation::IsothermalEuler,
+            Equation::Euler,
+        ] {
             for dimensions in 1..=3 {
+                if equation == Equation::Euler && dimensions != 2 {
+                    continue;
+                }
                 let f = family(order, equation, dimensions);
                 out.push((
                     format!("dg {} {dimensions}D order {order}", equation.name()),

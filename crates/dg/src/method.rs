@@ -21,9 +21,7 @@
 use qflow_par::driver::{Declared, Method, StepError};
 use qflow_par::{DatDecl, Exec, GlobalDecl, LoopDecl};
 
-use crate::decl::{
-    CELLS, COEF, GLOBALS, KINETIC, MASS, MAX_STAGES, NORM_SQ, PARAMS, PARAMS_3, RHO_MIN, STAGE,
-};
+use crate::decl::{CELLS, COEF, KINETIC, MASS, MAX_STAGES, NORM_SQ, RHO_MIN, STAGE};
 use crate::problem;
 use crate::rk::{LowStorage, Scheme, Tableau};
 use crate::settings::{Equation, Settings};
@@ -33,12 +31,16 @@ pub const COLUMNS: [&str; 2] = ["time", "l2_norm"];
 
 /// The columns of the method's history for isothermal Euler.
 pub const EULER_COLUMNS: [&str; 4] = ["time", "mass", "kinetic_energy", "min_density"];
+/// The history columns of a compressible Euler run (the last the smallest
+/// density or pressure at a node).
+pub const GAS_COLUMNS: [&str; 4] = ["time", "mass", "kinetic_energy", "min_density_pressure"];
 
 /// The loops and dats of one equation's, dimension's and order's family
 /// (the statics of `families.rs`, one set per order: `crate::orders!`).
 pub(crate) struct Family {
     pub(crate) loops: &'static [&'static LoopDecl],
     pub(crate) dats: &'static [&'static DatDecl],
+    pub(crate) globals: &'static [&'static GlobalDecl],
     pub(crate) u: &'static DatDecl,
     /// The step's start (put back if the step fails).
     pub(crate) u0: &'static DatDecl,
@@ -143,7 +145,12 @@ impl Dg {
                 vec![n, a, 0.0, 0.0, 2.0 / h[0], 2.0 / h[1], 2.0 / h[2]]
             }
             (Equation::IsothermalEuler, _) => {
-                vec![n, self.settings.sound_speed, 0.0, 2.0 / h[0], 2.0 / h[1]]
+                let (a, flux) = (self.settings.sound_speed, self.settings.flux.code());
+                vec![n, a, flux, 2.0 / h[0], 2.0 / h[1]]
+            }
+            (Equation::Euler, _) => {
+                let (g, flux) = (self.settings.gamma, self.settings.flux.code());
+                vec![n, g, flux, 2.0 / h[0], 2.0 / h[1]]
             }
             (Equation::Advection, 3) => {
                 vec![n, a[0], a[1], a[2], 2.0 / h[0], 2.0 / h[1], 2.0 / h[2]]
@@ -156,7 +163,7 @@ impl Dg {
     fn reset_diagnostics(&self, ex: &mut Exec) {
         match self.settings.equation {
             Equation::Advection => ex.reset(&NORM_SQ),
-            Equation::IsothermalEuler => {
+            Equation::IsothermalEuler | Equation::Euler => {
                 for g in [&MASS, &KINETIC, &RHO_MIN] {
                     ex.reset(g);
                 }
@@ -185,7 +192,7 @@ impl Dg {
                 let norm = (sum[0] * jacobian).sqrt();
                 Ok((vec![norm], norm.is_finite()))
             }
-            Equation::IsothermalEuler => {
+            Equation::IsothermalEuler | Equation::Euler => {
                 let mut v = [0.0; 3];
                 ex.reduce(&[&MASS, &KINETIC, &RHO_MIN], &mut v)?;
                 let row = vec![v[0] * jacobian, v[1] * jacobian, v[2]];
@@ -268,7 +275,7 @@ impl Method for Dg {
             name: "dg",
             loops: self.family.loops,
             dats: self.family.dats,
-            globals: &GLOBALS,
+            globals: self.family.globals,
             // The kernels of the run's order only (one translation per
             // order).
             device_source: crate::device_source(self.settings.order),
@@ -276,13 +283,12 @@ impl Method for Dg {
             columns: match self.settings.equation {
                 Equation::Advection => &COLUMNS,
                 Equation::IsothermalEuler => &EULER_COLUMNS,
+                Equation::Euler => &GAS_COLUMNS,
             },
         }
     }
 
     fn start(&mut self, ex: &mut Exec) -> Result<(), StepError> {
-        ex.set_const(&PARAMS, &[0.0; 5]);
-        ex.set_const(&PARAMS_3, &[0.0; 7]);
         ex.set_const(self.family.params, &self.params());
         ex.set_const(&COEF, &[0.0]);
         ex.set_const(&STAGE, &[0.0; 3]);
@@ -306,6 +312,20 @@ impl Method for Dg {
         let (diag, sound) = self.diagnostics(ex, reduced)?;
         let grown = self.settings.equation == Equation::Advection && diag[0] > 2.0 * self.norm0;
         if !sound || grown {
+            // Where the state went wrong (rank 0 scans the gathered state).
+            let place = match self.settings.equation {
+                Equation::Euler => ex
+                    .gather(self.family.u)
+                    .and_then(|v| match v {
+                        qflow_par::Values::F64(u) => {
+                            crate::problem::first_unphysical(&self.settings, &u)
+                        }
+                        qflow_par::Values::I32(_) => None,
+                    })
+                    .map(|p| format!(": {p}"))
+                    .unwrap_or_default(),
+                _ => String::new(),
+            };
             if dt > 0.0 {
                 ex.run(self.family.restore)?;
             }
@@ -318,6 +338,10 @@ impl Method for Dg {
                 Equation::Advection => format!("the solution is no longer finite (L2 norm {})", diag[0]),
                 Equation::IsothermalEuler => format!(
                     "the solution is no longer finite or its density no longer positive (mass {}, kinetic energy {}, smallest density {})",
+                    diag[0], diag[1], diag[2]
+                ),
+                Equation::Euler => format!(
+                    "the solution is no longer finite or its density or pressure no longer positive{place} (mass {}, kinetic energy {}, smallest density or pressure {})",
                     diag[0], diag[1], diag[2]
                 ),
             };
@@ -349,7 +373,7 @@ impl Method for Dg {
     fn progress_label(&self, row: &[f64]) -> String {
         match self.settings.equation {
             Equation::Advection => format!("t {:.4}  L2 {:.6e}", row[0], row[1]),
-            Equation::IsothermalEuler => {
+            Equation::IsothermalEuler | Equation::Euler => {
                 format!(
                     "t {:.4}  mass {:.12e}  min rho {:.4e}",
                     row[0], row[1], row[3]

@@ -32,6 +32,7 @@ pub fn variable_names(settings: &Settings) -> &'static [&'static str] {
         (Equation::IsothermalEuler, 1) => &["rho", "rho_u"],
         (Equation::IsothermalEuler, 2) => &["rho", "rho_u", "rho_v"],
         (Equation::IsothermalEuler, _) => &["rho", "rho_u", "rho_v", "rho_w"],
+        (Equation::Euler, _) => &["rho", "rho_u", "rho_v", "rho_e"],
     }
 }
 
@@ -89,6 +90,23 @@ impl<'a> ExactSolution<'a> {
                 };
                 [rho, rho * v[0], rho * v[1], rho * v[2]]
             }
+            Equation::Euler => {
+                let (rho, u, v, p) = match s.initial {
+                    Initial::IsentropicVortex => self.vortex(x, y, t),
+                    Initial::DensityWave => {
+                        let phase = x + y - (ux + uy) * t;
+                        (
+                            1.0 + s.amplitude * (2.0 * PI * phase).sin(),
+                            ux,
+                            uy,
+                            s.pressure,
+                        )
+                    }
+                    _ => (1.0, ux, uy, s.pressure),
+                };
+                let e = p / (s.gamma - 1.0) + 0.5 * rho * (u * u + v * v);
+                [rho, rho * u, rho * v, e]
+            }
             Equation::IsothermalEuler => {
                 let (rho, u, v) = match s.initial {
                     Initial::SimpleWave => self.simple_wave(x, y, t),
@@ -98,6 +116,24 @@ impl<'a> ExactSolution<'a> {
                 [rho, rho * u, rho * v, 0.0]
             }
         }
+    }
+
+    /// The isentropic vortex's `(rho, u, v, p)` at `(x, y, t)`
+    /// ([`Initial::IsentropicVortex`]): the distance to the centre carried
+    /// by the background velocity, the nearest periodic image's, scaled by
+    /// 20.
+    fn vortex(&self, x: f64, y: f64, t: f64) -> (f64, f64, f64, f64) {
+        let s = self.settings;
+        let [ux, uy, _] = s.speed();
+        let (g, eps) = (s.gamma, s.amplitude);
+        let near = |d: f64| d - d.round();
+        let dx = 20.0 * near(x - 0.5 - ux * t);
+        let dy = 20.0 * near(y - 0.5 - uy * t);
+        let r2 = dx * dx + dy * dy;
+        let du = eps / (2.0 * PI) * (0.5 * (1.0 - r2)).exp();
+        let temp = 1.0 - (g - 1.0) * eps * eps / (8.0 * g * PI * PI) * (1.0 - r2).exp();
+        let rho = temp.powf(1.0 / (g - 1.0));
+        (rho, ux - du * dy, uy + du * dx, rho * temp)
     }
 
     /// The first variable (`u` or `rho`) at `p` at time `t`.
@@ -201,6 +237,18 @@ pub fn wave_speeds(settings: &Settings) -> [f64; 3] {
     }
     let exact = ExactSolution::new(settings);
     let mut l = [0.0f64; 3];
+    if settings.equation == Equation::Euler {
+        // `max |u_d| + c` over the nodes, `c` the sound speed there.
+        let g = settings.gamma;
+        for_each_node(settings, |_, _, p| {
+            let q = exact.state(p, 0.0);
+            let c = (g * gas_pressure(g, q) / q[0]).sqrt();
+            for d in 0..settings.dimensions {
+                l[d] = l[d].max((q[1 + d] / q[0]).abs() + c);
+            }
+        });
+        return l;
+    }
     for_each_node(settings, |_, _, p| {
         let q = exact.state(p, 0.0);
         for d in 0..settings.dimensions {
@@ -215,6 +263,56 @@ pub fn wave_speeds(settings: &Settings) -> [f64; 3] {
             0.0
         }
     })
+}
+
+/// The pressure of an ideal gas of ratio `gamma` in the 2D state `q =
+/// (rho, rho u, rho v, E)`.
+pub fn gas_pressure(gamma: f64, q: [f64; 4]) -> f64 {
+    (gamma - 1.0) * (q[3] - 0.5 * (q[1] * q[1] + q[2] * q[2]) / q[0])
+}
+
+/// The first node of the nodal values `u` (the block's elements, as
+/// gathered) whose density (or, compressible Euler, pressure) is not
+/// positive or not finite: what it is, its cell and place, for a message;
+/// `None` if there is none (or the equation is advection).
+pub fn first_unphysical(settings: &Settings, u: &[f64]) -> Option<String> {
+    if settings.equation == Equation::Advection {
+        return None;
+    }
+    let len = element_len(settings);
+    let stride = variable_stride(settings);
+    let [cx, cy, _] = settings.grid();
+    let mut found = None;
+    for_each_node(settings, |e, k, p| {
+        if found.is_some() {
+            return;
+        }
+        let mut q = [0.0; 4];
+        for (v, value) in q.iter_mut().enumerate().take(settings.variables().min(4)) {
+            *value = u[e * len + v * stride + k];
+        }
+        let cell = [e % cx, e / cx % cy, e / (cx * cy)];
+        let at = |what: String| {
+            format!(
+                "{what} in cell {:?} at ({})",
+                &cell[..settings.dimensions],
+                p[..settings.dimensions]
+                    .iter()
+                    .map(|x| format!("{x:.4}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        };
+        if !(q[0] > 0.0 && q[0].is_finite()) {
+            found = Some(at(format!("density {}", q[0])));
+        } else if settings.equation == Equation::Euler {
+            let pr = gas_pressure(settings.gamma, q);
+            if !(pr > 0.0 && pr.is_finite()) {
+                found = Some(at(format!("pressure {pr}")));
+            }
+        }
+    });
+    found
 }
 
 /// The multi-mode signal `sum_k A_k sin(2 pi k x)` of the amplitudes `a`

@@ -38,6 +38,21 @@ pub enum Initial {
     /// Isothermal Euler, 2D: the Galilean-boosted shear flow `rho = 1`, `u
     /// = U`, `v = V + A sin(2 pi (x - U t))`, exact for all time.
     Shear,
+    /// Compressible Euler, 2D: the isentropic vortex (Shu's; Trixi.jl's
+    /// `initial_condition_isentropic_vortex`) of strength `epsilon` =
+    /// `amplitude`, on the unit box as on `[-10, 10]^2` (lengths scaled by
+    /// 20: the vortex's radius is 1/20 of the box, so that it is periodic
+    /// to round-off), centred at `(1/2, 1/2)` at `t = 0` and carried by the
+    /// background `rho = 1`, `p = 1`, velocity `velocity`: with `r` the
+    /// scaled distance to the centre, `T = 1 - (gamma - 1) epsilon^2 / (8
+    /// gamma pi^2) e^(1 - r^2)`, `rho = T^(1/(gamma - 1))`, `p = rho T`,
+    /// the velocity the background's plus `epsilon / (2 pi) e^((1 -
+    /// r^2)/2) (-y, x)`. Exact for all time (it travels unchanged).
+    IsentropicVortex,
+    /// Compressible Euler, 2D: the density wave `rho = 1 + A sin(2 pi (x +
+    /// y - (U + V) t))` at the constant velocity `(U, V)` = `velocity` and
+    /// pressure `pressure`, exact for all time.
+    DensityWave,
 }
 
 impl Initial {
@@ -49,6 +64,8 @@ impl Initial {
             Initial::Multimode => "multimode",
             Initial::SimpleWave => "simple-wave",
             Initial::Shear => "shear",
+            Initial::IsentropicVortex => "isentropic-vortex",
+            Initial::DensityWave => "density-wave",
         }
     }
 }
@@ -61,6 +78,9 @@ pub enum Equation {
     Advection,
     /// Isothermal Euler (`p = a^2 rho`, `a` the sound speed).
     IsothermalEuler,
+    /// The compressible Euler equations of an ideal gas (`p = (gamma - 1)
+    /// (E - |m|^2 / (2 rho))`), 2D.
+    Euler,
 }
 
 impl Equation {
@@ -69,6 +89,37 @@ impl Equation {
         match self {
             Equation::Advection => "advection",
             Equation::IsothermalEuler => "isothermal-euler",
+            Equation::Euler => "euler",
+        }
+    }
+}
+
+/// The face flux of the Euler equations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FaceFlux {
+    /// The local Lax-Friedrichs flux: the two sides' mean flux less half
+    /// the largest wave speed of the two times the jump.
+    Rusanov,
+    /// The HLL flux, with Davis's estimates of the slowest and fastest
+    /// waves.
+    Hll,
+}
+
+impl FaceFlux {
+    /// The name in case files.
+    pub fn name(self) -> &'static str {
+        match self {
+            FaceFlux::Rusanov => "rusanov",
+            FaceFlux::Hll => "hll",
+        }
+    }
+
+    /// Its code in the kernels' global (`p[2]`).
+    pub fn code(self) -> f64 {
+        match self {
+            FaceFlux::Rusanov => 0.0,
+            FaceFlux::Hll => 1.0,
         }
     }
 }
@@ -78,7 +129,7 @@ impl Equation {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Settings {
-    /// The equation: `"advection"` or `"isothermal-euler"`.
+    /// The equation: `"advection"`, `"isothermal-euler"` or `"euler"`.
     pub equation: Equation,
     /// 1, 2 or 3.
     pub dimensions: usize,
@@ -93,8 +144,17 @@ pub struct Settings {
     /// Isothermal Euler: the sound speed `a` (`p = a^2 rho`).
     pub sound_speed: f64,
     /// Isothermal Euler: the amplitude `A` of the simple wave's density or
-    /// of the shear flow's transverse velocity.
+    /// of the shear flow's transverse velocity; compressible Euler: the
+    /// density wave's amplitude or the vortex's strength.
     pub amplitude: f64,
+    /// Compressible Euler: the ratio of specific heats.
+    pub gamma: f64,
+    /// Compressible Euler: the pressure of the density wave and of the
+    /// constant state.
+    pub pressure: f64,
+    /// The Euler equations' face flux: `"rusanov"` (the default) or
+    /// `"hll"` (1D and 2D).
+    pub flux: FaceFlux,
     /// The time scheme: "rk3-heun", "ssprk3", "rk4", "rk6", "lserk54".
     pub rk: String,
     /// The final time.
@@ -122,6 +182,9 @@ impl Default for Settings {
             velocity: vec![1.0],
             sound_speed: 1.0,
             amplitude: 0.1,
+            gamma: 1.4,
+            pressure: 1.0,
+            flux: FaceFlux::Rusanov,
             rk: "lserk54".into(),
             final_time: 1.0,
             cfl: 0.5,
@@ -193,6 +256,7 @@ impl Settings {
         match self.equation {
             Equation::Advection => 1,
             Equation::IsothermalEuler => 1 + self.dimensions,
+            Equation::Euler => 2 + self.dimensions,
         }
     }
 
@@ -205,16 +269,69 @@ impl Settings {
         (1.0 - a * a).sqrt() / (2.0 * std::f64::consts::PI * g * self.sound_speed * a)
     }
 
+    /// The compressible Euler settings, checked.
+    fn validate_euler(&self) -> Result<(), String> {
+        let name = self.initial.name();
+        if self.dimensions != 2 {
+            return Err(format!(
+                "[dg] dimensions = {}: the compressible Euler equations run in 2D (give dimensions = 2)",
+                self.dimensions
+            ));
+        }
+        if !(self.gamma.is_finite() && self.gamma > 1.0) {
+            return Err(format!(
+                "[dg] gamma = {}: give a finite ratio > 1",
+                Num(self.gamma)
+            ));
+        }
+        if !(self.pressure.is_finite() && self.pressure > 0.0) {
+            return Err(format!(
+                "[dg] pressure = {}: give a finite pressure > 0",
+                Num(self.pressure)
+            ));
+        }
+        if !self.amplitude.is_finite() {
+            return Err(format!(
+                "[dg] amplitude = {}: give a finite number",
+                self.amplitude
+            ));
+        }
+        match self.initial {
+            Initial::Constant | Initial::IsentropicVortex => Ok(()),
+            Initial::DensityWave if self.amplitude.abs() < 1.0 => Ok(()),
+            Initial::DensityWave => Err(format!(
+                "[dg] amplitude = {}: the density wave's density 1 + A sin(..) must stay positive (give |A| < 1)",
+                Num(self.amplitude)
+            )),
+            _ => Err(format!(
+                "[dg] initial = \"{name}\": compressible Euler takes \"constant\", \"isentropic-vortex\" or \"density-wave\""
+            )),
+        }
+    }
+
     /// The initial states each equation takes, checked.
     fn validate_initial(&self) -> Result<(), String> {
         let name = self.initial.name();
+        if self.flux == FaceFlux::Hll
+            && (self.equation == Equation::Advection || self.dimensions == 3)
+        {
+            return Err(format!(
+                "[dg] flux = \"hll\": for the Euler equations in 1D and 2D (here {} in {}D: give \"rusanov\")",
+                self.equation.name(),
+                self.dimensions
+            ));
+        }
         match (self.equation, self.initial) {
+            (Equation::Euler, _) => self.validate_euler(),
             (Equation::Advection, Initial::Sine | Initial::Constant | Initial::Multimode) => Ok(()),
             (Equation::Advection, _) => Err(format!(
-                "[dg] initial = \"{name}\": an isothermal Euler state; advection takes \"sine\", \"constant\" or \"multimode\""
+                "[dg] initial = \"{name}\": an Euler state; advection takes \"sine\", \"constant\" or \"multimode\""
             )),
-            (Equation::IsothermalEuler, Initial::Sine | Initial::Multimode) => Err(format!(
-                "[dg] initial = \"{name}\": an advection state; isothermal Euler takes \"constant\", \"simple-wave\" or \"shear\" (2D)"
+            (
+                Equation::IsothermalEuler,
+                Initial::Sine | Initial::Multimode | Initial::IsentropicVortex | Initial::DensityWave,
+            ) => Err(format!(
+                "[dg] initial = \"{name}\": not an isothermal Euler state; isothermal Euler takes \"constant\", \"simple-wave\" or \"shear\" (2D)"
             )),
             (Equation::IsothermalEuler, Initial::Shear) if self.dimensions != 2 => Err(
                 "[dg] initial = \"shear\": the boosted shear flow is 2D (give dimensions = 2)".into(),

@@ -8,6 +8,7 @@
 //! `QFLOW_REQUIRE_CUDA` does the same for CUDA (a GPU machine).
 #![cfg(any(feature = "opencl", feature = "cuda"))]
 
+use qflow_dg::settings::FaceFlux;
 use qflow_dg::{Equation, Initial, Settings, Solver};
 use qflow_par::backend::{test_devices, BackendKind, BackendSpec};
 
@@ -34,6 +35,8 @@ fn agrees_on(device: BackendKind) {
         (Equation::IsothermalEuler, 2, 5, "lserk54"),
         (Equation::IsothermalEuler, 2, 4, "ssprk3"),
         (Equation::IsothermalEuler, 3, 3, "rk4"),
+        (Equation::Euler, 2, 5, "lserk54"),
+        (Equation::Euler, 2, 4, "rk4"),
     ];
     for (equation, dimensions, order, rk) in cases {
         let settings = Settings {
@@ -46,10 +49,18 @@ fn agrees_on(device: BackendKind) {
             rk: rk.into(),
             final_time: 0.1,
             cfl: 0.5,
-            initial: if equation == Equation::Advection {
-                Initial::Sine
+            initial: match equation {
+                Equation::Advection => Initial::Sine,
+                Equation::IsothermalEuler => Initial::SimpleWave,
+                Equation::Euler => Initial::DensityWave,
+            },
+            // The Euler runs with HLL (isothermal Euler: 2D only).
+            flux: if equation == Equation::Euler
+                || (equation == Equation::IsothermalEuler && dimensions == 2 && order == 4)
+            {
+                FaceFlux::Hll
             } else {
-                Initial::SimpleWave
+                FaceFlux::Rusanov
             },
             ..Settings::default()
         };
