@@ -36,7 +36,7 @@ pub type Euler2 = [f64; 3 * DG_ORDER * DG_ORDER];
 /// Whether the isothermal Euler kernels of `n` nodes per direction run
 /// their node loops with the loop over the nodes innermost (the volume
 /// sums of a line over `k` outside the loop over the nodes `i`, and the 2D
-/// y-direction row by row, [`iso_rhs_2d_y_rows`]) rather than line by
+/// y-direction row by row, [`sys_rhs_2d_y_rows`](super::system::sys_rhs_2d_y_rows)) rather than line by
 /// line: the same values either way (each node's sum has the same terms
 /// in the same order). The compiler makes vector code of the first for
 /// every order but 4 (2D, 8 nodes: half the time of the line by line
@@ -90,7 +90,7 @@ pub fn iso_rhs_2d(p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler2, w: &mut I
 /// The 2D Euler kernels' work space ([`iso_lserk_2d`], [`iso_rhs_2d`]; made once
 /// per chunk of cells on the CPU, once per work item on a device:
 /// `scratch(IsoWork2::new)`): a cell's right-hand side and the y fluxes
-/// of [`iso_rhs_2d_y_rows`]. Each is written whole (the values in use)
+/// of [`sys_rhs_2d_y_rows`](super::system::sys_rhs_2d_y_rows). Each is written whole (the values in use)
 /// before it is read, so a cell's values never depend on the cell before,
 /// and no cell zeroes them (local arrays were: 3-6% of the stage's time at
 /// 6 and 8 nodes, docs/performance.md 6.2).

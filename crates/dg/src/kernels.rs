@@ -53,9 +53,9 @@ pub fn lf_flux(a: f64, ul: f64, ur: f64) -> f64 {
 
 /// Whether the kernels of `n` nodes per direction run their node loops
 /// with the loop over the nodes innermost: the volume sums of a line
-/// ([`line_rhs`], `iso_line_rhs`) over `k` outside the loop over the
+/// ([`line_rhs`], `system::sys_line_rhs`) over `k` outside the loop over the
 /// nodes `i`, and the 2D kernels' y-direction row by row, the whole cell
-/// at once ([`rhs_2d_n`], `iso_rhs_2d_n`), rather than line by line.
+/// at once ([`rhs_2d_n`], `system::sys_rhs_2d_n`), rather than line by line.
 /// Each node's sum has the same terms in the same order either way (the
 /// same values); the compiler makes vector code of the first for 3, 5 and
 /// 7 nodes, of the second for the others (docs/performance.md 6.2).
