@@ -116,133 +116,88 @@ const fn count(loops: &[&LoopDecl], extra: &[&str], dats: bool) -> usize {
     n
 }
 
-/// The names of `extra` dats (a `const` map).
-const fn dat_names<const M: usize>(extra: &[&'static DatDecl; M]) -> [&'static str; M] {
-    let mut out = [""; M];
-    let mut e = 0;
-    while e < M {
-        out[e] = extra[e].name;
-        e += 1;
-    }
-    out
-}
+/// The `const` functions of one kind of declaration (dats or globals):
+/// the names of extra ones, their count and their list.
+macro_rules! lists_of {
+    (
+        $decl:ident, $arg:ident, $dats:literal, $what:literal,
+        $names:ident, $count:ident, $list:ident
+    ) => {
+        #[doc = concat!("The names of `extra` ", $what, " (a `const` map).")]
+        const fn $names<const M: usize>(extra: &[&'static $decl; M]) -> [&'static str; M] {
+            let mut out = [""; M];
+            let mut e = 0;
+            while e < M {
+                out[e] = extra[e].name;
+                e += 1;
+            }
+            out
+        }
 
-/// The names of `extra` globals.
-const fn global_names<const M: usize>(extra: &[&'static GlobalDecl; M]) -> [&'static str; M] {
-    let mut out = [""; M];
-    let mut e = 0;
-    while e < M {
-        out[e] = extra[e].name;
-        e += 1;
-    }
-    out
-}
+        #[doc = concat!("How many different ", $what, " the loops and `extra` name.")]
+        pub const fn $count<const M: usize>(
+            loops: &[&LoopDecl],
+            extra: &[&'static $decl; M],
+        ) -> usize {
+            count(loops, &$names(extra), $dats)
+        }
 
-/// How many different dats the loops and `extra` name.
-pub const fn dat_count<const M: usize>(
-    loops: &[&LoopDecl],
-    extra: &[&'static DatDecl; M],
-) -> usize {
-    count(loops, &dat_names(extra), true)
-}
-
-/// How many different globals the loops and `extra` name.
-pub const fn global_count<const M: usize>(
-    loops: &[&LoopDecl],
-    extra: &[&'static GlobalDecl; M],
-) -> usize {
-    count(loops, &global_names(extra), false)
-}
-
-/// The different dats the loops and `extra` name, `N` of them
-/// ([`dat_count`]), in order of first appearance.
-pub const fn dats<const N: usize, const M: usize>(
-    loops: &[&LoopDecl],
-    extra: &[&'static DatDecl; M],
-) -> [&'static DatDecl; N] {
-    let mut out: [Option<&'static DatDecl>; N] = [None; N];
-    let mut n = 0;
-    let mut i = 0;
-    while i < loops.len() {
-        let mut j = 0;
-        while j < loops[i].args.len() {
-            if let Some(d) = arg_dat(loops[i], j) {
-                if !named_before(loops, i, j, d.name, true) {
-                    out[n] = Some(d);
+        #[doc = concat!("The different ", $what, " the loops and `extra` name, `N` of them ([`", stringify!($count), "`]), in order of first appearance.")]
+        pub const fn $list<const N: usize, const M: usize>(
+            loops: &[&LoopDecl],
+            extra: &[&'static $decl; M],
+        ) -> [&'static $decl; N] {
+            let mut out: [Option<&'static $decl>; N] = [None; N];
+            let mut n = 0;
+            let mut i = 0;
+            while i < loops.len() {
+                let mut j = 0;
+                while j < loops[i].args.len() {
+                    if let Some(d) = $arg(loops[i], j) {
+                        if !named_before(loops, i, j, d.name, $dats) {
+                            out[n] = Some(d);
+                            n += 1;
+                        }
+                    }
+                    j += 1;
+                }
+                i += 1;
+            }
+            let names = $names(extra);
+            let mut e = 0;
+            while e < M {
+                if !named(loops, names[e], $dats) && !among(&names, e, names[e]) {
+                    out[n] = Some(extra[e]);
                     n += 1;
                 }
+                e += 1;
             }
-            j += 1;
+            let Some(first) = out[0] else {
+                panic!(concat!("a method's loops name no ", $what));
+            };
+            let mut all = [first; N];
+            let mut k = 0;
+            while k < N {
+                if let Some(d) = out[k] {
+                    all[k] = d;
+                }
+                k += 1;
+            }
+            all
         }
-        i += 1;
-    }
-    let names = dat_names(extra);
-    let mut e = 0;
-    while e < M {
-        if !named(loops, names[e], true) && !among(&names, e, names[e]) {
-            out[n] = Some(extra[e]);
-            n += 1;
-        }
-        e += 1;
-    }
-    let Some(first) = out[0] else {
-        panic!("a method's loops name no dat");
     };
-    let mut all = [first; N];
-    let mut k = 0;
-    while k < N {
-        if let Some(d) = out[k] {
-            all[k] = d;
-        }
-        k += 1;
-    }
-    all
 }
 
-/// The different globals the loops and `extra` name, `N` of them
-/// ([`global_count`]), in order of first appearance.
-pub const fn globals<const N: usize, const M: usize>(
-    loops: &[&LoopDecl],
-    extra: &[&'static GlobalDecl; M],
-) -> [&'static GlobalDecl; N] {
-    let mut out: [Option<&'static GlobalDecl>; N] = [None; N];
-    let mut n = 0;
-    let mut i = 0;
-    while i < loops.len() {
-        let mut j = 0;
-        while j < loops[i].args.len() {
-            if let Some(g) = arg_global(loops[i], j) {
-                if !named_before(loops, i, j, g.name, false) {
-                    out[n] = Some(g);
-                    n += 1;
-                }
-            }
-            j += 1;
-        }
-        i += 1;
-    }
-    let names = global_names(extra);
-    let mut e = 0;
-    while e < M {
-        if !named(loops, names[e], false) && !among(&names, e, names[e]) {
-            out[n] = Some(extra[e]);
-            n += 1;
-        }
-        e += 1;
-    }
-    let Some(first) = out[0] else {
-        panic!("a method's loops name no global");
-    };
-    let mut all = [first; N];
-    let mut k = 0;
-    while k < N {
-        if let Some(g) = out[k] {
-            all[k] = g;
-        }
-        k += 1;
-    }
-    all
-}
+lists_of!(DatDecl, arg_dat, true, "dats", dat_names, dat_count, dats);
+lists_of!(
+    GlobalDecl,
+    arg_global,
+    false,
+    "globals",
+    global_names,
+    global_count,
+    globals
+);
 
 /// Declares a method's loops and derives its dats and globals from them
 /// (at compile time: plain arrays, listed once by name in order of first
