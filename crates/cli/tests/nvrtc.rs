@@ -73,7 +73,11 @@ fn every_method_compiles_with_nvrtc_without_a_diagnostic() {
     let programs = programs();
     // DG: 8 orders of advection and isothermal Euler in 1D-3D and
     // compressible Euler in 2D.
-    assert_eq!(programs.len(), 3 + 8 * (2 * 3 + 1), "every method and DG family");
+    assert_eq!(
+        programs.len(),
+        3 + 8 * (2 * 3 + 1),
+        "every method and DG family"
+    );
     let started = std::time::Instant::now();
     // The programs compile independently: on every core.
     let next = std::sync::atomic::AtomicUsize::new(0);
