@@ -8,14 +8,16 @@
 use std::path::Path;
 
 /// The kernel files, relative to the crate.
-const FILES: [&str; 8] = [
+const FILES: [&str; 10] = [
     "src/kernels.rs",
     "src/kernels3.rs",
     "src/laws.rs",
     "src/system.rs",
     "src/euler.rs",
     "src/gas.rs",
+    "src/system3.rs",
     "src/euler3.rs",
+    "src/gas3.rs",
     "src/tables.rs",
 ];
 

@@ -4,7 +4,7 @@
 //! method = "dg"
 //! [dg]
 //! equation = "advection"        # or "isothermal-euler" (p = a^2 rho), or "euler"
-//!                               # (an ideal gas, 2D)
+//!                               # (an ideal gas, 2D and 3D)
 //! dimensions = 2                # 1, 2 or 3
 //! order = 8                     # nodes per direction (degree + 1), 1 to 8
 //! cells = [40, 40]              # one number per dimension, on the unit box
@@ -14,7 +14,7 @@
 //!                               # euler: the density wave's, or the vortex's strength (5)
 //! gamma = 1.4                   # euler: the ratio of specific heats
 //! pressure = 1.0                # euler: of the density wave and the constant state
-//! flux = "rusanov"              # Euler, 1D and 2D: or "hll"
+//! flux = "rusanov"              # the Euler equations: or "hll"
 //! rk = "rk6"                    # "rk3-heun", "ssprk3", "rk4", "rk6", "lserk54"
 //! final_time = 1.0
 //! cfl = 0.5

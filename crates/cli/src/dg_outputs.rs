@@ -119,9 +119,10 @@ pub fn write_outputs(
     let t = settings.final_time;
     let exact = problem::ExactSolution::new(settings);
     // Per node: its position, the variables, their exact values.
-    let mut nodes: Vec<([f64; 3], [f64; 4], [f64; 4])> = Vec::new();
+    type State = [f64; problem::MAX_VARIABLES];
+    let mut nodes: Vec<([f64; 3], State, State)> = Vec::new();
     problem::for_each_node(settings, |e, k, p| {
-        let mut q = [0.0; 4];
+        let mut q = [0.0; problem::MAX_VARIABLES];
         for (v, qv) in q.iter_mut().enumerate().take(vars) {
             *qv = u[e * len + v * stride + k];
         }

@@ -23,7 +23,7 @@ use crate::run::RunOptions;
 /// variable, at the final time).
 pub struct DgRun {
     pub(crate) case: DgCase,
-    pub(crate) errors: Option<([f64; 4], [f64; 4])>,
+    pub(crate) errors: Option<([f64; problem::MAX_VARIABLES], [f64; problem::MAX_VARIABLES])>,
 }
 
 impl CaseMethod for DgRun {

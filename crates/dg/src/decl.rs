@@ -5,8 +5,9 @@
 //! with its `DG_ORDER` and elements sized for it: `n^d` values per
 //! variable, no padding); a run uses one family of one order: the 1D or
 //! 2D advection dats and loops (`decl_adv`: `*_1`, `*_2`), the 3D ones
-//! (`decl3`: `*_3`), or the isothermal Euler ones (`decl_euler`,
-//! `decl_euler3`: `*_E1`, `*_E2`, `*_E3`).
+//! (`decl3`: `*_3`), the isothermal Euler ones (`decl_euler`: `*_E1`,
+//! the modules `e2`, `e3`) or the compressible Euler ones (`decl_gas`:
+//! `g2`, `g3`); the systems' 2D and 3D families by `system_family!`.
 //!
 //! | loop | reads | writes |
 //! |---|---|---|
@@ -81,33 +82,35 @@ pub static KINETIC: GlobalDecl = GlobalDecl::reduce("kinetic", 1, Reduction::Sum
 /// The smallest density at a node (a minimum).
 pub static RHO_MIN: GlobalDecl = GlobalDecl::reduce("rho_min", 1, Reduction::Min);
 
-/// Declares, in a module of its own, a 2D family of a system of
-/// conservation laws (`system.rs`, over a law of `crate::laws`): its dats
+/// Declares, in a module of its own, a family of a system of conservation
+/// laws (`system.rs`, `system3.rs`, over a law of `crate::laws`): its dats
 /// (named `<dat>_<tag>`, elements of `len` values), its seven loops over
-/// the order's entry points, the lists, and the family (`FAMILY`). Used in
-/// the files included once per order (`decl_euler.rs`, `decl_gas.rs`),
-/// where the entry points, the work space type and `len`'s constant are
-/// in scope.
-macro_rules! system_family_2d {
+/// the order's entry points (reading `u` at the `faces` stencil, with the
+/// global `params`; a `work` space where the kernels take one; an AVX2
+/// build where `avx2` is true), the lists, and the family (`FAMILY`). Used
+/// in the files included once per order (`decl_euler.rs`, `decl_gas.rs`),
+/// where the entry points, the work space type and
+/// `len`'s constant are in scope.
+macro_rules! system_family {
     (
         $(#[$doc:meta])*
-        mod $m:ident = $tag:literal ($what:literal), len $len:ident {
+        mod $m:ident = $tag:literal ($what:literal), len $len:ident,
+        params $params:ident, faces $faces:ident $(, avx2($avx:expr))? {
             rhs: $rhs:ident,
             save: $save:ident,
             restore: $restore:ident,
             axpy: $axpy:ident,
             lserk: $lserk:ident,
             lserk_last: $last:ident,
-            diag: $diag:ident,
-            work: $work:ident $(,)?
+            diag: $diag:ident
+            $(, work: $work:ident)? $(,)?
         }
     ) => {
         $(#[$doc])*
         pub mod $m {
             use super::*;
-            use crate::decl::{
-                CELLS, COEF, FACES_2D, KINETIC, MASS, MAX_STAGES, PARAMS, RHO_MIN, STAGE,
-            };
+            use crate::decl::{CELLS, COEF, KINETIC, MASS, MAX_STAGES, RHO_MIN, STAGE};
+            use crate::decl::{$faces as FACES, $params as PARAMS};
             use qflow_par::{par_loop, DatDecl, Role};
 
             /// Values per cell.
@@ -138,13 +141,13 @@ macro_rules! system_family_2d {
 
             par_loop! {
                 #[doc = concat!("The right-hand side (", $what, ").")]
-                pub static RHS = $rhs over CELLS {
+                pub static RHS = $rhs over CELLS $(where avx2($avx))? {
                     p: global(PARAMS),
-                    u: read(U at FACES_2D),
+                    u: read(U at FACES),
                     // Read and written: the kernel writes only the values
                     // in use (a device backend loads the element first).
                     r: rw(R),
-                    w: scratch($work::new),
+                    $(w: scratch($work::new),)?
                 }
             }
             par_loop! {
@@ -175,28 +178,28 @@ macro_rules! system_family_2d {
             }
             par_loop! {
                 #[doc = concat!("A whole low-storage stage, right-hand side and update (", $what, "): the new solution goes to `r`, which the method then swaps with `u`.")]
-                pub static LSERK = $lserk over CELLS {
+                pub static LSERK = $lserk over CELLS $(where avx2($avx))? {
                     p: global(PARAMS),
                     s: global(STAGE),
-                    u: read(U at FACES_2D),
+                    u: read(U at FACES),
                     k: rw(K1),
                     // Read and written: only the values in use are written.
                     un: rw(R),
-                    w: scratch($work::new),
+                    $(w: scratch($work::new),)?
                 }
             }
             par_loop! {
                 #[doc = concat!("The last stage of a low-storage step and the new solution's diagnostics in one pass (", $what, ").")]
-                pub static LSERK_LAST = $last over CELLS {
+                pub static LSERK_LAST = $last over CELLS $(where avx2($avx))? {
                     p: global(PARAMS),
                     s: global(STAGE),
-                    u: read(U at FACES_2D),
+                    u: read(U at FACES),
                     k: rw(K1),
                     un: rw(R),
                     mass: sum(MASS),
                     kinetic: sum(KINETIC),
                     low: min(RHO_MIN),
-                    w: scratch($work::new),
+                    $(w: scratch($work::new),)?
                 }
             }
             par_loop! {
@@ -243,4 +246,4 @@ macro_rules! system_family_2d {
         }
     };
 }
-pub(crate) use system_family_2d;
+pub(crate) use system_family;

@@ -2,7 +2,7 @@
 // (`euler.rs`), declared like `decl_adv.rs`'s advection families on the
 // same set `CELLS`: the 1D dats and loops (`*_E1`, elements of
 // `euler::Euler1`) and the 2D ones (module `e2`, elements of
-// `euler::Euler2`, declared as every 2D system's: `system_family_2d!`),
+// `euler::Euler2`, declared as every 2D system's: `system_family!`),
 // sized for the order. The loops are the advection ones with `iso_diag` in
 // place of `norm`: it sums the mass and the kinetic energy and finds the
 // smallest density. Included once per order by `crate::orders!`.
@@ -139,9 +139,9 @@ pub static STAGES_E1: [&DatDecl; MAX_STAGES] =
 
 // ---- 2D (3 n^2 values per cell) ----
 
-crate::decl::system_family_2d! {
+crate::decl::system_family! {
     /// The 2D isothermal Euler family (elements of `euler::Euler2`).
-    mod e2 = "e2" ("2D Euler"), len LEN_E2 {
+    mod e2 = "e2" ("2D Euler"), len LEN_E2, params PARAMS, faces FACES_2D {
         rhs: iso_rhs_2d,
         save: iso_save_2d,
         restore: iso_restore_2d,
@@ -150,5 +150,26 @@ crate::decl::system_family_2d! {
         lserk_last: iso_lserk_diag_2d,
         diag: iso_diag_2d,
         work: IsoWork2,
+    }
+}
+
+/// Values per 3D Euler cell.
+const LEN_E3: usize = 4 * DG_ORDER * DG_ORDER * DG_ORDER;
+
+use super::euler3::{
+    iso_axpy_3d, iso_diag_3d, iso_lserk_3d, iso_lserk_diag_3d, iso_restore_3d, iso_rhs_3d,
+    iso_save_3d,
+};
+
+crate::decl::system_family! {
+    /// The 3D isothermal Euler family (elements of `euler3::Euler3`).
+    mod e3 = "e3" ("3D Euler"), len LEN_E3, params PARAMS_3, faces FACES_3D, avx2(super::super::AVX2) {
+        rhs: iso_rhs_3d,
+        save: iso_save_3d,
+        restore: iso_restore_3d,
+        axpy: iso_axpy_3d,
+        lserk: iso_lserk_3d,
+        lserk_last: iso_lserk_diag_3d,
+        diag: iso_diag_3d,
     }
 }

@@ -1,11 +1,12 @@
-// One order's six families (1D, 2D and 3D advection, 1D, 2D and 3D
-// isothermal Euler), for `crate::method`. Included once per order by
+// One order's hand-declared families (1D, 2D and 3D advection, 1D
+// isothermal Euler), for `crate::method`; the systems' 2D and 3D families
+// are declared by `decl::system_family!` in `decl_euler.rs` and
+// `decl_gas.rs`. Included once per order by
 // `crate::orders!`.
 
 use super::decl3::*;
 use super::decl_adv::*;
 use super::decl_euler::*;
-use super::decl_euler3::*;
 use crate::decl::{PARAMS, PARAMS_3};
 use crate::method::Family;
 
@@ -87,24 +88,4 @@ pub(crate) static FAMILY_E1: Family = Family {
     lserk_last: &LSERK_LAST_E1,
     diag: &DIAG_E1,
     params: &PARAMS,
-};
-
-/// A family of this order.
-pub(crate) static FAMILY_E3: Family = Family {
-    loops: &LOOPS_E3,
-    dats: &DATS_E3,
-    globals: &GLOBALS_E3,
-    u: &U_E3,
-    u0: &U0_E3,
-    r: &R_E3,
-    x: &X_E3,
-    stages: &STAGES_E3,
-    rhs: &RHS_E3,
-    save: &SAVE_E3,
-    restore: &RESTORE_E3,
-    axpy: &AXPY_E3,
-    lserk: &LSERK_E3,
-    lserk_last: &LSERK_LAST_E3,
-    diag: &DIAG_E3,
-    params: &PARAMS_3,
 };

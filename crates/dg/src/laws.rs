@@ -9,7 +9,9 @@
 //!   the sound speed `a`;
 //! - [`IdealGas`]: the compressible Euler equations of an ideal gas, `p =
 //!   (gamma - 1) (E - |m|^2 / (2 rho))`, `(rho, m_n, m_t, E)`, the
-//!   parameter `c` the ratio of specific heats `gamma`.
+//!   parameter `c` the ratio of specific heats `gamma`;
+//! - [`Isothermal3`], [`IdealGas3`]: the same in 3D, with two tangential
+//!   momenta.
 //!
 //! A law's functions are device code (translated for the GPU backends with
 //! the kernels): the same arithmetic on every backend.
@@ -24,6 +26,8 @@ pub trait Law<const NV: usize> {
     /// The cell's variables in a line's order along y (along x: the
     /// stored order): the normal momentum is the y one.
     const ALONG_Y: [usize; NV];
+    /// The same along z (3D laws; a 2D law's is the stored order, unused).
+    const ALONG_Z: [usize; NV];
     /// The flux across a face of normal `n` of the state `q`.
     fn flux(c: f64, q: &[f64; NV]) -> [f64; NV];
     /// The largest wave speed `|u_n| + c_s` of `q` (Lax-Friedrichs).
@@ -43,6 +47,7 @@ pub struct Isothermal;
 #[device]
 impl Law<3> for Isothermal {
     const ALONG_Y: [usize; 3] = [0, 2, 1];
+    const ALONG_Z: [usize; 3] = [0, 1, 2];
     /// `(m_n, m_n u_n + a^2 rho, m_t u_n)`.
     #[inline(always)]
     fn flux(c: f64, q: &[f64; 3]) -> [f64; 3] {
@@ -81,6 +86,7 @@ pub fn gas_pressure(gamma: f64, q: &[f64; 4]) -> f64 {
 #[device]
 impl Law<4> for IdealGas {
     const ALONG_Y: [usize; 4] = [0, 2, 1, 3];
+    const ALONG_Z: [usize; 4] = [0, 1, 2, 3];
     /// `(m_n, m_n u_n + p, m_t u_n, (E + p) u_n)`.
     #[inline(always)]
     fn flux(c: f64, q: &[f64; 4]) -> [f64; 4] {
@@ -102,6 +108,78 @@ impl Law<4> for IdealGas {
     #[inline(always)]
     fn positive(c: f64, q: &[f64; 4]) -> f64 {
         q[0].min(gas_pressure(c, q))
+    }
+}
+
+/// The isothermal Euler equations in 3D, `(rho, m_n, m_t1, m_t2)`, `c =
+/// a`.
+#[device]
+pub struct Isothermal3;
+
+#[device]
+impl Law<4> for Isothermal3 {
+    const ALONG_Y: [usize; 4] = [0, 2, 1, 3];
+    const ALONG_Z: [usize; 4] = [0, 3, 1, 2];
+    /// `(m_n, m_n u_n + a^2 rho, m_t1 u_n, m_t2 u_n)`.
+    #[inline(always)]
+    fn flux(c: f64, q: &[f64; 4]) -> [f64; 4] {
+        let a2 = c * c;
+        let un = q[1] / q[0];
+        [q[1], q[1] * un + a2 * q[0], q[2] * un, q[3] * un]
+    }
+    #[inline(always)]
+    fn max_speed(c: f64, q: &[f64; 4]) -> f64 {
+        (q[1] / q[0]).abs() + c
+    }
+    #[inline(always)]
+    fn wave_speeds(c: f64, q: &[f64; 4]) -> (f64, f64) {
+        let un = q[1] / q[0];
+        (un - c, un + c)
+    }
+    #[inline(always)]
+    fn positive(_c: f64, q: &[f64; 4]) -> f64 {
+        q[0]
+    }
+}
+
+/// The compressible Euler equations of an ideal gas in 3D, `(rho, m_n,
+/// m_t1, m_t2, E)`, `c = gamma`.
+#[device]
+pub struct IdealGas3;
+
+/// The pressure of an ideal gas of ratio `gamma` in the 3D state `(rho,
+/// m_n, m_t1, m_t2, E)`.
+#[device]
+#[inline(always)]
+pub fn gas_pressure_3d(gamma: f64, q: &[f64; 5]) -> f64 {
+    (gamma - 1.0) * (q[4] - 0.5 * (q[1] * q[1] + q[2] * q[2] + q[3] * q[3]) / q[0])
+}
+
+#[device]
+impl Law<5> for IdealGas3 {
+    const ALONG_Y: [usize; 5] = [0, 2, 1, 3, 4];
+    const ALONG_Z: [usize; 5] = [0, 3, 1, 2, 4];
+    /// `(m_n, m_n u_n + p, m_t1 u_n, m_t2 u_n, (E + p) u_n)`.
+    #[inline(always)]
+    fn flux(c: f64, q: &[f64; 5]) -> [f64; 5] {
+        let un = q[1] / q[0];
+        let p = gas_pressure_3d(c, q);
+        [q[1], q[1] * un + p, q[2] * un, q[3] * un, (q[4] + p) * un]
+    }
+    #[inline(always)]
+    fn max_speed(c: f64, q: &[f64; 5]) -> f64 {
+        let p = gas_pressure_3d(c, q);
+        (q[1] / q[0]).abs() + (c * p / q[0]).sqrt()
+    }
+    #[inline(always)]
+    fn wave_speeds(c: f64, q: &[f64; 5]) -> (f64, f64) {
+        let un = q[1] / q[0];
+        let cs = (c * gas_pressure_3d(c, q) / q[0]).sqrt();
+        (un - cs, un + cs)
+    }
+    #[inline(always)]
+    fn positive(c: f64, q: &[f64; 5]) -> f64 {
+        q[0].min(gas_pressure_3d(c, q))
     }
 }
 

@@ -13,16 +13,16 @@
 //!   low-storage Carpenter-Kennedy (5,4) scheme), as tableaus.
 //!
 //! On the execution layer: linear advection and isothermal Euler in 1D, 2D
-//! and 3D, the compressible Euler equations in 2D, on periodic Cartesian
-//! boxes, orders 1 to 8, every scheme of [`rk`]. The kernels (one DG cell
-//! per element, strong-form DGSEM with the Lax-Friedrichs or HLL flux:
-//! `kernels.rs` advection in 1D and 2D, `kernels3.rs` in 3D; `system.rs`
-//! the kernels of a system written once over a law of [`laws`], whose
-//! entry points `euler.rs` (isothermal Euler, 1D and 2D) and `gas.rs`
-//! (compressible Euler) instantiate; `euler3.rs` isothermal Euler in 3D)
-//! and the dats and loops that run them (`decl_adv.rs`, `decl3.rs`,
-//! `decl_euler.rs`, `decl_gas.rs`, `decl_euler3.rs`; a 2D system's by
-//! `decl::system_family_2d!`) are compiled once per order, in the modules [`o1`] to
+//! and 3D, the compressible Euler equations in 2D and 3D, on periodic
+//! Cartesian boxes, orders 1 to 8, every scheme of [`rk`]. The kernels (one
+//! DG cell per element, strong-form DGSEM with the Lax-Friedrichs or HLL
+//! flux: `kernels.rs` advection in 1D and 2D, `kernels3.rs` in 3D;
+//! `system.rs` (1D, 2D) and `system3.rs` (3D) the kernels of a system
+//! written once over a law of [`laws`], whose entry points `euler.rs`,
+//! `euler3.rs` (isothermal Euler) and `gas.rs`, `gas3.rs` (compressible
+//! Euler) instantiate) and the dats and loops that run them
+//! (`decl_adv.rs`, `decl3.rs`, `decl_euler.rs`, `decl_gas.rs`; a 2D or 3D
+//! system's by `decl::system_family!`) are compiled once per order, in the modules [`o1`] to
 //! [`o8`] (`orders!`): each sees its order as the constant `DG_ORDER`, so
 //! its elements hold exactly the `n^d` values per variable of the order
 //! (nothing padded) and the compiler unrolls the node loops; `build.rs`
@@ -111,9 +111,18 @@ macro_rules! orders {
                 pub mod euler {
                     include!("euler.rs");
                 }
+                /// The 3D kernels of a system of conservation laws, written
+                /// once over a law ([`crate::laws`]).
+                pub mod system3 {
+                    include!("system3.rs");
+                }
                 /// The 3D isothermal Euler kernels.
                 pub mod euler3 {
                     include!("euler3.rs");
+                }
+                /// The 3D compressible Euler kernels.
+                pub mod gas3 {
+                    include!("gas3.rs");
                 }
                 /// The 1D and 2D advection dats and loops.
                 pub mod decl_adv {
@@ -127,17 +136,13 @@ macro_rules! orders {
                 pub mod gas {
                     include!("gas.rs");
                 }
-                /// The 2D compressible Euler dats and loops.
+                /// The 2D and 3D compressible Euler dats and loops.
                 pub mod decl_gas {
                     include!("decl_gas.rs");
                 }
-                /// The 1D and 2D isothermal Euler dats and loops.
+                /// The isothermal Euler dats and loops, 1D to 3D.
                 pub mod decl_euler {
                     include!("decl_euler.rs");
-                }
-                /// The 3D isothermal Euler dats and loops.
-                pub mod decl_euler3 {
-                    include!("decl_euler3.rs");
                 }
                 /// The six families of this order.
                 pub(crate) mod families {
@@ -165,9 +170,9 @@ macro_rules! orders {
                         (Equation::Advection, _) => &FAMILY_3,
                         (Equation::IsothermalEuler, 1) => &FAMILY_E1,
                         (Equation::IsothermalEuler, 2) => &$m::decl_euler::e2::FAMILY,
-                        (Equation::IsothermalEuler, _) => &FAMILY_E3,
-                        // 2D only (validated).
-                        (Equation::Euler, _) => &$m::decl_gas::g2::FAMILY,
+                        (Equation::IsothermalEuler, _) => &$m::decl_euler::e3::FAMILY,
+                        (Equation::Euler, 2) => &$m::decl_gas::g2::FAMILY,
+                        (Equation::Euler, _) => &$m::decl_gas::g3::FAMILY,
                     }
                 })*
                 _ => panic!("order {order} outside 1-8 (validated)"),
@@ -211,7 +216,7 @@ pub fn device_programs() -> Vec<(String, qflow_par::backend::Program)> {
             Equation::Euler,
         ] {
             for dimensions in 1..=3 {
-                if equation == Equation::Euler && dimensions != 2 {
+                if equation == Equation::Euler && dimensions == 1 {
                     continue;
                 }
                 let f = family(order, equation, dimensions);

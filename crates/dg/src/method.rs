@@ -131,26 +131,26 @@ impl Dg {
     }
 
     /// The operator's global: `[n, ax, ay, 2/hx, 2/hy]` in 1D and 2D
-    /// (isothermal Euler: `[n, a, 0, 2/hx, 2/hy]`), `[n, ax, ay, az, 2/hx,
-    /// 2/hy, 2/hz]` in 3D (Euler: `[n, a, 0, 0, ..]`); the GLL matrices are
-    /// the kernels' constants,
-    /// [`crate::tables`].
+    /// (isothermal Euler: `[n, a, flux, 2/hx, 2/hy]`, compressible Euler
+    /// `gamma` in place of `a`), `[n, ax, ay, az, 2/hx, 2/hy, 2/hz]` in 3D
+    /// (the Euler equations: `[n, a or gamma, flux, 0, ..]`); the GLL
+    /// matrices are the kernels' constants, [`crate::tables`].
     pub fn params(&self) -> Vec<f64> {
         let n = self.settings.order as f64;
         let a = self.settings.speed();
         let h = self.settings.spacing();
         match (self.settings.equation, self.settings.dimensions) {
-            (Equation::IsothermalEuler, 3) => {
-                let a = self.settings.sound_speed;
-                vec![n, a, 0.0, 0.0, 2.0 / h[0], 2.0 / h[1], 2.0 / h[2]]
-            }
-            (Equation::IsothermalEuler, _) => {
-                let (a, flux) = (self.settings.sound_speed, self.settings.flux.code());
-                vec![n, a, flux, 2.0 / h[0], 2.0 / h[1]]
-            }
-            (Equation::Euler, _) => {
-                let (g, flux) = (self.settings.gamma, self.settings.flux.code());
-                vec![n, g, flux, 2.0 / h[0], 2.0 / h[1]]
+            (Equation::IsothermalEuler | Equation::Euler, d) => {
+                let c = match self.settings.equation {
+                    Equation::Euler => self.settings.gamma,
+                    _ => self.settings.sound_speed,
+                };
+                let flux = self.settings.flux.code();
+                if d == 3 {
+                    vec![n, c, flux, 0.0, 2.0 / h[0], 2.0 / h[1], 2.0 / h[2]]
+                } else {
+                    vec![n, c, flux, 2.0 / h[0], 2.0 / h[1]]
+                }
             }
             (Equation::Advection, 3) => {
                 vec![n, a[0], a[1], a[2], 2.0 / h[0], 2.0 / h[1], 2.0 / h[2]]

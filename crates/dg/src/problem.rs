@@ -32,7 +32,8 @@ pub fn variable_names(settings: &Settings) -> &'static [&'static str] {
         (Equation::IsothermalEuler, 1) => &["rho", "rho_u"],
         (Equation::IsothermalEuler, 2) => &["rho", "rho_u", "rho_v"],
         (Equation::IsothermalEuler, _) => &["rho", "rho_u", "rho_v", "rho_w"],
-        (Equation::Euler, _) => &["rho", "rho_u", "rho_v", "rho_e"],
+        (Equation::Euler, 2) => &["rho", "rho_u", "rho_v", "rho_e"],
+        (Equation::Euler, _) => &["rho", "rho_u", "rho_v", "rho_w", "rho_e"],
     }
 }
 
@@ -70,31 +71,36 @@ impl<'a> ExactSolution<'a> {
         }
     }
 
-    /// The conserved variables at `p` at time `t`, in element order
-    /// (advection: `[u, 0, 0, 0]`; Euler: `[rho, rho u, rho v, rho w]`, 0
-    /// past the case's dimensions).
-    pub fn state(&self, p: [f64; 3], t: f64) -> [f64; 4] {
+    /// The conserved variables at `p` at time `t`, in element order, 0
+    /// past the equation's [`Settings::variables`] (advection: `[u, 0, ..]`;
+    /// isothermal Euler: `[rho, rho u, rho v, rho w, 0]`, the momenta past
+    /// the case's dimensions 0; compressible Euler: `[rho, rho u, rho v,
+    /// E, 0]` in 2D, `[rho, rho u, rho v, rho w, E]` in 3D).
+    pub fn state(&self, p: [f64; 3], t: f64) -> [f64; MAX_VARIABLES] {
         let s = self.settings;
         let a = s.speed();
-        let [x, y, _] = p;
-        let [ux, uy, _] = a;
+        let [x, y, z] = p;
+        let [ux, uy, uz] = a;
         match s.equation {
             Equation::Advection => {
                 let foot = [0, 1, 2].map(|d| p[d] - a[d] * t);
-                [self.initial_scalar(foot), 0.0, 0.0, 0.0]
+                [self.initial_scalar(foot), 0.0, 0.0, 0.0, 0.0]
             }
             Equation::IsothermalEuler if s.dimensions == 3 => {
                 let (rho, v) = match s.initial {
                     Initial::SimpleWave => self.simple_wave_3d(p, t),
                     _ => (1.0, a),
                 };
-                [rho, rho * v[0], rho * v[1], rho * v[2]]
+                [rho, rho * v[0], rho * v[1], rho * v[2], 0.0]
             }
             Equation::Euler => {
+                // The 3D states are the 2D ones, uniform along z, carried by
+                // the background's `uz` (the density wave's phase `x + y +
+                // z`).
                 let (rho, u, v, p) = match s.initial {
                     Initial::IsentropicVortex => self.vortex(x, y, t),
                     Initial::DensityWave => {
-                        let phase = x + y - (ux + uy) * t;
+                        let phase = x + y + z - (ux + uy + uz) * t;
                         (
                             1.0 + s.amplitude * (2.0 * PI * phase).sin(),
                             ux,
@@ -104,8 +110,13 @@ impl<'a> ExactSolution<'a> {
                     }
                     _ => (1.0, ux, uy, s.pressure),
                 };
-                let e = p / (s.gamma - 1.0) + 0.5 * rho * (u * u + v * v);
-                [rho, rho * u, rho * v, e]
+                let w = uz;
+                let e = p / (s.gamma - 1.0) + 0.5 * rho * (u * u + v * v + w * w);
+                if s.dimensions == 2 {
+                    [rho, rho * u, rho * v, e, 0.0]
+                } else {
+                    [rho, rho * u, rho * v, rho * w, e]
+                }
             }
             Equation::IsothermalEuler => {
                 let (rho, u, v) = match s.initial {
@@ -113,7 +124,7 @@ impl<'a> ExactSolution<'a> {
                     Initial::Shear => (1.0, ux, uy + s.amplitude * (2.0 * PI * (x - ux * t)).sin()),
                     _ => (1.0, ux, uy),
                 };
-                [rho, rho * u, rho * v, 0.0]
+                [rho, rho * u, rho * v, 0.0, 0.0]
             }
         }
     }
@@ -242,7 +253,7 @@ pub fn wave_speeds(settings: &Settings) -> [f64; 3] {
         let g = settings.gamma;
         for_each_node(settings, |_, _, p| {
             let q = exact.state(p, 0.0);
-            let c = (g * gas_pressure(g, q) / q[0]).sqrt();
+            let c = (g * gas_pressure(settings, q) / q[0]).sqrt();
             for d in 0..settings.dimensions {
                 l[d] = l[d].max((q[1 + d] / q[0]).abs() + c);
             }
@@ -265,10 +276,17 @@ pub fn wave_speeds(settings: &Settings) -> [f64; 3] {
     })
 }
 
-/// The pressure of an ideal gas of ratio `gamma` in the 2D state `q =
-/// (rho, rho u, rho v, E)`.
-pub fn gas_pressure(gamma: f64, q: [f64; 4]) -> f64 {
-    (gamma - 1.0) * (q[3] - 0.5 * (q[1] * q[1] + q[2] * q[2]) / q[0])
+/// The most conserved variables of a family: 3D compressible Euler's
+/// `(rho, rho u, rho v, rho w, E)`.
+pub const MAX_VARIABLES: usize = 5;
+
+/// The pressure of an ideal gas (the ratio `settings.gamma`) in the state
+/// `q` of `settings`' dimensions: `(rho, rho u, rho v, E)` in 2D, `(rho,
+/// rho u, rho v, rho w, E)` in 3D.
+pub fn gas_pressure(settings: &Settings, q: [f64; MAX_VARIABLES]) -> f64 {
+    let d = settings.dimensions;
+    let m2: f64 = q[1..=d].iter().map(|m| m * m).sum();
+    (settings.gamma - 1.0) * (q[1 + d] - 0.5 * m2 / q[0])
 }
 
 /// The first node of the nodal values `u` (the block's elements, as
@@ -287,8 +305,8 @@ pub fn first_unphysical(settings: &Settings, u: &[f64]) -> Option<String> {
         if found.is_some() {
             return;
         }
-        let mut q = [0.0; 4];
-        for (v, value) in q.iter_mut().enumerate().take(settings.variables().min(4)) {
+        let mut q = [0.0; MAX_VARIABLES];
+        for (v, value) in q.iter_mut().enumerate().take(settings.variables()) {
             *value = u[e * len + v * stride + k];
         }
         let cell = [e % cx, e / cx % cy, e / (cx * cy)];
@@ -306,7 +324,7 @@ pub fn first_unphysical(settings: &Settings, u: &[f64]) -> Option<String> {
         if !(q[0] > 0.0 && q[0].is_finite()) {
             found = Some(at(format!("density {}", q[0])));
         } else if settings.equation == Equation::Euler {
-            let pr = gas_pressure(settings.gamma, q);
+            let pr = gas_pressure(settings, q);
             if !(pr > 0.0 && pr.is_finite()) {
                 found = Some(at(format!("pressure {pr}")));
             }
@@ -446,11 +464,15 @@ fn quadrature_weight(settings: &Settings, gll: &Gll, k: usize) -> f64 {
 /// (hx/2)(hy/2) sum_ij w_i w_j e_ij^2`, square-rooted; the same quadrature
 /// as the mass matrix) and the largest error at a node. Variables past
 /// [`Settings::variables`] are 0.
-pub fn variable_errors(settings: &Settings, u: &[f64], t: f64) -> ([f64; 4], [f64; 4]) {
+pub fn variable_errors(
+    settings: &Settings,
+    u: &[f64],
+    t: f64,
+) -> ([f64; MAX_VARIABLES], [f64; MAX_VARIABLES]) {
     let gll = Gll::new(settings.order).expect("validated order");
     let len = element_len(settings);
     let (stride, vars) = (variable_stride(settings), settings.variables());
-    let (mut sum, mut max) = ([0.0f64; 4], [0.0f64; 4]);
+    let (mut sum, mut max) = ([0.0f64; MAX_VARIABLES], [0.0f64; MAX_VARIABLES]);
     let exact = ExactSolution::new(settings);
     for_each_node(settings, |e, k, p| {
         let q = exact.state(p, t);

@@ -153,7 +153,7 @@ pub struct Settings {
     /// constant state.
     pub pressure: f64,
     /// The Euler equations' face flux: `"rusanov"` (the default) or
-    /// `"hll"` (1D and 2D).
+    /// `"hll"`.
     pub flux: FaceFlux,
     /// The time scheme: "rk3-heun", "ssprk3", "rk4", "rk6", "lserk54".
     pub rk: String,
@@ -272,11 +272,11 @@ impl Settings {
     /// The compressible Euler settings, checked.
     fn validate_euler(&self) -> Result<(), String> {
         let name = self.initial.name();
-        if self.dimensions != 2 {
-            return Err(format!(
-                "[dg] dimensions = {}: the compressible Euler equations run in 2D (give dimensions = 2)",
-                self.dimensions
-            ));
+        if self.dimensions == 1 {
+            return Err(
+                "[dg] dimensions = 1: the compressible Euler equations run in 2D and 3D (give dimensions = 2 or 3)"
+                    .into(),
+            );
         }
         if !(self.gamma.is_finite() && self.gamma > 1.0) {
             return Err(format!(
@@ -312,14 +312,11 @@ impl Settings {
     /// The initial states each equation takes, checked.
     fn validate_initial(&self) -> Result<(), String> {
         let name = self.initial.name();
-        if self.flux == FaceFlux::Hll
-            && (self.equation == Equation::Advection || self.dimensions == 3)
-        {
-            return Err(format!(
-                "[dg] flux = \"hll\": for the Euler equations in 1D and 2D (here {} in {}D: give \"rusanov\")",
-                self.equation.name(),
-                self.dimensions
-            ));
+        if self.flux == FaceFlux::Hll && self.equation == Equation::Advection {
+            return Err(
+                "[dg] flux = \"hll\": for the Euler equations (advection's flux is upwind: leave flux out)"
+                    .into(),
+            );
         }
         match (self.equation, self.initial) {
             (Equation::Euler, _) => self.validate_euler(),

@@ -74,7 +74,9 @@ impl Solver {
 
     /// The errors of every variable against the exact solution at the
     /// current time ([`problem::variable_errors`]).
-    pub fn variable_errors(&mut self) -> ([f64; 4], [f64; 4]) {
+    pub fn variable_errors(
+        &mut self,
+    ) -> ([f64; problem::MAX_VARIABLES], [f64; problem::MAX_VARIABLES]) {
         let t = self.time();
         let u = self.state();
         problem::variable_errors(self.method.settings(), &u, t)

@@ -1,5 +1,5 @@
 //! The device backends (features `opencl`, `cuda`) against the serial
-//! CPU run (advection and isothermal Euler): the kernels translated from
+//! CPU run (advection, isothermal and compressible Euler): the kernels translated from
 //! the same Rust, within `1e-12` relative (the largest nodal difference
 //! over the largest value), on every device backend of the build.
 //!
@@ -37,6 +37,8 @@ fn agrees_on(device: BackendKind) {
         (Equation::IsothermalEuler, 3, 3, "rk4"),
         (Equation::Euler, 2, 5, "lserk54"),
         (Equation::Euler, 2, 4, "rk4"),
+        (Equation::Euler, 3, 3, "lserk54"),
+        (Equation::IsothermalEuler, 3, 4, "lserk54"),
     ];
     for (equation, dimensions, order, rk) in cases {
         let settings = Settings {
@@ -54,9 +56,9 @@ fn agrees_on(device: BackendKind) {
                 Equation::IsothermalEuler => Initial::SimpleWave,
                 Equation::Euler => Initial::DensityWave,
             },
-            // The Euler runs with HLL (isothermal Euler: 2D only).
+            // The Euler runs with HLL (isothermal Euler: two cases).
             flux: if equation == Equation::Euler
-                || (equation == Equation::IsothermalEuler && dimensions == 2 && order == 4)
+                || (equation == Equation::IsothermalEuler && order == 4)
             {
                 FaceFlux::Hll
             } else {

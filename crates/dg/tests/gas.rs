@@ -44,7 +44,7 @@ fn density_wave(order: usize, cells: usize, flux: FaceFlux) -> Settings {
 }
 
 /// The L2 errors of every variable at the final time.
-fn l2(s: &Settings) -> [f64; 4] {
+fn l2(s: &Settings) -> [f64; 5] {
     let mut solver = Solver::new(s, &BackendSpec::serial()).unwrap();
     solver.run_to_end().unwrap();
     assert_eq!(solver.time(), s.final_time);
@@ -56,7 +56,7 @@ fn l2(s: &Settings) -> [f64; 4] {
 fn order(make: impl Fn(usize) -> Settings, cells: usize) -> f64 {
     let (a, b) = (l2(&make(cells)), l2(&make(2 * cells)));
     let rates: Vec<f64> = (0..4).map(|v| (a[v] / b[v]).log2()).collect();
-    let e = |v: [f64; 4]| v.map(|x| format!("{x:.3e}")).join(" ");
+    let e = |v: [f64; 5]| v.map(|x| format!("{x:.3e}")).join(" ");
     eprintln!(
         "cells {cells} -> {}: L2 {} -> {}, orders {rates:.2?}",
         2 * cells,
@@ -209,12 +209,12 @@ fn bad_settings_are_refused() {
         ),
         (
             Settings {
-                dimensions: 3,
-                cells: vec![4; 3],
-                velocity: vec![1.0; 3],
+                dimensions: 1,
+                cells: vec![4],
+                velocity: vec![1.0],
                 ..base.clone()
             },
-            "dimensions = 3",
+            "dimensions = 1",
         ),
         (
             Settings {
