@@ -69,7 +69,11 @@ pub fn iso_rhs_1d_n(n: usize, p: [f64; 5], u: Offsets<'_, Euler1>, r: &mut Euler
     }
     let left = [u.value(-1, 0, 0, last), u.value(-1, 0, 0, n + last), 0.0];
     let right = [u.value(1, 0, 0, 0), u.value(1, 0, 0, n), 0.0];
-    let line = sys_line_rhs::<Isothermal, 3>(n, iso_rows_first(n), p[2], p[1], &q, left, right);
+    let line = if p[2] == 0.0 {
+        sys_line_rhs::<Isothermal, 3, 0>(n, iso_rows_first(n), p[1], &q, left, right)
+    } else {
+        sys_line_rhs::<Isothermal, 3, 1>(n, iso_rows_first(n), p[1], &q, left, right)
+    };
     for i in 0..n {
         r[i] = -p[3] * line[0][i];
         r[n + i] = -p[3] * line[1][i];
@@ -84,7 +88,11 @@ pub fn iso_rhs_2d(p: [f64; 5], u: Offsets<'_, Euler2>, r: &mut Euler2, w: &mut I
     // `n` is this module's order, a constant (the compiler unrolls the node
     // loops); `w`'s y fluxes as the stage's (its right-hand side unused).
     let n = DG_ORDER;
-    sys_rhs_2d_n::<Isothermal, 3, { 3 * DG_ORDER * DG_ORDER }>(n, iso_rows_first(n), p, u, r, &mut w.g)
+    if p[2] == 0.0 {
+        sys_rhs_2d_n::<Isothermal, 3, { 3 * DG_ORDER * DG_ORDER }, 0>(n, iso_rows_first(n), p, u, r, &mut w.g);
+    } else {
+        sys_rhs_2d_n::<Isothermal, 3, { 3 * DG_ORDER * DG_ORDER }, 1>(n, iso_rows_first(n), p, u, r, &mut w.g);
+    }
 }
 
 /// The 2D Euler kernels' work space ([`iso_lserk_2d`], [`iso_rhs_2d`]; made once
@@ -284,15 +292,9 @@ pub fn iso_lserk_2d(
     // `n` is this module's order, a constant (the compiler unrolls the node
     // loops).
     let n = DG_ORDER;
-    sys_lserk_2d_n::<Isothermal, 3, { 3 * DG_ORDER * DG_ORDER }>(
-        n,
-        iso_rows_first(n),
-        p,
-        s,
-        u,
-        k,
-        un,
-        &mut w.r,
-        &mut w.g,
-    )
+    if p[2] == 0.0 {
+        sys_lserk_2d_n::<Isothermal, 3, { 3 * DG_ORDER * DG_ORDER }, 0>(n, iso_rows_first(n), p, s, u, k, un, &mut w.r, &mut w.g);
+    } else {
+        sys_lserk_2d_n::<Isothermal, 3, { 3 * DG_ORDER * DG_ORDER }, 1>(n, iso_rows_first(n), p, s, u, k, un, &mut w.r, &mut w.g);
+    }
 }

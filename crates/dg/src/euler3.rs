@@ -23,7 +23,11 @@ pub type Euler3 = [f64; 4 * DG_ORDER * DG_ORDER * DG_ORDER];
 pub fn iso_rhs_3d(p: [f64; 7], u: Offsets<'_, Euler3>, r: &mut Euler3) {
     // `n` is this module's order, a constant (the compiler unrolls the node
     // loops).
-    sys_rhs_3d_n::<Isothermal3, 4, { 4 * DG_ORDER * DG_ORDER * DG_ORDER }>(DG_ORDER, p, u, r)
+    if p[2] == 0.0 {
+        sys_rhs_3d_n::<Isothermal3, 4, { 4 * DG_ORDER * DG_ORDER * DG_ORDER }, 0>(DG_ORDER, p, u, r);
+    } else {
+        sys_rhs_3d_n::<Isothermal3, 4, { 4 * DG_ORDER * DG_ORDER * DG_ORDER }, 1>(DG_ORDER, p, u, r);
+    }
 }
 
 /// A 3D cell's shares of the mass and the kinetic energy (on the
@@ -41,7 +45,11 @@ pub fn iso_diag_3d(p: [f64; 7], u: &Euler3, mass: &mut f64, kinetic: &mut f64, l
 #[device]
 #[inline(always)]
 pub fn iso_lserk_3d(p: [f64; 7], s: [f64; 3], u: Offsets<'_, Euler3>, k: &mut Euler3, un: &mut Euler3) {
-    sys_lserk_3d_n::<Isothermal3, 4, { 4 * DG_ORDER * DG_ORDER * DG_ORDER }>(DG_ORDER, p, s, u, k, un)
+    if p[2] == 0.0 {
+        sys_lserk_3d_n::<Isothermal3, 4, { 4 * DG_ORDER * DG_ORDER * DG_ORDER }, 0>(DG_ORDER, p, s, u, k, un);
+    } else {
+        sys_lserk_3d_n::<Isothermal3, 4, { 4 * DG_ORDER * DG_ORDER * DG_ORDER }, 1>(DG_ORDER, p, s, u, k, un);
+    }
 }
 
 /// The last stage of a low-storage step ([`iso_lserk_3d`]), then the

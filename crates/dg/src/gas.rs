@@ -67,7 +67,11 @@ impl Default for GasWork2 {
 #[inline(always)]
 pub fn gas_rhs_2d(p: [f64; 5], u: Offsets<'_, Gas2>, r: &mut Gas2, w: &mut GasWork2) {
     let n = DG_ORDER;
-    sys_rhs_2d_n::<IdealGas, 4, { 4 * DG_ORDER * DG_ORDER }>(n, gas_rows_first(n), p, u, r, &mut w.g)
+    if p[2] == 0.0 {
+        sys_rhs_2d_n::<IdealGas, 4, { 4 * DG_ORDER * DG_ORDER }, 0>(n, gas_rows_first(n), p, u, r, &mut w.g);
+    } else {
+        sys_rhs_2d_n::<IdealGas, 4, { 4 * DG_ORDER * DG_ORDER }, 1>(n, gas_rows_first(n), p, u, r, &mut w.g);
+    }
 }
 
 /// Keeps the state at the start of a step: `u0 = u`.
@@ -104,17 +108,11 @@ pub fn gas_lserk_2d(
     w: &mut GasWork2,
 ) {
     let n = DG_ORDER;
-    sys_lserk_2d_n::<IdealGas, 4, { 4 * DG_ORDER * DG_ORDER }>(
-        n,
-        gas_rows_first(n),
-        p,
-        s,
-        u,
-        k,
-        un,
-        &mut w.r,
-        &mut w.g,
-    )
+    if p[2] == 0.0 {
+        sys_lserk_2d_n::<IdealGas, 4, { 4 * DG_ORDER * DG_ORDER }, 0>(n, gas_rows_first(n), p, s, u, k, un, &mut w.r, &mut w.g);
+    } else {
+        sys_lserk_2d_n::<IdealGas, 4, { 4 * DG_ORDER * DG_ORDER }, 1>(n, gas_rows_first(n), p, s, u, k, un, &mut w.r, &mut w.g);
+    }
 }
 
 /// A cell's shares of the mass, the kinetic energy (on the reference

@@ -24,7 +24,11 @@ pub type Gas3 = [f64; 5 * DG_ORDER * DG_ORDER * DG_ORDER];
 pub fn gas_rhs_3d(p: [f64; 7], u: Offsets<'_, Gas3>, r: &mut Gas3) {
     // `n` is this module's order, a constant (the compiler unrolls the node
     // loops).
-    sys_rhs_3d_n::<IdealGas3, 5, { 5 * DG_ORDER * DG_ORDER * DG_ORDER }>(DG_ORDER, p, u, r)
+    if p[2] == 0.0 {
+        sys_rhs_3d_n::<IdealGas3, 5, { 5 * DG_ORDER * DG_ORDER * DG_ORDER }, 0>(DG_ORDER, p, u, r);
+    } else {
+        sys_rhs_3d_n::<IdealGas3, 5, { 5 * DG_ORDER * DG_ORDER * DG_ORDER }, 1>(DG_ORDER, p, u, r);
+    }
 }
 
 /// A 3D cell's shares of the mass and the kinetic energy (on the
@@ -42,7 +46,11 @@ pub fn gas_diag_3d(p: [f64; 7], u: &Gas3, mass: &mut f64, kinetic: &mut f64, low
 #[device]
 #[inline(always)]
 pub fn gas_lserk_3d(p: [f64; 7], s: [f64; 3], u: Offsets<'_, Gas3>, k: &mut Gas3, un: &mut Gas3) {
-    sys_lserk_3d_n::<IdealGas3, 5, { 5 * DG_ORDER * DG_ORDER * DG_ORDER }>(DG_ORDER, p, s, u, k, un)
+    if p[2] == 0.0 {
+        sys_lserk_3d_n::<IdealGas3, 5, { 5 * DG_ORDER * DG_ORDER * DG_ORDER }, 0>(DG_ORDER, p, s, u, k, un);
+    } else {
+        sys_lserk_3d_n::<IdealGas3, 5, { 5 * DG_ORDER * DG_ORDER * DG_ORDER }, 1>(DG_ORDER, p, s, u, k, un);
+    }
 }
 
 /// The last stage of a low-storage step ([`gas_lserk_3d`]), then the

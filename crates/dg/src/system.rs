@@ -12,7 +12,8 @@
 // nodes, applied to each variable along each direction: along a line the
 // state is in the frame of the faces it crosses (`L::ALONG_Y` the order
 // of the variables along y), the flux the law's, the face flux
-// `laws::face_flux` (Lax-Friedrichs or HLL, `p[2]`). The volume term is
+// `laws::face_flux` (Lax-Friedrichs or HLL, the constant `F`: each
+// entry point picks the copy by `p[2]`). The volume term is
 // summed as `sum_j D_ij (f_j - f_i)`, so a constant state's volume term
 // is exactly 0 (and with the Lax-Friedrichs flux, whose value for two
 // equal states is their flux, its whole right-hand side).
@@ -35,10 +36,9 @@ use crate::tables::{GLL_D, GLL_W};
 #[device]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub fn sys_line_rhs<L: Law<NV>, const NV: usize>(
+pub fn sys_line_rhs<L: Law<NV>, const NV: usize, const F: usize>(
     n: usize,
     rows_first: bool,
-    kind: f64,
     c: f64,
     q: &[[f64; 8]; NV],
     left: [f64; NV],
@@ -86,8 +86,8 @@ pub fn sys_line_rhs<L: Law<NV>, const NV: usize>(
         ql[v] = q[v][last];
         q0[v] = q[v][0];
     }
-    let fr = face_flux::<L, NV>(kind, c, &ql, &right);
-    let fl = face_flux::<L, NV>(kind, c, &left, &q0);
+    let fr = face_flux::<L, NV, F>(c, &ql, &right);
+    let fl = face_flux::<L, NV, F>(c, &left, &q0);
     for v in 0..NV {
         out[v][last] += (fr[v] - f[v][last]) / GLL_W[w0 + last];
         out[v][0] -= (fl[v] - f[v][0]) / GLL_W[w0];
@@ -120,7 +120,7 @@ pub fn sys_node<L: Law<NV>, const NV: usize, const LEN: usize>(
 /// [`sys_rhs_2d_y_rows`] (its contents do not matter).
 #[device]
 #[inline(always)]
-pub fn sys_rhs_2d_n<L: Law<NV>, const NV: usize, const LEN: usize>(
+pub fn sys_rhs_2d_n<L: Law<NV>, const NV: usize, const LEN: usize, const F: usize>(
     n: usize,
     rows_first: bool,
     p: [f64; 5],
@@ -141,7 +141,7 @@ pub fn sys_rhs_2d_n<L: Law<NV>, const NV: usize, const LEN: usize>(
         }
         let left = sys_node::<L, NV, LEN>(u, nn, false, -1, 0, n * j + last);
         let right = sys_node::<L, NV, LEN>(u, nn, false, 1, 0, n * j);
-        let line = sys_line_rhs::<L, NV>(n, rows_first, p[2], p[1], &q, left, right);
+        let line = sys_line_rhs::<L, NV, F>(n, rows_first, p[1], &q, left, right);
         for v in 0..NV {
             for i in 0..n {
                 r[nn * v + n * j + i] = -p[3] * line[v][i];
@@ -149,7 +149,7 @@ pub fn sys_rhs_2d_n<L: Law<NV>, const NV: usize, const LEN: usize>(
         }
     }
     if rows_first {
-        sys_rhs_2d_y_rows::<L, NV, LEN>(n, p, u, r, g);
+        sys_rhs_2d_y_rows::<L, NV, LEN, F>(n, p, u, r, g);
         return;
     }
     // Along y: column i, the variables in `L::ALONG_Y`'s order.
@@ -162,7 +162,7 @@ pub fn sys_rhs_2d_n<L: Law<NV>, const NV: usize, const LEN: usize>(
         }
         let left = sys_node::<L, NV, LEN>(u, nn, true, 0, -1, n * last + i);
         let right = sys_node::<L, NV, LEN>(u, nn, true, 0, 1, i);
-        let line = sys_line_rhs::<L, NV>(n, rows_first, p[2], p[1], &q, left, right);
+        let line = sys_line_rhs::<L, NV, F>(n, rows_first, p[1], &q, left, right);
         for v in 0..NV {
             for j in 0..n {
                 r[nn * L::ALONG_Y[v] + n * j + i] -= p[4] * line[v][j];
@@ -178,7 +178,7 @@ pub fn sys_rhs_2d_n<L: Law<NV>, const NV: usize, const LEN: usize>(
 /// subtracted from `r`. The same values as the column by column loop.
 #[device]
 #[inline(always)]
-pub fn sys_rhs_2d_y_rows<L: Law<NV>, const NV: usize, const LEN: usize>(
+pub fn sys_rhs_2d_y_rows<L: Law<NV>, const NV: usize, const LEN: usize, const F: usize>(
     n: usize,
     p: [f64; 5],
     u: Offsets<'_, [f64; LEN]>,
@@ -213,7 +213,7 @@ pub fn sys_rhs_2d_y_rows<L: Law<NV>, const NV: usize, const LEN: usize>(
             for i in 0..n {
                 let own = sys_node::<L, NV, LEN>(u, nn, true, 0, 0, n * last + i);
                 let north = sys_node::<L, NV, LEN>(u, nn, true, 0, 1, i);
-                let fr = face_flux::<L, NV>(p[2], c, &own, &north);
+                let fr = face_flux::<L, NV, F>(c, &own, &north);
                 for v in 0..NV {
                     out[v][i] += (fr[v] - g[v][8 * last + i]) / GLL_W[w0 + last];
                 }
@@ -223,7 +223,7 @@ pub fn sys_rhs_2d_y_rows<L: Law<NV>, const NV: usize, const LEN: usize>(
             for i in 0..n {
                 let south = sys_node::<L, NV, LEN>(u, nn, true, 0, -1, n * last + i);
                 let own = sys_node::<L, NV, LEN>(u, nn, true, 0, 0, i);
-                let fl = face_flux::<L, NV>(p[2], c, &south, &own);
+                let fl = face_flux::<L, NV, F>(c, &south, &own);
                 for v in 0..NV {
                     out[v][i] -= (fl[v] - g[v][i]) / GLL_W[w0];
                 }
@@ -245,7 +245,7 @@ pub fn sys_rhs_2d_y_rows<L: Law<NV>, const NV: usize, const LEN: usize>(
 #[device]
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-pub fn sys_lserk_2d_n<L: Law<NV>, const NV: usize, const LEN: usize>(
+pub fn sys_lserk_2d_n<L: Law<NV>, const NV: usize, const LEN: usize, const F: usize>(
     n: usize,
     rows_first: bool,
     p: [f64; 5],
@@ -264,7 +264,7 @@ pub fn sys_lserk_2d_n<L: Law<NV>, const NV: usize, const LEN: usize>(
         for m in 0..used {
             k[m] *= s[0];
         }
-        sys_rhs_2d_n::<L, NV, LEN>(n, rows_first, p, u, wr, g);
+        sys_rhs_2d_n::<L, NV, LEN, F>(n, rows_first, p, u, wr, g);
         for m in 0..used {
             k[m] += s[2] * wr[m];
             un[m] = u.value(0, 0, 0, m) + s[1] * k[m];
@@ -277,7 +277,7 @@ pub fn sys_lserk_2d_n<L: Law<NV>, const NV: usize, const LEN: usize>(
             ak[m] = s[0] * k[m];
         }
         let mut r = [0.0; LEN];
-        sys_rhs_2d_n::<L, NV, LEN>(n, rows_first, p, u, &mut r, g);
+        sys_rhs_2d_n::<L, NV, LEN, F>(n, rows_first, p, u, &mut r, g);
         for m in 0..used {
             k[m] = ak[m] + s[2] * r[m];
             un[m] = u.value(0, 0, 0, m) + s[1] * k[m];

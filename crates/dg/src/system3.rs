@@ -35,7 +35,7 @@ pub fn sys_along<L: Law<NV>, const NV: usize>(d: usize, v: usize) -> usize {
 /// z. A line's variables are `L`'s order along `d`.
 #[device]
 #[inline(always)]
-pub fn sys_sweep_3d<L: Law<NV>, const NV: usize, const LEN: usize>(
+pub fn sys_sweep_3d<L: Law<NV>, const NV: usize, const LEN: usize, const F: usize>(
     n: usize,
     d: usize,
     p: [f64; 7],
@@ -67,7 +67,7 @@ pub fn sys_sweep_3d<L: Law<NV>, const NV: usize, const LEN: usize>(
                 left[v] = u.value(-ex, -ey, -ez, o + step * last);
                 right[v] = u.value(ex, ey, ez, o);
             }
-            let line = sys_line_rhs::<L, NV>(n, false, p[2], p[1], &q, left, right);
+            let line = sys_line_rhs::<L, NV, F>(n, false, p[1], &q, left, right);
             for v in 0..NV {
                 let o = nnn * sys_along::<L, NV>(d, v) + b;
                 for i in 0..n {
@@ -86,15 +86,15 @@ pub fn sys_sweep_3d<L: Law<NV>, const NV: usize, const LEN: usize>(
 /// `n` nodes per direction.
 #[device]
 #[inline(always)]
-pub fn sys_rhs_3d_n<L: Law<NV>, const NV: usize, const LEN: usize>(
+pub fn sys_rhs_3d_n<L: Law<NV>, const NV: usize, const LEN: usize, const F: usize>(
     n: usize,
     p: [f64; 7],
     u: Offsets<'_, [f64; LEN]>,
     r: &mut [f64; LEN],
 ) {
-    sys_sweep_3d::<L, NV, LEN>(n, 0, p, u, r);
-    sys_sweep_3d::<L, NV, LEN>(n, 1, p, u, r);
-    sys_sweep_3d::<L, NV, LEN>(n, 2, p, u, r);
+    sys_sweep_3d::<L, NV, LEN, F>(n, 0, p, u, r);
+    sys_sweep_3d::<L, NV, LEN, F>(n, 1, p, u, r);
+    sys_sweep_3d::<L, NV, LEN, F>(n, 2, p, u, r);
 }
 
 /// A whole stage of a low-storage scheme in one pass, `s = [A, B, dt]`
@@ -103,7 +103,7 @@ pub fn sys_rhs_3d_n<L: Law<NV>, const NV: usize, const LEN: usize>(
 /// right-hand side and the update in their order: the same bits).
 #[device]
 #[inline(always)]
-pub fn sys_lserk_3d_n<L: Law<NV>, const NV: usize, const LEN: usize>(
+pub fn sys_lserk_3d_n<L: Law<NV>, const NV: usize, const LEN: usize, const F: usize>(
     n: usize,
     p: [f64; 7],
     s: [f64; 3],
@@ -111,7 +111,7 @@ pub fn sys_lserk_3d_n<L: Law<NV>, const NV: usize, const LEN: usize>(
     k: &mut [f64; LEN],
     un: &mut [f64; LEN],
 ) {
-    sys_rhs_3d_n::<L, NV, LEN>(n, p, u, un);
+    sys_rhs_3d_n::<L, NV, LEN, F>(n, p, u, un);
     for m in 0..NV * n * n * n {
         k[m] = s[0] * k[m] + s[2] * un[m];
         un[m] = u.value(0, 0, 0, m) + s[1] * k[m];

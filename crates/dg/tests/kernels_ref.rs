@@ -79,7 +79,13 @@ fn system_2d<L: Law<NV>, const NV: usize>(
     let (c, kind) = (p[1], p[2]);
     // Along y the line's state is the stored one in `L::ALONG_Y`'s order.
     let y = |s: [f64; NV]| std::array::from_fn::<f64, NV, _>(|v| s[L::ALONG_Y[v]]);
-    let face = |l: [f64; NV], r: [f64; NV]| face_flux::<L, NV>(kind, c, &l, &r);
+    let face = |l: [f64; NV], r: [f64; NV]| {
+        if kind == 0.0 {
+            face_flux::<L, NV, 0>(c, &l, &r)
+        } else {
+            face_flux::<L, NV, 1>(c, &l, &r)
+        }
+    };
     let mut want = vec![0.0; NV * nn];
     for j in 0..n {
         let f: Vec<[f64; NV]> = (0..n).map(|i| L::flux(c, &at(4, i, j))).collect();
