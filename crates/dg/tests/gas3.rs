@@ -8,6 +8,8 @@ use qflow_dg::settings::FaceFlux;
 use qflow_dg::{Equation, Initial, Settings, Solver};
 use qflow_par::backend::BackendSpec;
 
+mod common;
+
 /// The density wave of amplitude 0.3 along the diagonal, velocity `(0.5,
 /// 0.3, 0.2)`, pressure 1, to `t = 0.2`.
 fn density_wave(order: usize, cells: usize, flux: FaceFlux) -> Settings {
@@ -66,38 +68,14 @@ fn constant_state_mass_and_threads() {
             final_time: 0.05,
             ..density_wave(4, 2, flux)
         };
-        let mut solver = Solver::new(&s, &BackendSpec::serial()).unwrap();
-        let start = solver.state();
-        assert!(solver.run_to_end().unwrap() > 2);
-        let worst = start
-            .iter()
-            .zip(solver.state())
-            .map(|(a, b)| (a - b).abs() / a.abs().max(1.0))
-            .fold(0.0, f64::max);
-        match flux {
-            FaceFlux::Rusanov => assert_eq!(worst, 0.0, "the state moved"),
-            FaceFlux::Hll => assert!(worst < 1e-13, "the state moved by {worst:e}"),
-        }
+        common::check_constant_state_kept(&s);
     }
     let s = Settings {
         final_time: 0.05,
         ..density_wave(4, 3, FaceFlux::Hll)
     };
-    let mut a = Solver::new(&s, &BackendSpec::serial()).unwrap();
-    let first = a.step().unwrap();
-    let mut last = first.clone();
-    while a.time() < s.final_time {
-        last = a.step().unwrap();
-    }
-    assert!(
-        (last[1] - first[1]).abs() <= 1e-13 * first[1],
-        "mass {} -> {}",
-        first[1],
-        last[1]
-    );
-    let mut b = Solver::new(&s, &BackendSpec::threads(2)).unwrap();
-    b.run_to_end().unwrap();
-    assert!(a.state() == b.state(), "threads differ from serial");
+    let (_, _, mut a) = common::run_checking_mass(&s);
+    common::check_threads_match(&s, &mut a);
 }
 
 /// The isentropic vortex uniform along z (no velocity along it) is the 2D
