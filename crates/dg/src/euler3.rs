@@ -24,9 +24,9 @@ pub fn iso_rhs_3d(p: [f64; 7], u: Offsets<'_, Euler3>, r: &mut Euler3) {
     // `n` is this module's order, a constant (the compiler unrolls the node
     // loops).
     if p[2] == 0.0 {
-        sys_rhs_3d_n::<Isothermal3, 4, { 4 * DG_ORDER * DG_ORDER * DG_ORDER }, 0>(DG_ORDER, p, u, r);
+        sys_rhs_3d_n::<Isothermal3, 4, { 4 * DG_ORDER * DG_ORDER * DG_ORDER }, 0>(DG_ORDER, false, p, u, r);
     } else {
-        sys_rhs_3d_n::<Isothermal3, 4, { 4 * DG_ORDER * DG_ORDER * DG_ORDER }, 1>(DG_ORDER, p, u, r);
+        sys_rhs_3d_n::<Isothermal3, 4, { 4 * DG_ORDER * DG_ORDER * DG_ORDER }, 1>(DG_ORDER, false, p, u, r);
     }
 }
 
@@ -46,9 +46,9 @@ pub fn iso_diag_3d(p: [f64; 7], u: &Euler3, mass: &mut f64, kinetic: &mut f64, l
 #[inline(always)]
 pub fn iso_lserk_3d(p: [f64; 7], s: [f64; 3], u: Offsets<'_, Euler3>, k: &mut Euler3, un: &mut Euler3) {
     if p[2] == 0.0 {
-        sys_lserk_3d_n::<Isothermal3, 4, { 4 * DG_ORDER * DG_ORDER * DG_ORDER }, 0>(DG_ORDER, p, s, u, k, un);
+        sys_lserk_3d_n::<Isothermal3, 4, { 4 * DG_ORDER * DG_ORDER * DG_ORDER }, 0>(DG_ORDER, false, p, s, u, k, un);
     } else {
-        sys_lserk_3d_n::<Isothermal3, 4, { 4 * DG_ORDER * DG_ORDER * DG_ORDER }, 1>(DG_ORDER, p, s, u, k, un);
+        sys_lserk_3d_n::<Isothermal3, 4, { 4 * DG_ORDER * DG_ORDER * DG_ORDER }, 1>(DG_ORDER, false, p, s, u, k, un);
     }
 }
 

@@ -25,9 +25,9 @@ pub fn gas_rhs_3d(p: [f64; 7], u: Offsets<'_, Gas3>, r: &mut Gas3) {
     // `n` is this module's order, a constant (the compiler unrolls the node
     // loops).
     if p[2] == 0.0 {
-        sys_rhs_3d_n::<IdealGas3, 5, { 5 * DG_ORDER * DG_ORDER * DG_ORDER }, 0>(DG_ORDER, p, u, r);
+        sys_rhs_3d_n::<IdealGas3, 5, { 5 * DG_ORDER * DG_ORDER * DG_ORDER }, 0>(DG_ORDER, false, p, u, r);
     } else {
-        sys_rhs_3d_n::<IdealGas3, 5, { 5 * DG_ORDER * DG_ORDER * DG_ORDER }, 1>(DG_ORDER, p, u, r);
+        sys_rhs_3d_n::<IdealGas3, 5, { 5 * DG_ORDER * DG_ORDER * DG_ORDER }, 1>(DG_ORDER, false, p, u, r);
     }
 }
 
@@ -47,9 +47,9 @@ pub fn gas_diag_3d(p: [f64; 7], u: &Gas3, mass: &mut f64, kinetic: &mut f64, low
 #[inline(always)]
 pub fn gas_lserk_3d(p: [f64; 7], s: [f64; 3], u: Offsets<'_, Gas3>, k: &mut Gas3, un: &mut Gas3) {
     if p[2] == 0.0 {
-        sys_lserk_3d_n::<IdealGas3, 5, { 5 * DG_ORDER * DG_ORDER * DG_ORDER }, 0>(DG_ORDER, p, s, u, k, un);
+        sys_lserk_3d_n::<IdealGas3, 5, { 5 * DG_ORDER * DG_ORDER * DG_ORDER }, 0>(DG_ORDER, false, p, s, u, k, un);
     } else {
-        sys_lserk_3d_n::<IdealGas3, 5, { 5 * DG_ORDER * DG_ORDER * DG_ORDER }, 1>(DG_ORDER, p, s, u, k, un);
+        sys_lserk_3d_n::<IdealGas3, 5, { 5 * DG_ORDER * DG_ORDER * DG_ORDER }, 1>(DG_ORDER, false, p, s, u, k, un);
     }
 }
 

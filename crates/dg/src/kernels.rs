@@ -1,6 +1,8 @@
 // The kernels of the nodal DG method for linear advection (written once:
 // the CPU backends run them as they are, the OpenCL backend runs their
-// translation).
+// translation). The right-hand sides are the systems' kernels
+// (`system.rs`) over the advection law (`crate::laws::Advection`); the
+// norms and vector kernels are here.
 //
 // This file is compiled once per order (`crate::orders!`, modules `o1`
 // to `o8`), `n = DG_ORDER` the order (nodes per direction, 1 to 8) as a
@@ -35,7 +37,9 @@ use qflow_par_macros::device;
 
 use super::DG_ORDER;
 
-use crate::tables::{GLL_D, GLL_W};
+use super::system::{sys_line_rhs, sys_rhs_2d_n};
+use crate::laws::Advection;
+use crate::tables::GLL_W;
 
 /// The nodal values of a 1D cell (node `i` at `i`).
 pub type Cell1 = [f64; DG_ORDER];
@@ -43,19 +47,11 @@ pub type Cell1 = [f64; DG_ORDER];
 /// The nodal values of a 2D cell (node `(i, j)` at `n j + i`).
 pub type Cell2 = [f64; DG_ORDER * DG_ORDER];
 
-/// The Lax-Friedrichs (here: upwind) flux of `f = a u` between `ul` and
-/// `ur`.
-#[device]
-#[inline(always)]
-pub fn lf_flux(a: f64, ul: f64, ur: f64) -> f64 {
-    0.5 * (a * ul + a * ur) - 0.5 * a.abs() * (ur - ul)
-}
-
 /// Whether the kernels of `n` nodes per direction run their node loops
 /// with the loop over the nodes innermost: the volume sums of a line
-/// ([`line_rhs`], `system::sys_line_rhs`) over `k` outside the loop over the
-/// nodes `i`, and the 2D kernels' y-direction row by row, the whole cell
-/// at once ([`rhs_2d_n`], `system::sys_rhs_2d_n`), rather than line by line.
+/// (`system::sys_line_rhs`) over `k` outside the loop over the nodes `i`,
+/// and the 2D kernels' y-direction row by row, the whole cell at once
+/// ([`rhs_2d_n`], `system::sys_rhs_2d_n`), rather than line by line.
 /// Each node's sum has the same terms in the same order either way (the
 /// same values); the compiler makes vector code of the first for 3, 5 and
 /// 7 nodes, of the second for the others (docs/performance.md 6.2).
@@ -63,42 +59,6 @@ pub fn lf_flux(a: f64, ul: f64, ur: f64) -> f64 {
 #[inline(always)]
 pub fn rows_first(n: usize) -> bool {
     n == 3 || n == 5 || n == 7
-}
-
-/// The bracket of the strong-form DGSEM along one line of `n` nodes `q`
-/// with the neighbours' values `left` (the node across the line's first
-/// face) and `right` (across its last): `du/dt = -(2/h)` times it.
-#[device]
-#[inline(always)]
-pub fn line_rhs(n: usize, a: f64, q: &[f64; 8], left: f64, right: f64) -> [f64; 8] {
-    let d0 = 64 * (n - 1);
-    let w0 = 8 * (n - 1);
-    let mut out = [0.0; 8];
-    if rows_first(n) {
-        // Node i's sum over k, the same terms in the same order, with the
-        // loop over the nodes innermost.
-        for k in 0..n {
-            let fk = a * q[k];
-            for i in 0..n {
-                out[i] += GLL_D[d0 + 8 * i + k] * (fk - a * q[i]);
-            }
-        }
-    } else {
-        for i in 0..n {
-            let fi = a * q[i];
-            let mut s = 0.0;
-            for j in 0..n {
-                s += GLL_D[d0 + 8 * i + j] * (a * q[j] - fi);
-            }
-            out[i] = s;
-        }
-    }
-    let last = n - 1;
-    let fr = lf_flux(a, q[last], right);
-    let fl = lf_flux(a, left, q[0]);
-    out[last] += (fr - a * q[last]) / GLL_W[w0 + last];
-    out[0] -= (fl - a * q[0]) / GLL_W[w0];
-    out
 }
 
 /// The right-hand side of a 1D cell from it and its neighbours along x.
@@ -114,15 +74,15 @@ pub fn rhs_1d(p: [f64; 5], u: Offsets<'_, Cell1>, r: &mut Cell1) {
 #[device]
 #[inline(always)]
 pub fn rhs_1d_n(n: usize, p: [f64; 5], u: Offsets<'_, Cell1>, r: &mut Cell1) {
-    let mut q = [0.0; 8];
+    let mut q = [[0.0; 8]; 1];
     for i in 0..n {
-        q[i] = u.value(0, 0, 0, i);
+        q[0][i] = u.value(0, 0, 0, i);
     }
-    let left = u.value(-1, 0, 0, n - 1);
-    let right = u.value(1, 0, 0, 0);
-    let line = line_rhs(n, p[1], &q, left, right);
+    let left = [u.value(-1, 0, 0, n - 1)];
+    let right = [u.value(1, 0, 0, 0)];
+    let line = sys_line_rhs::<Advection, 1, 0>(n, rows_first(n), p[1], &q, left, right);
     for i in 0..n {
-        r[i] = -p[3] * line[i];
+        r[i] = -p[3] * line[0][i];
     }
 }
 
@@ -136,85 +96,16 @@ pub fn rhs_2d(p: [f64; 5], u: Offsets<'_, Cell2>, r: &mut Cell2) {
     rhs_2d_n(DG_ORDER, p, u, r)
 }
 
-/// [`rhs_2d`] for `n` nodes per direction.
+/// [`rhs_2d`] for `n` nodes per direction: the 2D kernel of the systems
+/// over the advection law (`system::sys_rhs_2d_n`), the y-direction row by
+/// row where [`rows_first`].
 #[device]
 #[inline(always)]
 pub fn rhs_2d_n(n: usize, p: [f64; 5], u: Offsets<'_, Cell2>, r: &mut Cell2) {
-    let last = n - 1;
-    // Values are read one by one (no copy of a whole cell), the cell's own
-    // and its neighbours' face values.
-    // Along x: row j.
-    for j in 0..n {
-        let mut q = [0.0; 8];
-        for i in 0..n {
-            q[i] = u.value(0, 0, 0, n * j + i);
-        }
-        let west = u.value(-1, 0, 0, n * j + last);
-        let east = u.value(1, 0, 0, n * j);
-        let line = line_rhs(n, p[1], &q, west, east);
-        for i in 0..n {
-            r[n * j + i] = -p[3] * line[i];
-        }
-    }
-    if rows_first(n) {
-        rhs_2d_y_rows(n, p, u, r);
-        return;
-    }
-    // Along y: column i.
-    for i in 0..n {
-        let mut q = [0.0; 8];
-        for j in 0..n {
-            q[j] = u.value(0, 0, 0, n * j + i);
-        }
-        let south = u.value(0, -1, 0, n * last + i);
-        let north = u.value(0, 1, 0, i);
-        let line = line_rhs(n, p[2], &q, south, north);
-        for j in 0..n {
-            r[n * j + i] -= p[4] * line[j];
-        }
-    }
-}
-
-/// The y-direction of [`rhs_2d_n`] row by row ([`rows_first`]): row `j` of
-/// every column at once, `sum_k D_jk (f_k - f_j)` with `f_k` row `k`,
-/// then the faces (rows 0 and `n - 1`); subtracted from `r`.
-#[device]
-#[inline(always)]
-pub fn rhs_2d_y_rows(n: usize, p: [f64; 5], u: Offsets<'_, Cell2>, r: &mut Cell2) {
-    let last = n - 1;
-    let d0 = 64 * (n - 1);
-    let w0 = 8 * (n - 1);
-    let a = p[2];
-    let mut f = [0.0; 64];
-    for k in 0..n {
-        for i in 0..n {
-            f[8 * k + i] = a * u.value(0, 0, 0, n * k + i);
-        }
-    }
-    for j in 0..n {
-        let mut out = [0.0; 8];
-        for k in 0..n {
-            let d = GLL_D[d0 + 8 * j + k];
-            for i in 0..n {
-                out[i] += d * (f[8 * k + i] - f[8 * j + i]);
-            }
-        }
-        if j == last {
-            for i in 0..n {
-                let fr = lf_flux(a, u.value(0, 0, 0, n * last + i), u.value(0, 1, 0, i));
-                out[i] += (fr - f[8 * last + i]) / GLL_W[w0 + last];
-            }
-        }
-        if j == 0 {
-            for i in 0..n {
-                let fl = lf_flux(a, u.value(0, -1, 0, n * last + i), u.value(0, 0, 0, i));
-                out[i] -= (fl - f[i]) / GLL_W[w0];
-            }
-        }
-        for i in 0..n {
-            r[n * j + i] -= p[4] * out[i];
-        }
-    }
+    // The y fluxes of the row-by-row sweep (each written before it is
+    // read).
+    let mut g = [[0.0; 64]; 1];
+    sys_rhs_2d_n::<Advection, 1, { DG_ORDER * DG_ORDER }, 0>(n, rows_first(n), p, u, r, &mut g)
 }
 
 /// Keeps the state at the start of a step: `u0 = u` (1D).

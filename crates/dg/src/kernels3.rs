@@ -1,15 +1,20 @@
 // The 3D kernels of the nodal DG method for linear advection, as
 // `kernels.rs`'s 1D and 2D ones (compiled once per order): a 3D cell is a
 // `Cell3` (`[f64; n^3]`, node `(i, j, k)` at `n^2 k + n j + i`). The
-// right-hand side applies the 1D operator `kernels::line_rhs` along the x, y and z lines of the cell (a
-// tensor product). The global `p = [n, ax, ay, az, 2/hx, 2/hy, 2/hz]`.
+// right-hand side is the 3D kernel of the systems (`system3.rs`) over the
+// advection law (`crate::laws::Advection`), the line bracket along the x,
+// y and z lines of the cell (a tensor product), the same bits as
+// `kernels::line_rhs` would give. The global `p = [n, ax, ay, az, 2/hx,
+// 2/hy, 2/hz]`.
 
 use qflow_par::Offsets;
 use qflow_par_macros::device;
 
 use super::DG_ORDER;
 
-use super::kernels::line_rhs;
+use super::kernels::rows_first;
+use super::system3::{sys_axpy, sys_copy, sys_lserk_3d_n, sys_rhs_3d_n};
+use crate::laws::Advection;
 use crate::tables::GLL_W;
 
 /// The nodal values of a 3D cell (node `(i, j, k)` at `n^2 k + n j + i`).
@@ -24,93 +29,36 @@ pub fn rhs_3d(p: [f64; 7], u: Offsets<'_, Cell3>, r: &mut Cell3) {
     rhs_3d_n(DG_ORDER, p, u, r)
 }
 
-/// [`rhs_3d`] for `n` nodes per direction.
+/// [`rhs_3d`] for `n` nodes per direction: the 3D kernel of the systems
+/// over the advection law (`system3::sys_rhs_3d_n`; the Lax-Friedrichs
+/// flux of linear advection is the upwind flux), the volume sums in
+/// [`rows_first`]'s order.
 #[device]
 #[inline(always)]
 pub fn rhs_3d_n(n: usize, p: [f64; 7], u: Offsets<'_, Cell3>, r: &mut Cell3) {
-    let nn = n * n;
-    let last = n - 1;
-    // Values are read one by one, the cell's own too (a copy of the whole
-    // 4 KB cell would read its unused values as well below order 8).
-    // Along x: the line (j, k).
-    for k in 0..n {
-        for j in 0..n {
-            let b = nn * k + n * j;
-            let mut q = [0.0; 8];
-            for i in 0..n {
-                q[i] = u.value(0, 0, 0, b + i);
-            }
-            let west = u.value(-1, 0, 0, b + last);
-            let east = u.value(1, 0, 0, b);
-            let line = line_rhs(n, p[1], &q, west, east);
-            for i in 0..n {
-                r[b + i] = -p[4] * line[i];
-            }
-        }
-    }
-    // Along y: the line (i, k).
-    for k in 0..n {
-        for i in 0..n {
-            let b = nn * k + i;
-            let mut q = [0.0; 8];
-            for j in 0..n {
-                q[j] = u.value(0, 0, 0, b + n * j);
-            }
-            let south = u.value(0, -1, 0, b + n * last);
-            let north = u.value(0, 1, 0, b);
-            let line = line_rhs(n, p[2], &q, south, north);
-            for j in 0..n {
-                r[b + n * j] -= p[5] * line[j];
-            }
-        }
-    }
-    // Along z: the line (i, j).
-    for j in 0..n {
-        for i in 0..n {
-            let b = n * j + i;
-            let mut q = [0.0; 8];
-            for k in 0..n {
-                q[k] = u.value(0, 0, 0, b + nn * k);
-            }
-            let below = u.value(0, 0, -1, b + nn * last);
-            let above = u.value(0, 0, 1, b);
-            let line = line_rhs(n, p[3], &q, below, above);
-            for k in 0..n {
-                r[b + nn * k] -= p[6] * line[k];
-            }
-        }
-    }
+    sys_rhs_3d_n::<Advection, 1, { DG_ORDER * DG_ORDER * DG_ORDER }, 0>(n, rows_first(n), p, u, r)
 }
 
-/// Keeps the state at the start of a step: `u0 = u` (3D; the `n^3`
-/// values in use, here and in the other 3D vector kernels).
+/// Keeps the state at the start of a step: `u0 = u` (3D; the element's
+/// `n^3` values, all in use).
 #[device]
 #[inline(always)]
-pub fn save_3d(p: [f64; 7], u: &Cell3, u0: &mut Cell3) {
-    let n = p[0] as usize;
-    for m in 0..n * n * n {
-        u0[m] = u[m];
-    }
+pub fn save_3d(_p: [f64; 7], u: &Cell3, u0: &mut Cell3) {
+    sys_copy::<{ DG_ORDER * DG_ORDER * DG_ORDER }>(u, u0)
 }
 
 /// Puts the step's start back: `u = u0` (3D).
 #[device]
 #[inline(always)]
-pub fn restore_3d(p: [f64; 7], u0: &Cell3, u: &mut Cell3) {
-    let n = p[0] as usize;
-    for m in 0..n * n * n {
-        u[m] = u0[m];
-    }
+pub fn restore_3d(_p: [f64; 7], u0: &Cell3, u: &mut Cell3) {
+    sys_copy::<{ DG_ORDER * DG_ORDER * DG_ORDER }>(u0, u)
 }
 
 /// `y += c x` (3D): a Runge-Kutta stage's term.
 #[device]
 #[inline(always)]
-pub fn axpy_3d(p: [f64; 7], c: f64, x: &Cell3, y: &mut Cell3) {
-    let n = p[0] as usize;
-    for m in 0..n * n * n {
-        y[m] += c * x[m];
-    }
+pub fn axpy_3d(_p: [f64; 7], c: f64, x: &Cell3, y: &mut Cell3) {
+    sys_axpy::<{ DG_ORDER * DG_ORDER * DG_ORDER }>(c, x, y)
 }
 
 /// A whole stage of a low-storage scheme in one pass, `s = [A, B, dt]`
@@ -139,11 +87,7 @@ pub fn lserk_3d_n(
     k: &mut Cell3,
     un: &mut Cell3,
 ) {
-    rhs_3d_n(n, p, u, un);
-    for m in 0..n * n * n {
-        k[m] = s[0] * k[m] + s[2] * un[m];
-        un[m] = u.value(0, 0, 0, m) + s[1] * k[m];
-    }
+    sys_lserk_3d_n::<Advection, 1, { DG_ORDER * DG_ORDER * DG_ORDER }, 0>(n, rows_first(n), p, s, u, k, un)
 }
 
 /// A 3D cell's share of the squared L2 norm on the reference cell,

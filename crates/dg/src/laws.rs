@@ -11,7 +11,8 @@
 //!   (gamma - 1) (E - |m|^2 / (2 rho))`, `(rho, m_n, m_t, E)`, the
 //!   parameter `c` the ratio of specific heats `gamma`;
 //! - [`Isothermal3`], [`IdealGas3`]: the same in 3D, with two tangential
-//!   momenta.
+//!   momenta;
+//! - [`Advection`]: linear advection, its velocity per direction.
 //!
 //! A law's functions are device code (translated for the GPU backends with
 //! the kernels): the same arithmetic on every backend.
@@ -28,6 +29,10 @@ pub trait Law<const NV: usize> {
     const ALONG_Y: [usize; NV];
     /// The same along z (3D laws; a 2D law's is the stored order, unused).
     const ALONG_Z: [usize; NV];
+    /// Whether the law's parameter differs per direction (advection's
+    /// velocity: `p[1 + d]` along direction `d`) rather than one for all
+    /// (`p[1]`).
+    const PER_DIRECTION: bool;
     /// The flux across a face of normal `n` of the state `q`.
     fn flux(c: f64, q: &[f64; NV]) -> [f64; NV];
     /// The largest wave speed `|u_n| + c_s` of `q` (Lax-Friedrichs).
@@ -48,6 +53,7 @@ pub struct Isothermal;
 impl Law<3> for Isothermal {
     const ALONG_Y: [usize; 3] = [0, 2, 1];
     const ALONG_Z: [usize; 3] = [0, 1, 2];
+    const PER_DIRECTION: bool = false;
     /// `(m_n, m_n u_n + a^2 rho, m_t u_n)`.
     #[inline(always)]
     fn flux(c: f64, q: &[f64; 3]) -> [f64; 3] {
@@ -87,6 +93,7 @@ pub fn gas_pressure(gamma: f64, q: &[f64; 4]) -> f64 {
 impl Law<4> for IdealGas {
     const ALONG_Y: [usize; 4] = [0, 2, 1, 3];
     const ALONG_Z: [usize; 4] = [0, 1, 2, 3];
+    const PER_DIRECTION: bool = false;
     /// `(m_n, m_n u_n + p, m_t u_n, (E + p) u_n)`.
     #[inline(always)]
     fn flux(c: f64, q: &[f64; 4]) -> [f64; 4] {
@@ -120,6 +127,7 @@ pub struct Isothermal3;
 impl Law<4> for Isothermal3 {
     const ALONG_Y: [usize; 4] = [0, 2, 1, 3];
     const ALONG_Z: [usize; 4] = [0, 3, 1, 2];
+    const PER_DIRECTION: bool = false;
     /// `(m_n, m_n u_n + a^2 rho, m_t1 u_n, m_t2 u_n)`.
     #[inline(always)]
     fn flux(c: f64, q: &[f64; 4]) -> [f64; 4] {
@@ -159,6 +167,7 @@ pub fn gas_pressure_3d(gamma: f64, q: &[f64; 5]) -> f64 {
 impl Law<5> for IdealGas3 {
     const ALONG_Y: [usize; 5] = [0, 2, 1, 3, 4];
     const ALONG_Z: [usize; 5] = [0, 3, 1, 2, 4];
+    const PER_DIRECTION: bool = false;
     /// `(m_n, m_n u_n + p, m_t1 u_n, m_t2 u_n, (E + p) u_n)`.
     #[inline(always)]
     fn flux(c: f64, q: &[f64; 5]) -> [f64; 5] {
@@ -180,6 +189,38 @@ impl Law<5> for IdealGas3 {
     #[inline(always)]
     fn positive(c: f64, q: &[f64; 5]) -> f64 {
         q[0].min(gas_pressure_3d(c, q))
+    }
+}
+
+/// Linear advection `u_t + a . grad u = 0`, one variable; the parameter
+/// `c` is the velocity along the line's direction (per direction). Its
+/// Lax-Friedrichs flux is the upwind flux.
+#[device]
+pub struct Advection;
+
+#[device]
+impl Law<1> for Advection {
+    const ALONG_Y: [usize; 1] = [0];
+    const ALONG_Z: [usize; 1] = [0];
+    const PER_DIRECTION: bool = true;
+    /// `a u`.
+    #[inline(always)]
+    fn flux(c: f64, q: &[f64; 1]) -> [f64; 1] {
+        [c * q[0]]
+    }
+    #[inline(always)]
+    fn max_speed(c: f64, _q: &[f64; 1]) -> f64 {
+        c.abs()
+    }
+    #[inline(always)]
+    fn wave_speeds(c: f64, _q: &[f64; 1]) -> (f64, f64) {
+        (c, c)
+    }
+    /// The advected value (nothing need stay positive: the diagnostics of
+    /// advection are its norm).
+    #[inline(always)]
+    fn positive(_c: f64, q: &[f64; 1]) -> f64 {
+        q[0]
     }
 }
 

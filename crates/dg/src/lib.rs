@@ -16,7 +16,8 @@
 //! and 3D, the compressible Euler equations in 2D and 3D, on periodic
 //! Cartesian boxes, orders 1 to 8, every scheme of [`rk`]. The kernels (one
 //! DG cell per element, strong-form DGSEM with the Lax-Friedrichs or HLL
-//! flux: `kernels.rs` advection in 1D and 2D, `kernels3.rs` in 3D;
+//! flux: `kernels.rs` advection in 1D and 2D, `kernels3.rs` in 3D, over
+//! the systems' kernels and `laws::Advection`;
 //! `system.rs` (1D, 2D) and `system3.rs` (3D) the kernels of a system
 //! written once over a law of [`laws`], whose entry points `euler.rs`,
 //! `euler3.rs` (isothermal Euler) and `gas.rs`, `gas3.rs` (compressible

@@ -152,7 +152,9 @@ pub fn sys_rhs_2d_n<L: Law<NV>, const NV: usize, const LEN: usize, const F: usiz
         sys_rhs_2d_y_rows::<L, NV, LEN, F>(n, p, u, r, g);
         return;
     }
-    // Along y: column i, the variables in `L::ALONG_Y`'s order.
+    // Along y: column i, the variables in `L::ALONG_Y`'s order, the law's
+    // parameter `p[2]` if it differs per direction.
+    let cy = if L::PER_DIRECTION { p[2] } else { p[1] };
     for i in 0..n {
         let mut q = [[0.0; 8]; NV];
         for v in 0..NV {
@@ -162,7 +164,7 @@ pub fn sys_rhs_2d_n<L: Law<NV>, const NV: usize, const LEN: usize, const F: usiz
         }
         let left = sys_node::<L, NV, LEN>(u, nn, true, 0, -1, n * last + i);
         let right = sys_node::<L, NV, LEN>(u, nn, true, 0, 1, i);
-        let line = sys_line_rhs::<L, NV, F>(n, rows_first, p[1], &q, left, right);
+        let line = sys_line_rhs::<L, NV, F>(n, rows_first, cy, &q, left, right);
         for v in 0..NV {
             for j in 0..n {
                 r[nn * L::ALONG_Y[v] + n * j + i] -= p[4] * line[v][j];
@@ -189,7 +191,8 @@ pub fn sys_rhs_2d_y_rows<L: Law<NV>, const NV: usize, const LEN: usize, const F:
     let last = n - 1;
     let d0 = 64 * (n - 1);
     let w0 = 8 * (n - 1);
-    let c = p[1];
+    // The law's parameter along y (`p[2]` if it differs per direction).
+    let c = if L::PER_DIRECTION { p[2] } else { p[1] };
     for k in 0..n {
         for i in 0..n {
             let q = sys_node::<L, NV, LEN>(u, nn, true, 0, 0, n * k + i);

@@ -2,7 +2,7 @@
 // (`crate::laws`: isothermal Euler, the compressible Euler equations),
 // written once over the law `L` of `NV` variables like `system.rs`'s 2D
 // ones (each order's entry points, with their element types, are in
-// `euler3.rs` and `gas3.rs`).
+// `euler3.rs`, `gas3.rs` and, for advection, `kernels3.rs`).
 //
 // A cell holds variable `v` of node `(i, j, k)` at `v n^3 + n^2 k + n j +
 // i` (`LEN = NV n^3` values). Each direction's lines are `system.rs`'s
@@ -32,11 +32,14 @@ pub fn sys_along<L: Law<NV>, const NV: usize>(d: usize, v: usize) -> usize {
 
 /// The terms of direction `d` (0, 1, 2: x, y, z) of a 3D cell's
 /// right-hand side: set into `r` along x, subtracted from it along y and
-/// z. A line's variables are `L`'s order along `d`.
+/// z. A line's variables are `L`'s order along `d`, its parameter `p[1]`
+/// or, per direction, `p[1 + d]`; `rows_first` as
+/// [`sys_line_rhs`]'s.
 #[device]
 #[inline(always)]
 pub fn sys_sweep_3d<L: Law<NV>, const NV: usize, const LEN: usize, const F: usize>(
     n: usize,
+    rows_first: bool,
     d: usize,
     p: [f64; 7],
     u: Offsets<'_, [f64; LEN]>,
@@ -53,6 +56,7 @@ pub fn sys_sweep_3d<L: Law<NV>, const NV: usize, const LEN: usize, const F: usiz
     let ex: i32 = if d == 0 { 1 } else { 0 };
     let ey: i32 = if d == 1 { 1 } else { 0 };
     let ez: i32 = if d == 2 { 1 } else { 0 };
+    let c = if L::PER_DIRECTION { p[1 + d] } else { p[1] };
     for b2 in 0..n {
         for a in 0..n {
             let b = sa * a + sb * b2;
@@ -67,7 +71,7 @@ pub fn sys_sweep_3d<L: Law<NV>, const NV: usize, const LEN: usize, const F: usiz
                 left[v] = u.value(-ex, -ey, -ez, o + step * last);
                 right[v] = u.value(ex, ey, ez, o);
             }
-            let line = sys_line_rhs::<L, NV, F>(n, false, p[1], &q, left, right);
+            let line = sys_line_rhs::<L, NV, F>(n, rows_first, c, &q, left, right);
             for v in 0..NV {
                 let o = nnn * sys_along::<L, NV>(d, v) + b;
                 for i in 0..n {
@@ -88,13 +92,14 @@ pub fn sys_sweep_3d<L: Law<NV>, const NV: usize, const LEN: usize, const F: usiz
 #[inline(always)]
 pub fn sys_rhs_3d_n<L: Law<NV>, const NV: usize, const LEN: usize, const F: usize>(
     n: usize,
+    rows_first: bool,
     p: [f64; 7],
     u: Offsets<'_, [f64; LEN]>,
     r: &mut [f64; LEN],
 ) {
-    sys_sweep_3d::<L, NV, LEN, F>(n, 0, p, u, r);
-    sys_sweep_3d::<L, NV, LEN, F>(n, 1, p, u, r);
-    sys_sweep_3d::<L, NV, LEN, F>(n, 2, p, u, r);
+    sys_sweep_3d::<L, NV, LEN, F>(n, rows_first, 0, p, u, r);
+    sys_sweep_3d::<L, NV, LEN, F>(n, rows_first, 1, p, u, r);
+    sys_sweep_3d::<L, NV, LEN, F>(n, rows_first, 2, p, u, r);
 }
 
 /// A whole stage of a low-storage scheme in one pass, `s = [A, B, dt]`
@@ -105,13 +110,14 @@ pub fn sys_rhs_3d_n<L: Law<NV>, const NV: usize, const LEN: usize, const F: usiz
 #[inline(always)]
 pub fn sys_lserk_3d_n<L: Law<NV>, const NV: usize, const LEN: usize, const F: usize>(
     n: usize,
+    rows_first: bool,
     p: [f64; 7],
     s: [f64; 3],
     u: Offsets<'_, [f64; LEN]>,
     k: &mut [f64; LEN],
     un: &mut [f64; LEN],
 ) {
-    sys_rhs_3d_n::<L, NV, LEN, F>(n, p, u, un);
+    sys_rhs_3d_n::<L, NV, LEN, F>(n, rows_first, p, u, un);
     for m in 0..NV * n * n * n {
         k[m] = s[0] * k[m] + s[2] * un[m];
         un[m] = u.value(0, 0, 0, m) + s[1] * k[m];
