@@ -3,8 +3,8 @@
 // `Cell3` (`[f64; n^3]`, node `(i, j, k)` at `n^2 k + n j + i`). The
 // right-hand side is the 3D kernel of the systems (`system3.rs`) over the
 // advection law (`crate::laws::Advection`), the line bracket along the x,
-// y and z lines of the cell (a tensor product), the same bits as
-// `kernels::line_rhs` would give. The global `p = [n, ax, ay, az, 2/hx,
+// y and z lines of the cell (a tensor product), the same bits as the
+// hand-written advection kernels gave. The global `p = [n, ax, ay, az, 2/hx,
 // 2/hy, 2/hz]`.
 
 use qflow_par::Offsets;
